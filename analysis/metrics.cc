@@ -1,0 +1,134 @@
+#include "analysis/metrics.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/error.h"
+#include "engine/phases.h"
+
+namespace prunex {
+
+double critical_path(const std::vector<double>& per_rank) {
+  return per_rank.empty() ? 0.0 : *std::max_element(per_rank.begin(), per_rank.end());
+}
+
+nlohmann::json iteration_json(const IterationRecord& it) {
+  nlohmann::json j;
+  j["iteration"] = it.iteration;
+  nlohmann::json phases = nlohmann::json::object();
+  for (const auto& [name, per_rank] : it.phase_seconds)
+    phases[name] = {{"critical_path_s", critical_path(per_rank)}, {"per_rank_s", per_rank}};
+  j["phases"] = phases;
+  j["wall_seconds"] = it.wall_seconds;
+  j["bytes"] = {{"intra", it.bytes.intra}, {"inter", it.bytes.inter}, {"world", it.bytes.world}};
+  j["dense_inter_bytes"] = it.dense_inter_bytes;
+  j["density"] = it.density;
+  nlohmann::json res = nlohmann::json::object();
+  for (const auto& [layer, per_rank] : it.residuals) {
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& r : per_rank)
+      arr.push_back({{"r_intra", r.r_intra}, {"s_intra", r.s_intra}, {"r_inter", r.r_inter},
+                     {"s_inter", r.s_inter}});
+    res[layer] = arr;
+  }
+  j["residuals"] = res;
+  nlohmann::json rho = nlohmann::json::object();
+  for (const auto& [layer, r] : it.rho) rho[layer] = {r.first, r.second};
+  j["rho"] = rho;
+  if (it.loss) j["loss"] = *it.loss;
+  if (it.accuracy) j["accuracy"] = *it.accuracy;
+  j["mask_frozen"] = it.mask_frozen;
+  for (const auto& [k, v] : it.extra.items()) j[k] = v;
+  return j;
+}
+
+nlohmann::json summary_json(const RunRecord& run) {
+  nlohmann::json s = nlohmann::json::object();
+  const double n = static_cast<double>(std::max<size_t>(1, run.iterations.size()));
+  double wall = 0, inter = 0, dense_inter = 0, intra = 0, world = 0;
+  std::map<std::string, double> phase_total;
+  for (const auto& it : run.iterations) {
+    wall += it.wall_seconds;
+    inter += it.bytes.inter;
+    intra += it.bytes.intra;
+    world += it.bytes.world;
+    dense_inter += it.dense_inter_bytes;
+    for (const auto& [name, per_rank] : it.phase_seconds) phase_total[name] += critical_path(per_rank);
+  }
+  s["iterations"] = run.iterations.size();
+  s["time_per_iteration_s"] = wall / n;
+  s["inter_node_bytes_per_iteration"] = inter / n;
+  s["dense_inter_node_bytes_per_iteration"] = dense_inter / n;
+  s["intra_node_bytes_per_iteration"] = intra / n;
+  s["world_bytes_per_iteration"] = world / n;
+  s["total_inter_node_bytes"] = inter;
+  double comm = 0;
+  nlohmann::json mean = nlohmann::json::object();
+  for (const auto& [name, t] : phase_total) {
+    mean[name] = t / n;
+    if (phase::is_communication(name.c_str())) comm += t;
+  }
+  s["phase_seconds"] = mean;
+  s["communication_seconds_per_iteration"] = comm / n;
+  nlohmann::json frac = nlohmann::json::object();
+  for (const auto& [name, t] : phase_total)
+    if (phase::is_communication(name.c_str())) frac[name] = comm > 0 ? t / comm : 0.0;
+  s["phase_fraction"] = frac;
+  for (auto it = run.iterations.rbegin(); it != run.iterations.rend(); ++it)
+    if (it->accuracy) {
+      s["test_accuracy"] = *it->accuracy;
+      break;
+    }
+  for (const auto& [k, v] : run.summary_extra.items()) s[k] = v;
+  return s;
+}
+
+nlohmann::json metrics_json(const RunRecord& run) {
+  nlohmann::json j;
+  j["config"] = run.config;
+  j["ranks"] = run.ranks;
+  nlohmann::json its = nlohmann::json::array();
+  for (const auto& it : run.iterations) its.push_back(iteration_json(it));
+  j["iterations"] = its;
+  j["summary"] = summary_json(run);
+  return j;
+}
+
+nlohmann::json trace_json(const RunRecord& run) {
+  // Chrome trace format: complete events ("ph": "X") in microseconds, one thread per rank.
+  nlohmann::json events = nlohmann::json::array();
+  for (int r = 0; r < run.ranks; ++r)
+    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", r},
+                      {"args", {{"name", "rank " + std::to_string(r)}}}});
+  for (const auto& e : run.trace)
+    events.push_back({{"name", e.name}, {"cat", "phase"}, {"ph", "X"}, {"pid", 0},
+                      {"tid", e.rank}, {"ts", e.start_s * 1e6}, {"dur", e.duration_s * 1e6}});
+  return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+}
+
+void write_file_atomic(const std::string& path, const std::string& text) {
+  namespace fs = std::filesystem;
+  const fs::path p(path);
+  if (p.has_parent_path()) fs::create_directories(p.parent_path());
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
+    PRUNEX_USAGE(f.good(), "cannot write ", tmp);
+    f << text;
+    f.close();
+    PRUNEX_USAGE(!f.fail(), "failed writing ", tmp);
+  }
+  fs::rename(tmp, p);
+}
+
+void write_run(const RunRecord& run, const std::string& out_dir) {
+  // Render both first, then write: an exception while rendering leaves nothing behind.
+  const std::string metrics = metrics_json(run).dump(1);
+  const std::string trace = trace_json(run).dump();
+  write_file_atomic(out_dir + "/metrics.json", metrics);
+  write_file_atomic(out_dir + "/trace.json", trace);
+}
+
+}  // namespace prunex

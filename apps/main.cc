@@ -1,0 +1,56 @@
+// `prunex`: the toolkit's command line. Each subcommand lives in apps/cmd_*.cc and registers
+// itself; this file only dispatches and turns errors into exit codes (2: bad input).
+#include <algorithm>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "apps/cli.h"
+#include "engine/error.h"
+
+namespace {
+
+void print_overview() {
+  auto commands = prunex::cli::registry();
+  std::sort(commands.begin(), commands.end(),
+            [](const auto& a, const auto& b) { return a.name < b.name; });
+  std::printf(
+      "prunex: hierarchical structured-ADMM training (PruneX), live on MPI or modeled on "
+      "SimGrid\n\nusage: prunex COMMAND [options]   (prunex COMMAND --help for details)\n\n"
+      "commands:\n");
+  for (const auto& c : commands) std::printf("  %-12s %s\n", c.name.c_str(), c.summary.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+    print_overview();
+    return args.empty() ? 2 : 0;
+  }
+  const auto& commands = prunex::cli::registry();
+  auto it = std::find_if(commands.begin(), commands.end(),
+                         [&](const auto& c) { return c.name == args[0]; });
+  if (it == commands.end()) {
+    std::fprintf(stderr, "prunex: unknown command '%s' (try prunex --help)\n", args[0].c_str());
+    return 2;
+  }
+  std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (std::find(rest.begin(), rest.end(), "--help") != rest.end() ||
+      std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
+    std::fputs(prunex::cli::help_text(*it).c_str(), stdout);
+    return 0;
+  }
+  try {
+    prunex::cli::Args parsed(it->options, rest);
+    return it->run(parsed);
+  } catch (const prunex::UsageError& e) {
+    std::fprintf(stderr, "prunex %s: error: %s\n", it->name.c_str(), e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "prunex %s: failed: %s\n", it->name.c_str(), e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,88 @@
+// The engine's only view of a network: collectives on the three groups of the hierarchy.
+// Backends (backends/mpi, backends/nccl) implement it; nothing here includes their headers.
+// Every call is recorded (op, group, bytes, seconds) so phases can be measured.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/types.h"
+
+namespace prunex {
+
+// Which rank is where. Nodes are consecutive blocks of gpus_per_node ranks; the leader of a
+// node is its local rank 0.
+struct NodeGrouping {
+  int world_size = 1;
+  int gpus_per_node = 1;
+
+  int nodes() const { return world_size / gpus_per_node; }
+  int node_of(int world_rank) const { return world_rank / gpus_per_node; }
+  int local_rank(int world_rank) const { return world_rank % gpus_per_node; }
+  bool is_leader(int world_rank) const { return local_rank(world_rank) == 0; }
+  int leader_of(int node) const { return node * gpus_per_node; }
+};
+
+struct CallRecord {
+  std::string op;  // allreduce, broadcast, allgather, barrier
+  Group group = Group::world;
+  std::size_t bytes = 0;  // bytes this rank contributed (allgather: its own block)
+  double seconds = 0;
+};
+
+// Handle for an asynchronous collective (used by the DDP overlap). wait() blocks until the
+// operation is complete and rethrows a failure from the backend.
+class Work {
+ public:
+  virtual ~Work() = default;
+  virtual void wait() = 0;
+  virtual bool is_completed() = 0;
+};
+
+class Communicator {
+ public:
+  virtual ~Communicator() = default;
+
+  virtual const NodeGrouping& grouping() const = 0;
+  virtual int world_rank() const = 0;
+  int node() const { return grouping().node_of(world_rank()); }
+  int local_rank() const { return grouping().local_rank(world_rank()); }
+  bool is_leader() const { return grouping().is_leader(world_rank()); }
+  // Rank and size within a group; calling with Group::inter on a non-leader is an error.
+  virtual int rank(Group g) const = 0;
+  virtual int size(Group g) const = 0;
+
+  // In place. count elements of dtype.
+  virtual void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g) = 0;
+  virtual std::unique_ptr<Work> allreduce_async(void* data, std::size_t count, DType dtype,
+                                                ReduceOp op, Group g) = 0;
+  virtual void broadcast(void* data, std::size_t count, DType dtype, int root, Group g) = 0;
+  // recv holds size(g) * count elements, rank r's block at r * count.
+  virtual void allgather(const void* send, void* recv, std::size_t count, DType dtype,
+                         Group g) = 0;
+  virtual void barrier(Group g) = 0;
+  // Ends every rank (used when one rank fails, so nobody hangs).
+  virtual void abort(int code) = 0;
+
+  const std::vector<CallRecord>& calls() const { return calls_; }
+  void clear_calls() { calls_.clear(); }
+
+ protected:
+  void record(std::string op, Group g, std::size_t bytes, double seconds) {
+    calls_.push_back({std::move(op), g, bytes, seconds});
+  }
+
+ private:
+  std::vector<CallRecord> calls_;
+};
+
+// Seconds on a monotonic clock, for phase timing.
+inline double now_seconds() {
+  using clock = std::chrono::steady_clock;
+  return std::chrono::duration<double>(clock::now().time_since_epoch()).count();
+}
+
+}  // namespace prunex

@@ -1,0 +1,46 @@
+// An iteration plan: what happens in one outer iteration, decided once from the model
+// layout, the masks (through the compaction plan), the strategy and the cluster shape.
+// The live executor binds steps to tensors and a Communicator; the simulated executor turns
+// them into SimGrid activities. Both report per-phase records with the same names.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "engine/types.h"
+
+namespace prunex {
+
+enum class StepKind {
+  compute,     // flops on every participating rank
+  memory,      // a pass over mem_bytes of device memory (pack, unpack, updates)
+  collective,  // a collective on `group`
+};
+
+enum class CollectiveOp { allreduce, broadcast, allgather };
+
+struct PlanStep {
+  std::string phase;  // a name from engine/phases.h
+  StepKind kind = StepKind::compute;
+  Group group = Group::world;  // which ranks take part (inter: leaders only)
+  CollectiveOp op = CollectiveOp::allreduce;
+  std::size_t bytes = 0;  // collective payload per rank (allgather: per-rank block)
+  DType dtype = DType::f32;
+  double flops = 0;      // compute steps, per rank
+  double mem_bytes = 0;  // memory steps, per rank
+  // The step may start when the step `overlap_with` (index) starts instead of when the
+  // previous step ends; -1 = strictly after the previous step. DDP buckets use it.
+  int overlap_with = -1;
+  // Earliest start inside the overlapped step, as a fraction of its duration (DDP: a bucket
+  // is ready when the backward pass has produced its gradients).
+  double ready_fraction = 0;
+};
+
+struct IterationPlan {
+  std::vector<PlanStep> steps;
+  // How many of these iterations make one epoch of the dataset.
+  double iterations_per_epoch = 1;
+};
+
+}  // namespace prunex

@@ -1,0 +1,28 @@
+#include "engine/strategy.h"
+
+#include "engine/error.h"
+
+namespace prunex {
+
+std::string_view strategy_name(Strategy s) {
+  switch (s) {
+    case Strategy::hsadmm: return "hsadmm";
+    case Strategy::hsadmm_flat: return "hsadmm-flat";
+    case Strategy::ddp: return "ddp";
+    case Strategy::topk: return "topk";
+  }
+  return "?";
+}
+
+std::vector<Strategy> all_strategies() {
+  return {Strategy::hsadmm, Strategy::hsadmm_flat, Strategy::ddp, Strategy::topk};
+}
+
+Strategy parse_strategy(std::string_view name) {
+  for (Strategy s : all_strategies())
+    if (strategy_name(s) == name) return s;
+  throw UsageError(detail::concat("unknown strategy '", name,
+                                  "' (expected hsadmm, hsadmm-flat, ddp or topk)"));
+}
+
+}  // namespace prunex

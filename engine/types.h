@@ -1,0 +1,61 @@
+// Basic vocabulary shared by the engine and every backend: element types, reduction
+// operators and the three process groups of the hierarchy.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace prunex {
+
+enum class DType { f32, f64, i32, i64, u8 };
+
+constexpr std::size_t dtype_size(DType t) {
+  switch (t) {
+    case DType::f32: return 4;
+    case DType::f64: return 8;
+    case DType::i32: return 4;
+    case DType::i64: return 8;
+    case DType::u8: return 1;
+  }
+  return 0;
+}
+
+constexpr std::string_view dtype_name(DType t) {
+  switch (t) {
+    case DType::f32: return "float";
+    case DType::f64: return "double";
+    case DType::i32: return "int32";
+    case DType::i64: return "int64";
+    case DType::u8: return "uint8";
+  }
+  return "?";
+}
+
+// bor is a bitwise OR over bytes (DType::u8 only); avg divides the sum by the group size.
+enum class ReduceOp { sum, avg, max, bor };
+
+constexpr std::string_view reduce_op_name(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum: return "sum";
+    case ReduceOp::avg: return "avg";
+    case ReduceOp::max: return "max";
+    case ReduceOp::bor: return "bor";
+  }
+  return "?";
+}
+
+// world: every rank. intra: the ranks of one node. inter: the node leaders (local rank 0),
+// one per node; only leaders are members.
+enum class Group { world, intra, inter };
+
+constexpr std::string_view group_name(Group g) {
+  switch (g) {
+    case Group::world: return "world";
+    case Group::intra: return "intra";
+    case Group::inter: return "inter";
+  }
+  return "?";
+}
+
+}  // namespace prunex

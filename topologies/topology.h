@@ -1,0 +1,73 @@
+// A cluster description: what topology files (topologies/presets/*.json) hold once loaded
+// and validated. Units are SI: bytes per second, seconds, FLOP/s. Every number may carry a
+// source string (sources[key]) that says where it came from.
+#pragma once
+
+#include <map>
+#include <string>
+
+namespace prunex {
+
+struct LinkSpec {
+  double bandwidth_Bps = 0;  // per direction
+  double latency_s = 0;
+};
+
+struct GpuType {
+  std::string name;
+  double fp32_flops = 0;  // peak
+  double fp16_flops = 0;  // peak (tensor cores where present)
+  double mem_bandwidth_Bps = 0;
+  // Sustained training throughput as a fraction of fp32 peak (a calibration value).
+  double efficiency = 0.5;
+  double effective_flops() const { return fp32_flops * efficiency; }
+};
+
+// How the GPUs of one node are connected.
+enum class IntraKind {
+  nvlink_pairs,  // every GPU pair has links_per_pair direct links of `link` each
+  nvswitch,      // every GPU has one port of `link` into a non-blocking switch
+  pcie,          // every GPU has one port of `link` into a shared PCIe switch
+  loopback,      // ranks on one host (the localhost preset)
+};
+
+struct IntraNode {
+  IntraKind kind = IntraKind::nvswitch;
+  LinkSpec link;           // one link (nvlink_pairs) or one port (switch kinds)
+  int links_per_pair = 1;  // nvlink_pairs only
+};
+
+struct NicSpec {
+  int rails = 1;  // NICs per node, each `link`
+  LinkSpec link;
+};
+
+enum class FabricKind { star, fat_tree, dragonfly };
+
+struct Fabric {
+  FabricKind kind = FabricKind::fat_tree;
+  int levels = 2;         // fat_tree
+  int radix = 40;         // switch ports (fat_tree), routers per group (dragonfly)
+  double blocking = 1.0;  // 1 = non-blocking, 2 = 2:1 oversubscribed uplinks
+  LinkSpec link;          // switch-to-switch links
+  int groups = 1;         // dragonfly
+};
+
+struct Topology {
+  std::string name;
+  std::string description;
+  int nodes = 1;  // nodes the cluster has (a run may use fewer)
+  int gpus_per_node = 1;
+  GpuType gpu;
+  IntraNode intra;
+  NicSpec nic;
+  Fabric fabric;
+  // "gpu.fp32_flops" -> "NVIDIA V100 datasheet", ... (free text, carried into results)
+  std::map<std::string, std::string> sources;
+
+  int gpus() const { return nodes * gpus_per_node; }
+  // Per-direction injection bandwidth of one node into the fabric.
+  double node_injection_Bps() const { return nic.rails * nic.link.bandwidth_Bps; }
+};
+
+}  // namespace prunex
