@@ -1,0 +1,68 @@
+#include "analysis/bench_table.h"
+
+#include <fmt/format.h>
+
+#include "engine/error.h"
+
+namespace prunex {
+
+double busbw_factor(const std::string& op, int n) {
+  if (n <= 1) return 1.0;
+  if (op == "allreduce") return 2.0 * (n - 1) / n;
+  if (op == "allgather" || op == "reducescatter") return static_cast<double>(n - 1) / n;
+  return 1.0;
+}
+
+void fill_bandwidth(BenchRow& row, int n) {
+  row.algbw_gbs = row.time_us > 0 ? row.bytes / (row.time_us * 1e-6) / 1e9 : 0.0;
+  row.busbw_gbs = row.algbw_gbs * busbw_factor(row.op, n);
+}
+
+void print_bench_header(std::FILE* f, const std::string& title) {
+  fmt::print(f, "# {}\n", title);
+  fmt::print(f, "#{:>12} {:>12} {:>8} {:>10} {:>6} {:>13} {:>10} {:>10} {:>8}\n", "size",
+             "count", "type", "op", "group", "time", "algbw", "busbw", "#wrong");
+  fmt::print(f, "#{:>12} {:>12} {:>8} {:>10} {:>6} {:>13} {:>10} {:>10} {:>8}\n", "(B)",
+             "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
+}
+
+void print_bench_row(std::FILE* f, const BenchRow& r) {
+  fmt::print(f, " {:>12} {:>12} {:>8} {:>10} {:>6} {:>13.2f} {:>10.3f} {:>10.3f} {:>8}\n",
+             r.bytes, r.count, r.dtype, r.op, r.group, r.time_us, r.algbw_gbs, r.busbw_gbs,
+             r.wrong);
+  std::fflush(f);
+}
+
+void print_bench_footer(std::FILE* f, const std::vector<BenchRow>& rows) {
+  double sum = 0;
+  long wrong = 0;
+  for (const auto& r : rows) {
+    sum += r.busbw_gbs;
+    wrong += r.wrong;
+  }
+  fmt::print(f, "# Out of bounds values : {} {}\n", wrong, wrong == 0 ? "OK" : "FAILED");
+  fmt::print(f, "# Avg bus bandwidth    : {:.4f} GB/s\n", rows.empty() ? 0.0 : sum / rows.size());
+}
+
+nlohmann::json bench_rows_json(const std::vector<BenchRow>& rows) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& r : rows)
+    a.push_back({{"op", r.op}, {"group", r.group}, {"algo", r.algo}, {"bytes", r.bytes},
+                 {"count", r.count}, {"dtype", r.dtype}, {"time_us", r.time_us},
+                 {"algbw_gbs", r.algbw_gbs}, {"busbw_gbs", r.busbw_gbs}, {"wrong", r.wrong}});
+  return a;
+}
+
+std::vector<std::size_t> bench_sizes(std::size_t min_bytes, std::size_t max_bytes,
+                                     double factor) {
+  PRUNEX_USAGE(min_bytes > 0, "-b must be positive");
+  PRUNEX_USAGE(max_bytes >= min_bytes, "-e (", max_bytes, ") is smaller than -b (", min_bytes, ")");
+  PRUNEX_USAGE(factor > 1.0, "-f must be greater than 1, got ", factor);
+  std::vector<std::size_t> sizes;
+  for (double s = static_cast<double>(min_bytes); s <= static_cast<double>(max_bytes) * 1.0000001;
+       s *= factor)
+    sizes.push_back(static_cast<std::size_t>(s));
+  return sizes;
+}
+
+}  // namespace prunex

@@ -1,0 +1,43 @@
+// The one table every `prunex bench` mode prints (nccl-tests style): size, count, type,
+// time, algbw, busbw, #wrong, with units on a header row and a closing average bus bandwidth
+// line; the same rows go to --json.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace prunex {
+
+struct BenchRow {
+  std::string op;     // allreduce, broadcast, allgather
+  std::string group;  // world, intra, inter
+  std::string algo;   // ring, tree, hierarchical, mpi
+  std::size_t bytes = 0;
+  std::size_t count = 0;
+  std::string dtype = "float";
+  double time_us = 0;
+  double algbw_gbs = 0;
+  double busbw_gbs = 0;
+  long wrong = 0;
+};
+
+// nccl-tests' bus-bandwidth factor for an op over n ranks: all-reduce 2(n-1)/n, all-gather
+// and reduce-scatter (n-1)/n, broadcast 1.
+double busbw_factor(const std::string& op, int n);
+// Fills algbw and busbw from bytes and time_us (GB/s = 1e9 bytes per second).
+void fill_bandwidth(BenchRow& row, int n);
+
+void print_bench_header(std::FILE* f, const std::string& title);
+void print_bench_row(std::FILE* f, const BenchRow& row);
+// "# Avg bus bandwidth : X GB/s" plus "# Out of bounds values : N" like nccl-tests.
+void print_bench_footer(std::FILE* f, const std::vector<BenchRow>& rows);
+
+nlohmann::json bench_rows_json(const std::vector<BenchRow>& rows);
+// Sizes from -b to -e multiplying by -f (nccl-tests' sweep).
+std::vector<std::size_t> bench_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor);
+
+}  // namespace prunex

@@ -1,0 +1,60 @@
+// `prunex bench`: collective and compaction benchmarks, live or simulated, one table format.
+#include "apps/bench_modes.h"
+#include "engine/error.h"
+
+namespace prunex::cli {
+
+std::map<std::string, BenchMode>& bench_modes() {
+  static std::map<std::string, BenchMode> modes;
+  return modes;
+}
+
+namespace {
+
+int run_bench(const Args& args) {
+  const std::string op = args.get_or("op", "allreduce");
+  std::string key = op == "compaction" ? "op:compaction" : "backend:" + args.get_or("backend", "mpi");
+  auto it = bench_modes().find(key);
+  PRUNEX_USAGE(it != bench_modes().end(), "no bench mode for ",
+               op == "compaction" ? std::string("--op compaction") : "--backend " + args.get_or("backend", "mpi"),
+               " in this build");
+  return it->second(args);
+}
+
+PRUNEX_REGISTER_COMMAND(Command{
+    "bench",
+    "collective and compaction benchmarks (nccl-tests table), live or simulated",
+    "prunex bench [--backend mpi|sim] [--op allreduce|broadcast|allgather|compaction] [options]",
+    "Times collectives over a size sweep and checks every result (#wrong), printing the\n"
+    "nccl-tests table: size, count, type, time, algbw, busbw, #wrong. --backend mpi runs under\n"
+    "mpirun on real ranks; --backend sim runs the same collectives on a modeled SimGrid\n"
+    "cluster. --op compaction times pack + unpack over a model's layer shapes against memcpy.\n\n"
+    "examples:\n"
+    "  mpirun -np 4 prunex bench --backend mpi --gpus-per-node 2 --op allreduce --group inter\n"
+    "  prunex bench --backend sim --topology puhti --nodes 16 --gpus-per-node 4 --algo ring\n"
+    "  prunex bench --op compaction --model resnet152 --sparsity channel --keep 0.5",
+    {
+        {"backend", "B", "mpi (live ranks) or sim (modeled cluster)", "mpi"},
+        {"op", "OP", "allreduce, broadcast, allgather, all, or compaction", "allreduce"},
+        {"group", "G", "world, intra, inter or all (mpi)", "all"},
+        {"algo", "A", "ring, tree or hierarchical (sim)", "ring"},
+        {"gpus-per-node", "P", "ranks per (emulated) node", ""},
+        {"topology", "NAME|FILE", "cluster preset or topology file (sim)", ""},
+        {"nodes", "M", "nodes to use (sim)", ""},
+        {"calibration", "FILE", "calibration.json overriding topology numbers (sim)", ""},
+        {"network-model", "NAME", "SimGrid network model (sim)", "CM02"},
+        {"b", "BYTES", "smallest size (K/M/G suffixes)", "8"},
+        {"e", "BYTES", "largest size", "64M"},
+        {"f", "FACTOR", "size multiplier", "2"},
+        {"n", "ITERS", "timed iterations per size", "20"},
+        {"w", "WARMUP", "warm-up iterations per size", "5"},
+        {"json", "FILE", "also write the rows as JSON", ""},
+        {"model", "M", "model for --op compaction", "resnet152"},
+        {"classes", "C", "classes of the model head", "10"},
+        {"sparsity", "KINDS", "filter, channel, shape or a+b (compaction)", "channel"},
+        {"keep", "RATE", "keep rate in (0, 1] (compaction)", "0.5"},
+    },
+    run_bench});
+
+}  // namespace
+}  // namespace prunex::cli
