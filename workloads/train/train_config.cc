@@ -1,0 +1,178 @@
+#include "workloads/train/train_config.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <fstream>
+
+#include "engine/error.h"
+#include "engine/strategy.h"
+
+namespace prunex {
+namespace {
+
+double to_double(const std::string& name, const std::string& v) {
+  errno = 0;
+  char* end = nullptr;
+  double x = std::strtod(v.c_str(), &end);
+  PRUNEX_USAGE(!v.empty() && *end == '\0' && errno == 0, name, " expects a number, got '", v, "'");
+  return x;
+}
+
+long to_long(const std::string& name, const std::string& v) {
+  errno = 0;
+  char* end = nullptr;
+  long x = std::strtol(v.c_str(), &end, 10);
+  PRUNEX_USAGE(!v.empty() && *end == '\0' && errno == 0, name, " expects an integer, got '", v,
+               "'");
+  return x;
+}
+
+bool to_bool(const std::string& name, const std::string& v) {
+  if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
+  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
+  throw UsageError(name + " expects true or false, got '" + v + "'");
+}
+
+template <typename T>
+TrainField str_field(std::string name, std::string vn, std::string help, T TrainConfig::*m) {
+  return {name, vn, help, [m](TrainConfig& c, const std::string& v) { c.*m = v; },
+          [m](const TrainConfig& c) { return nlohmann::json(c.*m); }};
+}
+TrainField dbl_field(std::string name, std::string help, double TrainConfig::*m) {
+  return {name, "X", help,
+          [m, name](TrainConfig& c, const std::string& v) { c.*m = to_double(name, v); },
+          [m](const TrainConfig& c) { return nlohmann::json(c.*m); }};
+}
+TrainField int_field(std::string name, std::string help, int TrainConfig::*m) {
+  return {name, "N", help,
+          [m, name](TrainConfig& c, const std::string& v) {
+            c.*m = static_cast<int>(to_long(name, v));
+          },
+          [m](const TrainConfig& c) { return nlohmann::json(c.*m); }};
+}
+TrainField long_field(std::string name, std::string help, long TrainConfig::*m) {
+  return {name, "N", help,
+          [m, name](TrainConfig& c, const std::string& v) { c.*m = to_long(name, v); },
+          [m](const TrainConfig& c) { return nlohmann::json(c.*m); }};
+}
+TrainField bool_field(std::string name, std::string help, bool TrainConfig::*m) {
+  return {name, "BOOL", help,
+          [m, name](TrainConfig& c, const std::string& v) { c.*m = to_bool(name, v); },
+          [m](const TrainConfig& c) { return nlohmann::json(c.*m); }};
+}
+
+}  // namespace
+
+const std::vector<TrainField>& train_fields() {
+  using C = TrainConfig;
+  static const std::vector<TrainField> fields = {
+      str_field("model", "M", "small_cnn, resnet20, resnet18, resnet50, resnet152, ...", &C::model),
+      str_field("dataset", "D", "fashion-mnist, cifar10 or synthetic", &C::dataset),
+      str_field("data-dir", "DIR", "dataset folder (cifar10: data_batch_*.bin, test_batch.bin)",
+                &C::data_dir),
+      str_field("strategy", "S", "hsadmm, hsadmm-flat, ddp or topk", &C::strategy),
+      int_field("classes", "classes of the model head", &C::classes),
+      int_field("gpus-per-node", "ranks per emulated node (0: ranks sharing a host)",
+                &C::gpus_per_node),
+      int_field("batch", "mini-batch per rank", &C::batch),
+      dbl_field("lr", "SGD learning rate", &C::lr),
+      dbl_field("momentum", "SGD momentum", &C::momentum),
+      dbl_field("weight-decay", "SGD weight decay", &C::weight_decay),
+      dbl_field("rho1", "intra-node penalty (initial)", &C::rho1),
+      dbl_field("rho2", "inter-node penalty (initial)", &C::rho2),
+      dbl_field("rho1-cap", "largest rho1 the adaptive rule may reach", &C::rho1_cap),
+      dbl_field("rho2-cap", "largest rho2", &C::rho2_cap),
+      bool_field("adaptive-rho", "residual-balancing penalties (Boyd 3.4.1)", &C::adaptive_rho),
+      dbl_field("lambda", "l2 weight on z (eq. 3)", &C::lambda),
+      str_field("sparsity", "KINDS", "filter, channel, shape, or a combination like filter+channel",
+                &C::sparsity),
+      dbl_field("keep", "kept fraction of groups in pruned layers, in (0, 1]", &C::keep),
+      int_field("iterations", "outer iterations (ddp/topk: rounds of --local-epochs)",
+                &C::iterations),
+      int_field("local-epochs", "local epochs per outer iteration", &C::local_epochs),
+      int_field("t-freeze", "freeze the mask after this iteration (0: off)", &C::t_freeze),
+      int_field("freeze-after", "freeze once the mask is unchanged this many iterations (0: off)",
+                &C::freeze_after),
+      dbl_field("eps-abs", "absolute tolerance of the stopping test", &C::eps_abs),
+      dbl_field("eps-rel", "relative tolerance of the stopping test", &C::eps_rel),
+      dbl_field("bucket-mib", "inter-node bucket size in MiB", &C::bucket_mib),
+      dbl_field("topk-ratio", "kept fraction of gradient entries (topk)", &C::topk_ratio),
+      int_field("eval-every", "evaluate z on the test set every N iterations", &C::eval_every),
+      long_field("train-samples", "use only the first N training samples (0: all)",
+                 &C::train_samples),
+      long_field("test-samples", "use only the first N test samples (0: all)", &C::test_samples),
+      long_field("synthetic-samples", "training samples of the synthetic dataset",
+                 &C::synthetic_samples),
+      int_field("threads", "intra-op threads per rank", &C::threads),
+      int_field("seed", "random seed", &C::seed),
+      str_field("out", "DIR", "output folder (metrics.json, trace.json)", &C::out),
+  };
+  return fields;
+}
+
+void apply_config_json(TrainConfig& cfg, const nlohmann::json& j, const std::string& origin) {
+  PRUNEX_USAGE(j.is_object(), origin, ": expected a JSON object");
+  for (const auto& [key, value] : j.items()) {
+    const TrainField* field = nullptr;
+    for (const auto& f : train_fields())
+      if (f.name == key) field = &f;
+    PRUNEX_USAGE(field != nullptr, origin, ": unknown key '", key, "'");
+    std::string text;
+    if (value.is_string()) text = value.get<std::string>();
+    else if (value.is_boolean()) text = value.get<bool>() ? "true" : "false";
+    else if (value.is_number_integer()) text = std::to_string(value.get<long>());
+    else if (value.is_number()) text = nlohmann::json(value.get<double>()).dump();
+    else throw UsageError(origin + ": key '" + key + "' has an unsupported value " + value.dump());
+    try {
+      field->set(cfg, text);
+    } catch (const UsageError& e) {
+      throw UsageError(origin + ": " + e.what());
+    }
+  }
+}
+
+void apply_config_file(TrainConfig& cfg, const std::string& path) {
+  std::ifstream f(path);
+  PRUNEX_USAGE(f.good(), "cannot read config file ", path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError(path + ": malformed JSON (" + std::string(e.what()) + ")");
+  }
+  apply_config_json(cfg, j, path);
+}
+
+nlohmann::json config_to_json(const TrainConfig& cfg) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& f : train_fields()) j[f.name] = f.get(cfg);
+  return j;
+}
+
+void validate(const TrainConfig& c) {
+  parse_strategy(c.strategy);
+  PRUNEX_USAGE(c.dataset == "fashion-mnist" || c.dataset == "cifar10" || c.dataset == "synthetic",
+               "unknown dataset '", c.dataset, "' (expected fashion-mnist, cifar10 or synthetic)");
+  PRUNEX_USAGE(c.keep > 0 && c.keep <= 1, "--keep must be in (0, 1], got ", c.keep);
+  PRUNEX_USAGE(c.classes >= 2, "--classes must be at least 2, got ", c.classes);
+  PRUNEX_USAGE(c.batch >= 1, "--batch must be positive, got ", c.batch);
+  PRUNEX_USAGE(c.lr > 0, "--lr must be positive, got ", c.lr);
+  PRUNEX_USAGE(c.momentum >= 0 && c.momentum < 1, "--momentum must be in [0, 1), got ", c.momentum);
+  PRUNEX_USAGE(c.weight_decay >= 0, "--weight-decay must be >= 0");
+  PRUNEX_USAGE(c.rho1 > 0 && c.rho2 > 0, "--rho1 and --rho2 must be positive");
+  PRUNEX_USAGE(c.rho1_cap >= c.rho1 && c.rho2_cap >= c.rho2, "rho caps must be >= the initial rho");
+  PRUNEX_USAGE(c.lambda >= 0, "--lambda must be >= 0");
+  PRUNEX_USAGE(c.iterations >= 1, "--iterations must be at least 1, got ", c.iterations);
+  PRUNEX_USAGE(c.local_epochs >= 1, "--local-epochs must be at least 1, got ", c.local_epochs);
+  PRUNEX_USAGE(c.gpus_per_node >= 0, "--gpus-per-node must be >= 0");
+  PRUNEX_USAGE(c.bucket_mib > 0, "--bucket-mib must be positive");
+  PRUNEX_USAGE(c.topk_ratio > 0 && c.topk_ratio <= 1, "--topk-ratio must be in (0, 1]");
+  PRUNEX_USAGE(c.eval_every >= 1, "--eval-every must be at least 1");
+  PRUNEX_USAGE(c.train_samples >= 0 && c.test_samples >= 0, "sample limits must be >= 0");
+  PRUNEX_USAGE(c.synthetic_samples >= 1, "--synthetic-samples must be positive");
+  PRUNEX_USAGE(c.threads >= 1, "--threads must be at least 1");
+  PRUNEX_USAGE(c.t_freeze >= 0 && c.freeze_after >= 0, "freeze settings must be >= 0");
+  PRUNEX_USAGE(!c.out.empty(), "--out must not be empty");
+}
+
+}  // namespace prunex

@@ -1,0 +1,66 @@
+// Everything `prunex train` can be told, with the paper's hyperparameters as defaults
+// (section 5.1.5). One field table serves the command-line flags, the JSON config file
+// (`--config FILE`, keys = flag names) and the effective config written to metrics.json.
+// Precedence: defaults < config file < flags.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace prunex {
+
+struct TrainConfig {
+  std::string model = "small_cnn";
+  std::string dataset = "fashion-mnist";  // fashion-mnist, cifar10, synthetic
+  std::string data_dir;                   // cifar10 (and fashion-mnist override)
+  std::string strategy = "hsadmm";        // hsadmm, hsadmm-flat, ddp, topk
+  int classes = 10;
+  int gpus_per_node = 0;  // 0: ranks sharing a host form a node
+  int batch = 128;        // per rank
+  double lr = 1e-3;
+  double momentum = 0.9;
+  double weight_decay = 1e-4;
+  double rho1 = 1.5e-3, rho2 = 1.5e-4;
+  double rho1_cap = 10, rho2_cap = 10;
+  bool adaptive_rho = true;
+  double lambda = 1e-4;  // the l2 term on z (eq. 3-5)
+  std::string sparsity = "channel";
+  double keep = 0.5;
+  int iterations = 60;
+  int local_epochs = 1;
+  int t_freeze = 0;      // freeze the mask after this iteration (0: never by count)
+  int freeze_after = 3;  // ... or once it has been unchanged this many iterations (0: off)
+  double eps_abs = 1e-4, eps_rel = 1e-3;
+  double bucket_mib = 32;  // inter-node buckets (hsadmm) / DDP buckets use 25 MiB
+  double topk_ratio = 0.01;
+  int eval_every = 1;
+  long train_samples = 0;  // 0: the whole training set; else the first N (quick runs)
+  long test_samples = 0;
+  long synthetic_samples = 4096;
+  int threads = 1;  // intra-op threads per rank
+  int seed = 1;
+  std::string out = "out/train";
+};
+
+struct TrainField {
+  std::string name;        // flag name and JSON key
+  std::string value_name;  // e.g. "N"
+  std::string help;
+  std::function<void(TrainConfig&, const std::string&)> set;  // throws UsageError
+  std::function<nlohmann::json(const TrainConfig&)> get;
+};
+
+const std::vector<TrainField>& train_fields();
+
+// Applies a JSON object (keys = field names) to cfg; unknown keys and bad values are
+// UsageErrors naming the file and key.
+void apply_config_json(TrainConfig& cfg, const nlohmann::json& j, const std::string& origin);
+void apply_config_file(TrainConfig& cfg, const std::string& path);
+nlohmann::json config_to_json(const TrainConfig& cfg);
+// Range checks that need several fields (keep in (0, 1], positive sizes, known names).
+void validate(const TrainConfig& cfg);
+
+}  // namespace prunex
