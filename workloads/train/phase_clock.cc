@@ -1,0 +1,100 @@
+#include "workloads/train/phase_clock.h"
+
+#include <algorithm>
+
+#include "engine/error.h"
+#include "engine/phases.h"
+
+namespace prunex {
+
+const std::vector<std::string>& live_phase_names() {
+  static const std::vector<std::string> names = {
+      phase::local_compute, phase::intra_allreduce, phase::projection, phase::mask_sync,
+      phase::pack,          phase::inter_allreduce, phase::unpack,     phase::broadcast,
+      phase::dual_update,   phase::allreduce,       phase::allgather,  phase::compress};
+  return names;
+}
+
+int live_phase_index(const std::string& name) {
+  const auto& n = live_phase_names();
+  auto it = std::find(n.begin(), n.end(), name);
+  PRUNEX_CHECK(it != n.end(), "unknown phase ", name);
+  return static_cast<int>(it - n.begin());
+}
+
+void PhaseClock::add(const char* phase, double start, double seconds) {
+  const int i = live_phase_index(phase);
+  seconds_[i] += seconds;
+  // Adjacent pieces of the same phase merge into one event (DDP steps, bucket waits).
+  const size_t n = events_.size();
+  if (n >= 3 && events_[n - 3] == i && start - t0_ - (events_[n - 2] + events_[n - 1]) < 1e-4) {
+    events_[n - 1] = (start - t0_) + seconds - events_[n - 2];
+    return;
+  }
+  events_.insert(events_.end(), {static_cast<double>(i), start - t0_, seconds});
+}
+
+std::vector<double> PhaseClock::take_iteration() {
+  std::vector<double> out(seconds_.size(), 0.0);
+  out.swap(seconds_);
+  return out;
+}
+
+std::vector<double> PhaseClock::encoded_events() const { return events_; }
+
+std::vector<double> gather_doubles(Communicator& comm, const std::vector<double>& mine) {
+  std::vector<double> all(mine.size() * comm.size(Group::world));
+  comm.allgather(mine.data(), all.data(), mine.size(), DType::f64, Group::world);
+  return all;
+}
+
+std::vector<std::vector<double>> gather_ragged(Communicator& comm, const std::vector<double>& mine) {
+  const int n = comm.size(Group::world);
+  std::vector<double> len{static_cast<double>(mine.size())};
+  const std::vector<double> lens = gather_doubles(comm, len);
+  const size_t longest = static_cast<size_t>(*std::max_element(lens.begin(), lens.end()));
+  std::vector<double> padded(mine);
+  padded.resize(std::max<size_t>(longest, 1), 0.0);
+  const std::vector<double> all = gather_doubles(comm, padded);
+  std::vector<std::vector<double>> out(n);
+  for (int r = 0; r < n; ++r)
+    out[r].assign(all.begin() + r * padded.size(),
+                  all.begin() + r * padded.size() + static_cast<size_t>(lens[r]));
+  return out;
+}
+
+void set_phase_seconds(IterationRecord& it, const std::vector<double>& gathered, int ranks) {
+  const auto& names = live_phase_names();
+  const size_t p = names.size();
+  for (size_t i = 0; i < p; ++i) {
+    std::vector<double> per_rank(ranks);
+    bool used = false;
+    for (int r = 0; r < ranks; ++r) {
+      per_rank[r] = gathered[r * p + i];
+      used = used || per_rank[r] > 0;
+    }
+    if (used) it.phase_seconds[names[i]] = per_rank;
+  }
+}
+
+std::vector<TraceEvent> decode_events(const std::vector<std::vector<double>>& per_rank) {
+  std::vector<TraceEvent> out;
+  const auto& names = live_phase_names();
+  for (size_t r = 0; r < per_rank.size(); ++r)
+    for (size_t k = 0; k + 2 < per_rank[r].size(); k += 3)
+      out.push_back({static_cast<int>(r), names[static_cast<size_t>(per_rank[r][k])],
+                     per_rank[r][k + 1], per_rank[r][k + 2]});
+  return out;
+}
+
+TierBytes tier_bytes(const std::vector<CallRecord>& calls) {
+  TierBytes b;
+  for (const auto& c : calls) {
+    if (c.group == Group::intra) b.intra += c.bytes;
+    else if (c.group == Group::inter) b.inter += c.bytes;
+    else b.world += c.bytes;
+  }
+  return b;
+}
+
+}  // namespace prunex

@@ -1,0 +1,216 @@
+#include "workloads/train/train_setup.h"
+
+#include <cmath>
+
+#include "engine/error.h"
+#include "workloads/layers/model_zoo.h"
+
+namespace prunex {
+
+FlatLayout::FlatLayout(const ModelLayout& layout) {
+  for (const auto& l : layout.layers) {
+    offset.push_back(total);
+    numel.push_back(l.numel());
+    total += l.numel();
+  }
+}
+
+namespace {
+
+Dataset load_split(const TrainConfig& cfg, bool train) {
+  if (cfg.dataset == "fashion-mnist") return load_fashion_mnist(cfg.data_dir, train);
+  if (cfg.dataset == "cifar10") {
+    PRUNEX_USAGE(!cfg.data_dir.empty(), "--data-dir is required for cifar10");
+    return load_cifar10(cfg.data_dir, train);
+  }
+  // Synthetic: CIFAR-shaped; train and test differ by seed, share the class prototypes'
+  // seed so the task is the same.
+  const int64_t n = train ? cfg.synthetic_samples : std::max<int64_t>(cfg.synthetic_samples / 4, 64);
+  Dataset all = make_synthetic(n + (train ? 0 : cfg.synthetic_samples), cfg.classes, 3, 32,
+                               static_cast<uint64_t>(cfg.seed));
+  // One generator call gives one prototype set: the test part is the tail.
+  if (train) return all;
+  Dataset test;
+  test.images = all.images.narrow(0, cfg.synthetic_samples, n);
+  test.labels = all.labels.narrow(0, cfg.synthetic_samples, n);
+  test.classes = all.classes;
+  return test;
+}
+
+Dataset first_n(const Dataset& d, long n) {
+  if (n <= 0 || n >= d.size()) return d;
+  Dataset out;
+  out.images = d.images.narrow(0, 0, n);
+  out.labels = d.labels.narrow(0, 0, n);
+  out.classes = d.classes;
+  return out;
+}
+
+// Contiguous part r of n (sizes differ by at most one), so the whole test set is used.
+Dataset part(const Dataset& d, int r, int n) {
+  const int64_t begin = d.size() * r / n, end = d.size() * (r + 1) / n;
+  Dataset out;
+  out.images = d.images.narrow(0, begin, end - begin);
+  out.labels = d.labels.narrow(0, begin, end - begin);
+  out.classes = d.classes;
+  return out;
+}
+
+std::vector<torch::nn::BatchNorm2dImpl*> batch_norms(torch::nn::Module& model) {
+  std::vector<torch::nn::BatchNorm2dImpl*> out;
+  for (const auto& m : model.modules(/*include_self=*/false))
+    if (auto* bn = dynamic_cast<torch::nn::BatchNorm2dImpl*>(m.get())) out.push_back(bn);
+  return out;
+}
+
+}  // namespace
+
+TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
+  torch::set_num_threads(cfg.threads);
+  const NodeGrouping& g = comm.grouping();
+  Dataset train = first_n(load_split(cfg, true), cfg.train_samples);
+  Dataset test = first_n(load_split(cfg, false), cfg.test_samples);
+  PRUNEX_USAGE(train.classes <= cfg.classes, "dataset has ", train.classes,
+               " classes but --classes is ", cfg.classes);
+
+  TrainSetup s{cfg, make_layout(cfg.model, cfg.classes, static_cast<int>(train.image_size()),
+                                static_cast<int>(train.channels())),
+               FlatLayout(ModelLayout{}), nullptr, {}, nullptr, {}, nullptr, train.size(), test.size()};
+  s.flat = FlatLayout(s.layout);
+
+  ShardSpec spec{g.nodes(), g.gpus_per_node, comm.node(), comm.local_rank()};
+  Dataset mine = shard(train, spec);
+  s.test = part(test, comm.world_rank(), g.world_size);
+
+  // Same seed on every rank: identical initial theta everywhere.
+  torch::manual_seed(cfg.seed);
+  s.model = make_model(cfg.model, cfg.classes, static_cast<int>(train.channels()));
+  s.params = parameters_in_layout_order(*s.model, s.layout);
+
+  BatchOptions bo;
+  bo.batch_size = cfg.batch;
+  bo.shuffle = true;
+  bo.augment = cfg.dataset == "cifar10";
+  bo.seed = static_cast<uint64_t>(cfg.seed) * 1000003u + static_cast<uint64_t>(comm.world_rank());
+  if (bo.augment) bo.pad_fill = padding_fill(cifar10_normalization());
+  s.loader = std::make_unique<BatchLoader>(mine, bo);
+
+  s.optimizer = std::make_unique<torch::optim::SGD>(
+      s.model->parameters(),
+      torch::optim::SGDOptions(cfg.lr).momentum(cfg.momentum).weight_decay(cfg.weight_decay));
+  return s;
+}
+
+double run_epoch(TrainSetup& s, int64_t epoch, PhaseClock& clock,
+                 const std::function<void()>& after_backward) {
+  s.model->train();
+  s.loader->start_epoch(epoch);
+  double loss_sum = 0;
+  int64_t batches = 0;
+  while (true) {
+    std::optional<Batch> b;
+    torch::Tensor loss;
+    clock.time(phase::local_compute, [&] {
+      b = s.loader->next();
+      if (!b) return;
+      s.optimizer->zero_grad();
+      loss = torch::nn::functional::cross_entropy(s.model->forward(b->images), b->labels);
+      loss.backward();
+    });
+    if (!b) break;
+    if (after_backward) after_backward();
+    clock.time(phase::local_compute, [&] { s.optimizer->step(); });
+    loss_sum += loss.item<double>();
+    ++batches;
+  }
+  return batches ? loss_sum / batches : 0.0;
+}
+
+void params_to_flat(const std::vector<torch::Tensor>& params, const FlatLayout& fl, float* flat) {
+  for (size_t l = 0; l < params.size(); ++l)
+    std::memcpy(flat + fl.offset[l], params[l].data_ptr<float>(), fl.numel[l] * sizeof(float));
+}
+
+void flat_to_params(const float* flat, const FlatLayout& fl,
+                    const std::vector<torch::Tensor>& params) {
+  torch::NoGradGuard no_grad;
+  for (size_t l = 0; l < params.size(); ++l)
+    std::memcpy(params[l].data_ptr<float>(), flat + fl.offset[l], fl.numel[l] * sizeof(float));
+}
+
+void average_bn_buffers(torch::nn::Module& model, Communicator& comm) {
+  std::vector<float> buf;
+  auto bns = batch_norms(model);
+  for (auto* bn : bns) {
+    auto m = bn->running_mean.contiguous(), v = bn->running_var.contiguous();
+    buf.insert(buf.end(), m.data_ptr<float>(), m.data_ptr<float>() + m.numel());
+    buf.insert(buf.end(), v.data_ptr<float>(), v.data_ptr<float>() + v.numel());
+  }
+  if (buf.empty()) return;
+  comm.allreduce(buf.data(), buf.size(), DType::f32, ReduceOp::avg, Group::world);
+  size_t k = 0;
+  for (auto* bn : bns) {
+    for (auto* t : {&bn->running_mean, &bn->running_var}) {
+      std::memcpy(t->data_ptr<float>(), buf.data() + k, t->numel() * sizeof(float));
+      k += t->numel();
+    }
+  }
+}
+
+void recalibrate_bn(torch::nn::Module& model, TrainSetup& s, Communicator& comm, int batches) {
+  torch::NoGradGuard no_grad;
+  auto bns = batch_norms(model);
+  if (bns.empty()) return;
+  for (auto* bn : bns) {
+    bn->reset_running_stats();
+    bn->options.momentum(c10::nullopt);  // cumulative average over the batches below
+  }
+  model.train();
+  BatchOptions bo;
+  bo.batch_size = s.cfg.batch;
+  bo.seed = 7;
+  BatchLoader loader = *s.loader;  // same shard, own cursor
+  loader.start_epoch(1000000);
+  auto& m = dynamic_cast<TorchModel&>(model);
+  for (int i = 0; i < batches; ++i) {
+    auto b = loader.next();
+    if (!b) break;
+    m.forward(b->images);
+  }
+  for (auto* bn : bns) bn->options.momentum(0.1);
+  average_bn_buffers(model, comm);
+}
+
+EvalResult evaluate(torch::nn::Module& model, TrainSetup& s, Communicator& comm) {
+  torch::NoGradGuard no_grad;
+  model.eval();
+  auto& m = dynamic_cast<TorchModel&>(model);
+  double sums[3] = {0, 0, 0};  // loss sum, correct, count
+  const int64_t n = s.test.size();
+  for (int64_t i = 0; i < n; i += 500) {
+    const int64_t len = std::min<int64_t>(500, n - i);
+    auto x = s.test.images.narrow(0, i, len), y = s.test.labels.narrow(0, i, len);
+    auto logits = m.forward(x);
+    sums[0] += torch::nn::functional::cross_entropy(
+                   logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                   .item<double>();
+    sums[1] += logits.argmax(1).eq(y).sum().item<double>();
+    sums[2] += static_cast<double>(len);
+  }
+  comm.allreduce(sums, 3, DType::f64, ReduceOp::sum, Group::world);
+  return {sums[2] > 0 ? sums[0] / sums[2] : 0.0, sums[2] > 0 ? sums[1] / sums[2] : 0.0};
+}
+
+void check_finite(const float* flat, const FlatLayout& fl, const ModelLayout& layout,
+                  const char* what, int iteration) {
+  for (size_t l = 0; l < fl.layers(); ++l) {
+    const float* p = flat + fl.offset[l];
+    for (int64_t i = 0; i < fl.numel[l]; ++i)
+      if (!std::isfinite(p[i]))
+        throw std::runtime_error(detail::concat("non-finite value in ", what, " of layer ",
+                                                layout.layers[l].name, " at iteration ",
+                                                iteration, " (try a smaller --lr)"));
+  }
+}
+
+}  // namespace prunex

@@ -1,0 +1,74 @@
+// What every live strategy needs on one rank: the model (theta) and its parameters in
+// layout order, the rank's training shard and test shard, the optimiser, and evaluation.
+// LibTorch code: include only from workloads/train/*.cc.
+#pragma once
+
+#include <torch/torch.h>
+
+#include <memory>
+#include <vector>
+
+#include "engine/communicator.h"
+#include "engine/layer_layout.h"
+#include "workloads/data/batches.h"
+#include "workloads/data/dataset.h"
+#include "workloads/torch/models.h"
+#include "workloads/train/phase_clock.h"
+#include "workloads/train/train_config.h"
+
+namespace prunex {
+
+// Offsets of every layout tensor in one flat float buffer (all parameters end to end).
+struct FlatLayout {
+  std::vector<int64_t> offset, numel;
+  int64_t total = 0;
+  explicit FlatLayout(const ModelLayout& layout);
+  size_t layers() const { return offset.size(); }
+};
+
+struct TrainSetup {
+  TrainConfig cfg;
+  ModelLayout layout;
+  FlatLayout flat;
+  ModelHandle model;
+  std::vector<torch::Tensor> params;  // layout order, share storage with model
+  std::unique_ptr<BatchLoader> loader;
+  Dataset test;  // this rank's part of the test set
+  std::unique_ptr<torch::optim::SGD> optimizer;
+  int64_t train_samples_total = 0;  // before sharding
+  int64_t test_samples_total = 0;
+};
+
+// Loads data (this rank's shards), builds the model with a seed shared by every rank (so all
+// ranks start from the same theta) and the optimiser.
+TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm);
+
+// One local epoch of SGD. after_backward(params) runs between backward and the optimiser
+// step (the proximal term of eq. 8, DDP's bucket waits, Top-K's exchange); returns the mean
+// training loss. Forward/backward/step time goes to local_compute; the hook times itself.
+double run_epoch(TrainSetup& s, int64_t epoch, PhaseClock& clock,
+                 const std::function<void()>& after_backward);
+
+// Copies the model's parameters into flat (theta) / writes flat into a model's parameters.
+void params_to_flat(const std::vector<torch::Tensor>& params, const FlatLayout& fl, float* flat);
+void flat_to_params(const float* flat, const FlatLayout& fl, const std::vector<torch::Tensor>& params);
+
+// Batch-norm running statistics of a model, averaged over the world (so every rank
+// evaluates the same model).
+void average_bn_buffers(torch::nn::Module& model, Communicator& comm);
+// Re-estimates batch-norm statistics for the weights now in `model` (used for z, whose
+// pruned channels change the activations): cumulative averages over `batches` training
+// batches of this rank, then averaged over the world.
+void recalibrate_bn(torch::nn::Module& model, TrainSetup& s, Communicator& comm, int batches);
+
+struct EvalResult {
+  double loss = 0, accuracy = 0;
+};
+// Test loss and accuracy of `model` over the whole test set (each rank its part, summed).
+EvalResult evaluate(torch::nn::Module& model, TrainSetup& s, Communicator& comm);
+
+// NaN or Inf anywhere in flat -> runtime_error naming the layer and the iteration.
+void check_finite(const float* flat, const FlatLayout& fl, const ModelLayout& layout,
+                  const char* what, int iteration);
+
+}  // namespace prunex
