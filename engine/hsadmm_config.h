@@ -40,7 +40,7 @@ struct HsadmmConfig {
   InterDualResidual inter_dual = InterDualResidual::paper;
 
   // Throws UsageError naming the first bad value (non-positive rho, rho above its cap,
-  // tau <= 1, mu <= 1, negative tolerances or lambda, freeze_after_stable < 0).
+  // tau <= 1, mu <= 1, negative tolerances or lambda, t_freeze == 0, freeze_after_stable < 0).
   void validate() const;
 };
 

@@ -13,7 +13,8 @@ namespace prunex {
 
 class MaskFreezer {
  public:
-  // t_freeze < 0: no freezing by iteration; stable_iterations == 0: none by stability.
+  // t_freeze < 0: no freezing by iteration (0 is rejected: Algorithm 1 would then never
+  // project); stable_iterations == 0: none by stability. Bad values throw UsageError.
   MaskFreezer(int t_freeze, int stable_iterations);
   explicit MaskFreezer(const HsadmmConfig& cfg)
       : MaskFreezer(cfg.t_freeze, cfg.freeze_after_stable) {}
