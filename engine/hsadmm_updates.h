@@ -58,7 +58,9 @@ void global_z_from_sum(float* sum_z_plus_v, int nodes, int64_t n);
 // Eq. (12): u += theta - z_i (z_i is the new z_i^{k+1}).
 void update_u(float* u, const float* theta, const float* z_i, int64_t n);
 
-// Eq. (13): v += z_i - z (both new, k+1).
+// Eq. (13): v += z_i - z (both new, k+1). Eq. (9) needs v_i on every rank of node i; since
+// every rank holds z_i^{k+1} and (after the broadcast) z^{k+1}, each can run this locally and
+// v_i stays identical across the node without being sent.
 void update_v(float* v, const float* z_i, const float* z, int64_t n);
 
 // Scaled duals are y/rho: when rho changes from old to new, u (or v) must be multiplied by

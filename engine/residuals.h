@@ -26,6 +26,8 @@
 // and the level has converged when r <= eps_pri and s <= eps_dual. A layer has converged when
 // both levels have; the run stops when every layer has. A level nobody added to (e.g. M = 1
 // has no inter-node constraint) has all sums 0 and counts as converged.
+// Order in an iteration: updates (u, v at k+1) -> partials -> all-reduce -> evaluate with the
+// rho used in this iteration -> AdaptivePenalty::update -> rescale u, v.
 // Evaluating one rank's partials without the all-reduce gives that rank's own norms (what
 // analysis/metrics.h records per rank).
 #pragma once
