@@ -75,11 +75,11 @@ TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
 
   TrainSetup s{cfg, make_layout(cfg.model, cfg.classes, static_cast<int>(train.image_size()),
                                 static_cast<int>(train.channels())),
-               FlatLayout(ModelLayout{}), nullptr, {}, nullptr, {}, nullptr, train.size(), test.size()};
+               FlatLayout(ModelLayout{}), nullptr, {}, {}, nullptr, {}, nullptr, train.size(), test.size()};
   s.flat = FlatLayout(s.layout);
 
   ShardSpec spec{g.nodes(), g.gpus_per_node, comm.node(), comm.local_rank()};
-  Dataset mine = shard(train, spec);
+  s.train_shard = shard(train, spec);
   s.test = part(test, comm.world_rank(), g.world_size);
 
   // Same seed on every rank: identical initial theta everywhere.
@@ -93,7 +93,7 @@ TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
   bo.augment = cfg.dataset == "cifar10";
   bo.seed = static_cast<uint64_t>(cfg.seed) * 1000003u + static_cast<uint64_t>(comm.world_rank());
   if (bo.augment) bo.pad_fill = padding_fill(cifar10_normalization());
-  s.loader = std::make_unique<BatchLoader>(mine, bo);
+  s.loader = std::make_unique<BatchLoader>(s.train_shard, bo);
 
   s.optimizer = std::make_unique<torch::optim::SGD>(
       s.model->parameters(),
@@ -169,8 +169,8 @@ void recalibrate_bn(torch::nn::Module& model, TrainSetup& s, Communicator& comm,
   BatchOptions bo;
   bo.batch_size = s.cfg.batch;
   bo.seed = 7;
-  BatchLoader loader = *s.loader;  // same shard, own cursor
-  loader.start_epoch(1000000);
+  BatchLoader loader(s.train_shard, bo);
+  loader.start_epoch(0);
   auto& m = dynamic_cast<TorchModel&>(model);
   for (int i = 0; i < batches; ++i) {
     auto b = loader.next();

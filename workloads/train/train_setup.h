@@ -32,6 +32,7 @@ struct TrainSetup {
   FlatLayout flat;
   ModelHandle model;
   std::vector<torch::Tensor> params;  // layout order, share storage with model
+  Dataset train_shard;  // this rank's shard (i, j)
   std::unique_ptr<BatchLoader> loader;
   Dataset test;  // this rank's part of the test set
   std::unique_ptr<torch::optim::SGD> optimizer;

@@ -1,0 +1,40 @@
+// One synchronisation strategy of the live trainer. The driver (trainer.cc) calls
+// iterate() once per outer iteration, then evaluates eval_model(); everything a strategy
+// reports about the iteration comes back in LocalIteration (this rank's view).
+#pragma once
+
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "analysis/metrics.h"
+#include "workloads/train/train_setup.h"
+
+namespace prunex {
+
+struct LocalIteration {
+  double loss = 0;                                  // mean training loss of this rank
+  std::vector<LayerResiduals> residuals;            // per layout layer, this rank (may be empty)
+  std::vector<std::pair<double, double>> rho;       // per layer (rho1, rho2) used
+  std::map<std::string, double> density;            // pruned layer -> kept fraction of z
+  bool frozen = false;                              // mask frozen after this iteration
+  bool converged = false;                           // stopping test passed (all ranks agree)
+  double dense_inter_bytes = 0;                     // inter tier without shrinkage
+};
+
+class LiveStrategy {
+ public:
+  virtual ~LiveStrategy() = default;
+  virtual LocalIteration iterate(int k, PhaseClock& clock) = 0;
+  // The model whose test accuracy is reported (H-SADMM: the global z), ready to evaluate.
+  virtual torch::nn::Module& eval_model() = 0;
+};
+
+std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, bool flat);
+std::unique_ptr<LiveStrategy> make_ddp(TrainSetup& s, Communicator& comm);
+std::unique_ptr<LiveStrategy> make_topk(TrainSetup& s, Communicator& comm);
+
+}  // namespace prunex

@@ -1,0 +1,99 @@
+// Top-K gradient sparsification with error feedback (Deep Gradient Compression, Lin et al.
+// 2018): each rank adds its residual to the fresh gradient, keeps the k = ratio * n largest
+// entries per layer by magnitude, and all-gathers (value, index) pairs for all layers in one
+// message; every rank sums the gathered entries and divides by the world size. What was not
+// sent stays in the residual.
+#include <cstring>
+
+#include "workloads/train/live_strategy.h"
+
+namespace prunex {
+namespace {
+
+class TopkStrategy : public LiveStrategy {
+ public:
+  TopkStrategy(TrainSetup& s, Communicator& comm) : s_(s), comm_(comm) {
+    for (const auto& p : s.params) {
+      const int64_t n = p.numel();
+      const int64_t k = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(s.cfg.topk_ratio * n)));
+      k_.push_back(k);
+      total_k_ += k;
+      residual_.push_back(torch::zeros_like(p));
+    }
+    // Per rank block: total_k values (f32) then total_k indices (i32), as bytes.
+    send_.assign(total_k_ * 8, 0);
+    recv_.assign(send_.size() * comm.size(Group::world), 0);
+  }
+
+  LocalIteration iterate(int k, PhaseClock& clock) override {
+    clock_ = &clock;
+    LocalIteration out;
+    for (int e = 0; e < s_.cfg.local_epochs; ++e)
+      out.loss = run_epoch(s_, static_cast<int64_t>(k - 1) * s_.cfg.local_epochs + e, clock,
+                           [&] { exchange(); });
+    out.dense_inter_bytes = static_cast<double>(s_.flat.total) * 4 * steps_;
+    steps_ = 0;
+    return out;
+  }
+
+  torch::nn::Module& eval_model() override {
+    average_bn_buffers(*s_.model, comm_);
+    return *s_.model;
+  }
+
+ private:
+  void exchange() {
+    torch::NoGradGuard no_grad;
+    const int world = comm_.size(Group::world);
+    float* vals = reinterpret_cast<float*>(send_.data());
+    int32_t* idx = reinterpret_cast<int32_t*>(send_.data() + total_k_ * 4);
+    clock_->time(phase::compress, [&] {
+      int64_t at = 0;
+      for (size_t l = 0; l < s_.params.size(); ++l) {
+        auto g = s_.params[l].grad().reshape({-1}) + residual_[l].reshape({-1});
+        auto top = std::get<1>(g.abs().topk(k_[l], 0, true, false)).to(torch::kInt32).contiguous();
+        auto v = g.index_select(0, top.to(torch::kLong)).contiguous();
+        std::memcpy(vals + at, v.data_ptr<float>(), k_[l] * 4);
+        std::memcpy(idx + at, top.data_ptr<int32_t>(), k_[l] * 4);
+        g.index_fill_(0, top.to(torch::kLong), 0.0f);
+        residual_[l].copy_(g.view_as(residual_[l]));
+        at += k_[l];
+      }
+    });
+    clock_->time(phase::allgather, [&] {
+      comm_.allgather(send_.data(), recv_.data(), send_.size(), DType::u8, Group::world);
+    });
+    clock_->time(phase::compress, [&] {
+      for (size_t l = 0; l < s_.params.size(); ++l) s_.params[l].mutable_grad().zero_();
+      for (int r = 0; r < world; ++r) {
+        const uint8_t* block = recv_.data() + r * send_.size();
+        const float* rv = reinterpret_cast<const float*>(block);
+        const int32_t* ri = reinterpret_cast<const int32_t*>(block + total_k_ * 4);
+        int64_t at = 0;
+        for (size_t l = 0; l < s_.params.size(); ++l) {
+          float* g = s_.params[l].mutable_grad().data_ptr<float>();
+          for (int64_t i = 0; i < k_[l]; ++i) g[ri[at + i]] += rv[at + i] / world;
+          at += k_[l];
+        }
+      }
+    });
+    ++steps_;
+  }
+
+  TrainSetup& s_;
+  Communicator& comm_;
+  std::vector<int64_t> k_;
+  int64_t total_k_ = 0;
+  std::vector<torch::Tensor> residual_;
+  std::vector<uint8_t> send_, recv_;
+  PhaseClock* clock_ = nullptr;
+  int64_t steps_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<LiveStrategy> make_topk(TrainSetup& s, Communicator& comm) {
+  return std::make_unique<TopkStrategy>(s, comm);
+}
+
+}  // namespace prunex

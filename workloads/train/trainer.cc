@@ -1,0 +1,119 @@
+#include "workloads/train/trainer.h"
+
+#include <cstdio>
+
+#include "engine/strategy.h"
+#include "workloads/train/live_strategy.h"
+
+namespace prunex {
+namespace {
+
+std::unique_ptr<LiveStrategy> make_strategy(TrainSetup& s, Communicator& comm) {
+  switch (parse_strategy(s.cfg.strategy)) {
+    case Strategy::hsadmm: return make_hsadmm(s, comm, /*flat=*/false);
+    case Strategy::hsadmm_flat: return make_hsadmm(s, comm, /*flat=*/true);
+    case Strategy::ddp: return make_ddp(s, comm);
+    case Strategy::topk: return make_topk(s, comm);
+  }
+  return nullptr;
+}
+
+// Rank 0 assembles what every rank measured in iteration k.
+IterationRecord gather_iteration(Communicator& comm, int k, const LocalIteration& mine,
+                                 const std::vector<double>& phase_seconds, double wall,
+                                 const TierBytes& bytes, const ModelLayout& layout) {
+  const int ranks = comm.size(Group::world);
+  IterationRecord it;
+  it.iteration = k;
+  set_phase_seconds(it, gather_doubles(comm, phase_seconds), ranks);
+  const std::vector<double> walls = gather_doubles(comm, {wall});
+  it.wall_seconds = critical_path(walls);
+  it.bytes = bytes;
+  it.dense_inter_bytes = mine.dense_inter_bytes;
+  it.density = mine.density;
+  it.mask_frozen = mine.frozen;
+  std::vector<double> res;
+  for (const auto& r : mine.residuals) res.insert(res.end(), {r.r_intra, r.s_intra, r.r_inter, r.s_inter});
+  if (!res.empty()) {
+    const std::vector<double> all = gather_doubles(comm, res);
+    for (size_t l = 0; l < mine.residuals.size(); ++l) {
+      auto& per_rank = it.residuals[layout.layers[l].name];
+      for (int r = 0; r < ranks; ++r) {
+        const double* p = all.data() + r * res.size() + l * 4;
+        per_rank.push_back({p[0], p[1], p[2], p[3]});
+      }
+      it.rho[layout.layers[l].name] = mine.rho[l];
+    }
+  }
+  double loss = mine.loss;
+  comm.allreduce(&loss, 1, DType::f64, ReduceOp::avg, Group::world);
+  it.loss = loss;
+  return it;
+}
+
+}  // namespace
+
+RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
+  validate(cfg);
+  const bool root = comm.world_rank() == 0;
+  TrainSetup setup = make_setup(cfg, comm);
+  auto strategy = make_strategy(setup, comm);
+  const bool world_strategy = cfg.strategy != "hsadmm";
+
+  RunRecord run;
+  run.ranks = comm.size(Group::world);
+  run.config = config_to_json(cfg);
+  run.config["world_size"] = run.ranks;
+  run.config["nodes"] = comm.grouping().nodes();
+  run.config["gpus_per_node"] = comm.grouping().gpus_per_node;
+  run.config["backend"] = "mpi";
+  if (root)
+    std::printf("train: %s on %s, %d ranks = %d nodes x %d, %lld params, %lld train / %lld test "
+                "samples\n",
+                cfg.strategy.c_str(), cfg.model.c_str(), run.ranks, comm.grouping().nodes(),
+                comm.grouping().gpus_per_node, static_cast<long long>(setup.layout.parameters()),
+                static_cast<long long>(setup.train_samples_total),
+                static_cast<long long>(setup.test_samples_total));
+
+  comm.barrier(Group::world);
+  PhaseClock clock(now_seconds());
+  double eval_seconds = 0;
+  for (int k = 1; k <= cfg.iterations; ++k) {
+    comm.clear_calls();
+    const double start = now_seconds();
+    LocalIteration local = strategy->iterate(k, clock);
+    const double wall = now_seconds() - start;
+    TierBytes bytes = tier_bytes(comm.calls());
+    // Flat strategies' world collectives run over every rank: each message crosses nodes.
+    if (world_strategy && comm.grouping().nodes() > 1) bytes.inter = bytes.world;
+    IterationRecord it = gather_iteration(comm, k, local, clock.take_iteration(), wall, bytes,
+                                          setup.layout);
+    if (k % cfg.eval_every == 0 || k == cfg.iterations || local.converged) {
+      const double t = now_seconds();
+      const EvalResult ev = evaluate(strategy->eval_model(), setup, comm);
+      eval_seconds += now_seconds() - t;
+      it.accuracy = ev.accuracy;
+      it.extra["test_loss"] = ev.loss;
+    }
+    if (root) {
+      std::printf("iter %3d/%d  loss %.4f  acc %s  inter %.3f MB  %.1f s%s\n", k, cfg.iterations,
+                  *it.loss,
+                  it.accuracy ? (std::to_string(100.0 * *it.accuracy).substr(0, 5) + "%").c_str()
+                              : "  -   ",
+                  it.bytes.inter / 1e6, it.wall_seconds, it.mask_frozen ? "  (mask frozen)" : "");
+      std::fflush(stdout);
+    }
+    run.iterations.push_back(std::move(it));
+    if (local.converged) {
+      if (root) std::printf("train: stopping test passed at iteration %d\n", k);
+      break;
+    }
+  }
+  run.trace = decode_events(gather_ragged(comm, clock.encoded_events()));
+  run.summary_extra["evaluation_seconds"] = eval_seconds;
+  run.summary_extra["strategy"] = cfg.strategy;
+  if (!root) run.iterations.clear();
+  return run;
+}
+
+}  // namespace prunex
