@@ -1,13 +1,29 @@
 // pack / unpack: the hot path. Everything they need is precomputed in the plan; nothing is
-// allocated here. Rows that fit in the current bucket take a path without cut checks.
+// allocated here. Rows that fit in the current bucket take a path without cut checks, and
+// every destination is written front to back with streaming stores (stream_store.h).
 #include <algorithm>
 #include <cstring>
 
 #include "engine/compaction.h"
+#include "engine/stream_store.h"
 
 namespace prunex {
 
 namespace {
+
+using detail::store_nt;
+using detail::stream_add;
+using detail::stream_scale;
+using detail::stream_zero;
+
+// x with its bits ANDed with m: x for m = ~0, +0.0f for m = 0.
+inline float and_bits(float x, int32_t m) {
+  int32_t b;
+  std::memcpy(&b, &x, sizeof b);
+  b &= m;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
 
 // Position in the bucket stream.
 struct Cursor {
@@ -26,24 +42,11 @@ struct Cursor {
   }
 };
 
-inline void add_into(float* __restrict d, const float* __restrict z, const float* __restrict v,
-                     int64_t n) {
-  if (v == nullptr) {
-    std::memcpy(d, z, size_t(n) * sizeof(float));
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) d[i] = z[i] + v[i];
-}
-
-inline void scale_into(float* __restrict d, const float* __restrict s, float scale, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) d[i] = s[i] * scale;
-}
-
 // Packs n contiguous source floats, cutting at bucket ends.
 void pack_span(Cursor& cur, const float* z, const float* v, int64_t n) {
   while (n > 0) {
     const int64_t m = std::min(n, cur.room());
-    add_into(cur.here(), z, v, m);
+    stream_add(cur.here(), z, v, m);
     z += m;
     if (v) v += m;
     n -= m;
@@ -54,7 +57,7 @@ void pack_span(Cursor& cur, const float* z, const float* v, int64_t n) {
 void unpack_span(Cursor& cur, float* d, float scale, int64_t n) {
   while (n > 0) {
     const int64_t m = std::min(n, cur.room());
-    scale_into(d, cur.here(), scale, m);
+    stream_scale(d, cur.here(), scale, m);
     d += m;
     n -= m;
     cur.advance(m);
@@ -63,59 +66,60 @@ void unpack_span(Cursor& cur, float* d, float scale, int64_t n) {
 
 void pack_row(const CompactLayer& c, Cursor& cur, const float* zr, const float* vr) {
   const int64_t crow = static_cast<int64_t>(c.k_in.size()) * c.dims.k;
-  if (c.gather && cur.room() >= crow) {
-    float* __restrict d = cur.here();
+  const int64_t k = c.dims.k;
+  if (cur.room() < crow) {  // the row straddles a bucket cut
+    for (const ChannelRun& r : c.runs)
+      pack_span(cur, zr + r.first * k, vr ? vr + r.first * k : nullptr, r.count * k);
+    return;
+  }
+  float* d = cur.here();
+  if (c.gather) {
     const int32_t* cols = c.cols.data();
     if (vr)
-      for (int64_t j = 0; j < crow; ++j) d[j] = zr[cols[j]] + vr[cols[j]];
+      for (int64_t j = 0; j < crow; ++j) store_nt(d + j, zr[cols[j]] + vr[cols[j]]);
     else
-      for (int64_t j = 0; j < crow; ++j) d[j] = zr[cols[j]];
-    cur.advance(crow);
-    return;
-  }
-  const int64_t k = c.dims.k;
-  if (cur.room() >= crow) {
-    float* d = cur.here();
+      for (int64_t j = 0; j < crow; ++j) store_nt(d + j, zr[cols[j]]);
+  } else {
     for (const ChannelRun& r : c.runs) {
       const int64_t n = r.count * k;
-      add_into(d, zr + r.first * k, vr ? vr + r.first * k : nullptr, n);
+      stream_add(d, zr + r.first * k, vr ? vr + r.first * k : nullptr, n);
       d += n;
     }
-    cur.advance(crow);
-    return;
   }
-  for (const ChannelRun& r : c.runs)
-    pack_span(cur, zr + r.first * k, vr ? vr + r.first * k : nullptr, r.count * k);
+  cur.advance(crow);
 }
 
 void unpack_row(const CompactLayer& c, Cursor& cur, float* dr, float scale) {
   const int64_t k = c.dims.k;
   const int64_t row = c.dims.in * k;
   const int64_t crow = static_cast<int64_t>(c.k_in.size()) * k;
-  if (c.gather && cur.room() >= crow) {
-    // The row is small and cache-resident: zero it whole, then scatter.
-    std::fill(dr, dr + row, 0.0f);
-    const float* __restrict s = cur.here();
-    const int32_t* cols = c.cols.data();
-    for (int64_t j = 0; j < crow; ++j) dr[cols[j]] = s[j] * scale;
+  const bool fast = cur.room() >= crow;
+  if (c.gather && fast) {
+    const float* s = cur.here();
+    const int32_t* slot = c.slot.data();
+    // Branch-free: kept and pruned columns alternate unpredictably.
+    for (int64_t j = 0; j < row; ++j) {
+      const int32_t q = slot[j];
+      const int32_t keep = ~(q >> 31);  // all ones when q >= 0, zero for -1
+      store_nt(dr + j, and_bits(s[q & keep] * scale, keep));
+    }
     cur.advance(crow);
     return;
   }
-  const bool fast = cur.room() >= crow;
   const float* s = fast ? cur.here() : nullptr;
   int64_t pos = 0;
   for (const ChannelRun& r : c.runs) {
     const int64_t start = r.first * k, n = r.count * k;
-    std::fill(dr + pos, dr + start, 0.0f);
+    stream_zero(dr + pos, start - pos);
     if (fast) {
-      scale_into(dr + start, s, scale, n);
+      stream_scale(dr + start, s, scale, n);
       s += n;
     } else {
       unpack_span(cur, dr + start, scale, n);
     }
     pos = start + n;
   }
-  std::fill(dr + pos, dr + row, 0.0f);
+  stream_zero(dr + pos, row - pos);
   if (fast) cur.advance(crow);
 }
 
@@ -136,6 +140,7 @@ void pack(const CompactionPlan& plan, const float* const* z, const float* const*
     const int64_t row = c.dims.in * c.dims.k;
     for (int32_t o : c.k_out) pack_row(c, cur, z[l] + o * row, vl ? vl + o * row : nullptr);
   }
+  detail::stream_fence();
 }
 
 void unpack(const CompactionPlan& plan, const float* const* buckets, float* const* out,
@@ -153,12 +158,13 @@ void unpack(const CompactionPlan& plan, const float* const* buckets, float* cons
     const int64_t row = c.dims.in * c.dims.k;
     int64_t next = 0;  // first row not yet written
     for (int32_t o : c.k_out) {
-      std::fill(out[l] + next * row, out[l] + o * row, 0.0f);
+      stream_zero(out[l] + next * row, (o - next) * row);
       unpack_row(c, cur, out[l] + o * row, scale);
       next = o + 1;
     }
-    std::fill(out[l] + next * row, out[l] + c.dims.out * row, 0.0f);
+    stream_zero(out[l] + next * row, (c.dims.out - next) * row);
   }
+  detail::stream_fence();
 }
 
 }  // namespace prunex

@@ -36,8 +36,11 @@ struct CompactLayer {
   std::vector<int32_t> k_in;           // kept channels, ascending
   std::vector<ChannelRun> runs;        // k_in as maximal contiguous runs
   // Short runs: rows are gathered through `cols` (kept column offsets c*k + p in a row).
+  // `slot` (gather layers only) maps each column of a full row to its place in the compact
+  // row, or -1, so unpack writes full rows front to back.
   bool gather = false;
   std::vector<int32_t> cols;
+  std::vector<int32_t> slot;
   int64_t compact_numel = 0;
   int64_t stream_offset = 0;  // floats from the start of the stream
   int bucket = 0;             // bucket holding the first float

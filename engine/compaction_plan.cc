@@ -59,9 +59,14 @@ CompactionPlan::CompactionPlan(const ModelLayout& layout, const ModelMask& mask,
     const int64_t row = static_cast<int64_t>(c.k_in.size()) * c.dims.k;
     c.gather =
         !c.whole && !c.runs.empty() && row < kMinRunFloats * static_cast<int64_t>(c.runs.size());
-    if (c.gather)
+    if (c.gather) {
+      c.slot.assign(c.dims.in * c.dims.k, -1);
       for (int32_t ch : c.k_in)
-        for (int64_t p = 0; p < c.dims.k; ++p) c.cols.push_back(int32_t(ch * c.dims.k + p));
+        for (int64_t p = 0; p < c.dims.k; ++p) {
+          c.slot[ch * c.dims.k + p] = static_cast<int32_t>(c.cols.size());
+          c.cols.push_back(static_cast<int32_t>(ch * c.dims.k + p));
+        }
+    }
     c.stream_offset = pos;
     c.bucket = static_cast<int>(pos / capacity_);
     c.offset = pos % capacity_;
