@@ -9,6 +9,7 @@
 
 #include "analysis/metrics.h"
 #include "engine/communicator.h"
+#include "engine/phase_timer.h"
 
 namespace prunex {
 
@@ -16,18 +17,13 @@ namespace prunex {
 const std::vector<std::string>& live_phase_names();
 int live_phase_index(const std::string& name);
 
-class PhaseClock {
+class PhaseClock : public PhaseTimer {
  public:
   // t0: the run's common start (taken right after a world barrier on every rank).
   explicit PhaseClock(double t0) : t0_(t0), seconds_(live_phase_names().size(), 0.0) {}
 
-  // Times fn() as `phase`, accumulating into this iteration and adding a trace event.
-  template <typename Fn>
-  auto time(const char* phase, Fn&& fn) {
-    Scope s(*this, phase);
-    return fn();
-  }
-  void add(const char* phase, double start, double seconds);
+  // Accumulates into this iteration and adds a trace event.
+  void add(const char* phase, double start, double seconds) override;
 
   // This iteration's seconds per phase (live_phase_names() order); resets them.
   std::vector<double> take_iteration();
@@ -36,13 +32,6 @@ class PhaseClock {
   double t0() const { return t0_; }
 
  private:
-  struct Scope {
-    Scope(PhaseClock& c, const char* p) : clock(c), phase(p), start(now_seconds()) {}
-    ~Scope() { clock.add(phase, start, now_seconds() - start); }
-    PhaseClock& clock;
-    const char* phase;
-    double start;
-  };
   double t0_;
   std::vector<double> seconds_;
   std::vector<double> events_;

@@ -1,0 +1,169 @@
+#include "engine/hsadmm_consensus.h"
+
+#include <memory>
+
+#include "engine/compaction.h"
+#include "engine/hsadmm_updates.h"
+#include "engine/phases.h"
+#include "engine/projection.h"
+
+namespace prunex {
+
+HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, HsadmmConfig cfg,
+                                 int64_t bucket_bytes, bool flat, Communicator& comm,
+                                 const float* theta0)
+    : layout_(layout),
+      spec_(std::move(spec)),
+      cfg_(cfg),
+      bucket_bytes_(bucket_bytes),
+      flat_(flat),
+      comm_(comm),
+      penalty_(static_cast<int>(layout.layers.size()), cfg),
+      freezer_(cfg),
+      global_mask_(layout, spec_) {
+  for (const auto& l : layout.layers) {
+    offset_.push_back(n_);
+    n_ += l.numel();
+  }
+  for (auto* b : {&u_, &v_, &buf_}) b->assign(n_, 0.f);
+  zi_.assign(theta0, theta0 + n_);
+  z_ = zi_;
+}
+
+void HsadmmConsensus::add_proximal(int l, float* grad, const float* theta) const {
+  add_proximal_gradient(grad, theta, zi_.data() + offset_[l], u_.data() + offset_[l],
+                        penalty_.rho1(l), layout_.layers[l].numel());
+}
+
+ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer) {
+  const int L = static_cast<int>(layout_.layers.size());
+  const int M = flat_ ? 1 : comm_.grouping().nodes();
+  const int P = flat_ ? comm_.size(Group::world) : comm_.grouping().gpus_per_node;
+  ConsensusStep out;
+  out.rho1 = penalty_.rho1();
+  out.rho2 = penalty_.rho2();
+
+  // Phase 2: consensus inside the node (flat: the world), eq. 9.
+  timer.time(phase::dual_update, [&] { theta_plus_u(theta, u_.data(), buf_.data(), n_); });
+  timer.time(flat_ ? phase::allreduce : phase::intra_allreduce, [&] {
+    comm_.allreduce(buf_.data(), n_, DType::f32, ReduceOp::sum, flat_ ? Group::world : Group::intra);
+  });
+  zi_prev_ = zi_;
+  z_prev_ = z_;
+  timer.time(phase::dual_update, [&] {
+    for (int l = 0; l < L; ++l) {
+      CandidateParams cp{penalty_.rho1(l), flat_ ? 0.0 : penalty_.rho2(l), cfg_.lambda, M, P};
+      node_candidate(at(buf_, l), at(z_, l), at(v_, l), cp, at(zi_, l), layout_.layers[l].numel());
+    }
+  });
+
+  // Phase 3: projection (eq. 10), or the frozen mask (Algorithm 1 line 11).
+  ModelMask node_mask;
+  timer.time(phase::projection, [&] {
+    std::vector<float*> w(L);
+    for (int l = 0; l < L; ++l) w[l] = at(zi_, l);
+    if (freezer_.frozen()) {
+      for (int l = 0; l < L; ++l)
+        if (global_mask_.pruned(l)) apply_mask(w[l], global_mask_[l]);
+      node_mask = global_mask_;
+    } else {
+      node_mask = project_model(w.data(), layout_, spec_);
+    }
+  });
+
+  if (flat_) {
+    z_ = zi_;
+    global_mask_ = node_mask;
+  } else {
+    inter_node_consensus(k, node_mask, timer);
+  }
+
+  // Phase 5: duals (eqs. 12, 13), residuals, penalties, stopping test.
+  ResidualPartials partials(L);
+  timer.time(phase::dual_update, [&] {
+    for (int l = 0; l < L; ++l) {
+      const int64_t o = offset_[l], n = layout_.layers[l].numel();
+      if (!flat_) update_v(v_.data() + o, zi_.data() + o, z_.data() + o, n);
+      update_u(u_.data() + o, theta + o, zi_.data() + o, n);
+      partials.add_intra(l, theta + o, zi_.data() + o, zi_prev_.data() + o, u_.data() + o, n);
+      if (!flat_ && comm_.is_leader())
+        partials.add_inter(l, zi_.data() + o, z_.data() + o, z_prev_.data() + o, v_.data() + o, n);
+    }
+  });
+  out.mine = evaluate_residuals(partials, out.rho1, out.rho2, cfg_);
+  comm_.allreduce(partials.data(), partials.size(), DType::f64, ReduceOp::sum, Group::world);
+  out.global = evaluate_residuals(partials, out.rho1, out.rho2, cfg_);
+  timer.time(phase::dual_update, [&] {
+    const auto changes = penalty_.update(out.global);
+    for (int l = 0; l < L; ++l) {
+      rescale_dual(at(u_, l), changes[l].u_factor, layout_.layers[l].numel());
+      if (!flat_) rescale_dual(at(v_, l), changes[l].v_factor, layout_.layers[l].numel());
+    }
+  });
+  out.frozen = freezer_.frozen();
+  for (int l = 0; l < L; ++l) out.mask_density.push_back(global_mask_[l].density());
+  return out;
+}
+
+// Phase 4 (leaders) and the intra-node broadcast that ends it.
+void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, PhaseTimer& timer) {
+  const int L = static_cast<int>(layout_.layers.size());
+  const int M = comm_.grouping().nodes();
+  std::vector<uint8_t> bits(global_mask_.bit_bytes());
+  const bool was_frozen = freezer_.frozen();
+  if (comm_.is_leader()) {
+    if (!was_frozen) {
+      timer.time(phase::mask_sync, [&] {
+        node_mask.to_bits(bits.data());
+        comm_.allreduce(bits.data(), bits.size(), DType::u8, ReduceOp::bor, Group::inter);
+      });
+      global_mask_.from_bits(bits.data(), bits.size());
+    }
+    global_mask_.to_bits(bits.data());
+  }
+  // Every rank of the node learns the union mask from its leader: followers need it to
+  // unpack the compact buffers they receive.
+  timer.time(phase::broadcast, [&] {
+    comm_.broadcast(bits.data(), bits.size(), DType::u8, 0, Group::intra);
+  });
+  global_mask_.from_bits(bits.data(), bits.size());
+  if (!was_frozen) freezer_.observe(k, bits);
+
+  std::unique_ptr<CompactionPlan> plan;
+  std::unique_ptr<BucketSet> buckets;
+  timer.time(phase::pack, [&] {
+    plan = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
+    buckets = std::make_unique<BucketSet>(*plan);
+  });
+  std::vector<const float*> zp(L), vp(L);
+  std::vector<float*> outp(L);
+  for (int l = 0; l < L; ++l) {
+    zp[l] = at(zi_, l);
+    vp[l] = at(v_, l);
+    outp[l] = at(z_, l);
+  }
+  if (comm_.is_leader()) {
+    timer.time(phase::pack, [&] { pack(*plan, zp.data(), vp.data(), buckets->data()); });
+    timer.time(phase::inter_allreduce, [&] {
+      for (int b = 0; b < buckets->size(); ++b)
+        comm_.allreduce(buckets->bucket(b), buckets->floats(b), DType::f32, ReduceOp::sum,
+                        Group::inter);
+    });
+  }
+  timer.time(phase::broadcast, [&] {
+    for (int b = 0; b < buckets->size(); ++b)
+      comm_.broadcast(buckets->bucket(b), buckets->floats(b), DType::f32, 0, Group::intra);
+  });
+  // Eq. 11: the average of z_i + v_i over the M nodes, zeros outside the union mask.
+  timer.time(phase::unpack, [&] {
+    unpack(*plan, buckets->data(), outp.data(), 1.0f / static_cast<float>(M));
+  });
+  if (!was_frozen && freezer_.frozen()) {
+    // Retraining keeps the mask of the projected global z: identical on every rank (z is)
+    // and exactly the configured keep rate, where the union of node masks (eq. 14) can keep
+    // more groups while nodes still disagree.
+    timer.time(phase::projection, [&] { global_mask_ = project_model(outp.data(), layout_, spec_); });
+  }
+}
+
+}  // namespace prunex

@@ -1,0 +1,81 @@
+// The consensus half of an H-SADMM outer iteration (Algorithm 1, phases 2-5) over a
+// Communicator, on flat float buffers holding every layout tensor end to end. The local
+// step (phase 1) belongs to the caller: a LibTorch trainer, or a closed-form solver in
+// tests; it only needs add_proximal() for eq. 8.
+//
+// hierarchical (flat = false): intra-node SUM of theta + u -> z~_i (eq. 9) -> projection
+// (eq. 10) or the frozen mask -> leaders: mask union (eq. 14, one bitwise-OR all-reduce),
+// pack z_i + v_i by the union mask, bucketed inter-node SUM -> intra-node broadcast of the
+// union mask and the compact buckets -> every rank unpacks z = sum / M (eq. 11) -> duals
+// (eqs. 12, 13), residuals, adaptive penalties, stopping test.
+// flat (PruneX (AR)): one level over the world: dense SUM of theta + u, z = projection of
+// the candidate, u += theta - z. No leaders, no shrinkage.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/communicator.h"
+#include "engine/hsadmm_config.h"
+#include "engine/layer_layout.h"
+#include "engine/mask.h"
+#include "engine/mask_freeze.h"
+#include "engine/penalty.h"
+#include "engine/phase_timer.h"
+#include "engine/residuals.h"
+#include "engine/sparsity_spec.h"
+
+namespace prunex {
+
+struct ConsensusStep {
+  ResidualReport mine;    // this rank's own residual norms (per layer)
+  ResidualReport global;  // over the world; global.converged is the stopping test
+  std::vector<double> rho1, rho2;  // penalties used in this iteration (per layer)
+  bool frozen = false;             // the mask is frozen for the following iterations
+  std::vector<double> mask_density;  // per layer: kept fraction of the global mask
+};
+
+class HsadmmConsensus {
+ public:
+  // theta0: the initial parameters (identical on every rank): z_i = z = theta0, duals 0.
+  HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, HsadmmConfig cfg,
+                  int64_t bucket_bytes, bool flat, Communicator& comm, const float* theta0);
+
+  // Eq. 8's extra gradient term for layer l: grad += rho1_l * (theta - z_i + u).
+  void add_proximal(int layer, float* grad, const float* theta) const;
+  // Phases 2-5 given this rank's theta^{k+1} (flat buffer); k is 1-based.
+  ConsensusStep step(int k, const float* theta, PhaseTimer& timer);
+
+  int64_t size() const { return n_; }
+  int64_t offset(int layer) const { return offset_[layer]; }
+  const float* z() const { return z_.data(); }
+  const float* z_i() const { return zi_.data(); }
+  const float* u() const { return u_.data(); }
+  const float* v() const { return v_.data(); }
+  const ModelMask& global_mask() const { return global_mask_; }
+  const SparsitySpec& spec() const { return spec_; }
+  const ModelLayout& layout() const { return layout_; }
+  bool flat() const { return flat_; }
+  // Bytes of all layout tensors in fp32: what the inter tier carries without shrinkage.
+  int64_t dense_bytes() const { return n_ * 4; }
+
+ private:
+  void inter_node_consensus(int k, const ModelMask& node_mask, PhaseTimer& timer);
+  float* at(std::vector<float>& b, int l) { return b.data() + offset_[l]; }
+
+  const ModelLayout& layout_;
+  SparsitySpec spec_;
+  HsadmmConfig cfg_;
+  int64_t bucket_bytes_;
+  bool flat_;
+  Communicator& comm_;
+  AdaptivePenalty penalty_;
+  MaskFreezer freezer_;
+  ModelMask global_mask_;
+  std::vector<int64_t> offset_;
+  int64_t n_ = 0;
+  std::vector<float> u_, v_, zi_, zi_prev_, z_, z_prev_, buf_;
+};
+
+}  // namespace prunex

@@ -1,0 +1,32 @@
+// Where the engine reports how long each phase took. Live runs implement it with a per-rank
+// clock (workloads/train/phase_clock.h); tests may pass a no-op.
+#pragma once
+
+#include "engine/communicator.h"
+
+namespace prunex {
+
+class PhaseTimer {
+ public:
+  virtual ~PhaseTimer() = default;
+  virtual void add(const char* phase, double start, double seconds) = 0;
+
+  // Times fn() as `phase`.
+  template <typename Fn>
+  auto time(const char* phase, Fn&& fn) {
+    struct Scope {
+      PhaseTimer& t;
+      const char* p;
+      double start = now_seconds();
+      ~Scope() { t.add(p, start, now_seconds() - start); }
+    } scope{*this, phase};
+    return fn();
+  }
+};
+
+class NullPhaseTimer : public PhaseTimer {
+ public:
+  void add(const char*, double, double) override {}
+};
+
+}  // namespace prunex
