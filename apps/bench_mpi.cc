@@ -143,14 +143,17 @@ std::vector<BenchRow> run_all(MpiCommunicator& comm, const MpiBenchConfig& cfg) 
 }
 
 int run_mpi_bench(const Args& args) {
-  const MpiBenchConfig cfg = parse_config(args);  // bad flags fail before MPI starts
   MpiEnv env;
+  MpiBenchConfig cfg;
   std::unique_ptr<MpiCommunicator> comm;
   try {
+    cfg = parse_config(args);
     comm = make_mpi_communicator(cfg.gpus_per_node);
-  } catch (const UsageError&) {
-    // Every rank reaches the same verdict; rank 0 reports it, the others just exit 2.
-    if (env.world_rank() == 0) throw;
+  } catch (const UsageError& e) {
+    // Every rank reaches the same verdict: rank 0 reports it once, and all ranks exit 2 after
+    // MPI_Finalize. Printing here, before finalising, means the line is out before any rank
+    // exits and mpirun starts tearing the job down.
+    if (env.world_rank() == 0) std::fprintf(stderr, "prunex bench: error: %s\n", e.what());
     return 2;
   }
   std::vector<BenchRow> rows;
