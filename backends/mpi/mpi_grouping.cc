@@ -17,23 +17,29 @@ int host_ranks_per_node(MPI_Comm world) {
   // Each rank learns the world rank of its host's first rank and how many ranks the host has.
   int first = rank;
   PRUNEX_MPI_CHECK(MPI_Bcast(&first, 1, MPI_INT, 0, host.get()));
-  const int mine[2] = {first, host.size()};
-  std::vector<int> all(2 * static_cast<std::size_t>(size));
-  PRUNEX_MPI_CHECK(MPI_Allgather(mine, 2, MPI_INT, all.data(), 2, MPI_INT, world));
-  const int per_host = all[1];
-  for (int r = 0; r < size; ++r) {
-    const int r_first = all[2 * r], r_count = all[2 * r + 1];
-    PRUNEX_USAGE(r_count == per_host, "hosts hold different numbers of ranks (", per_host,
-                 " with rank 0, ", r_count, " with rank ", r,
+  const int count = host.size();
+  std::vector<int> firsts(size), counts(size);
+  PRUNEX_MPI_CHECK(MPI_Allgather(&first, 1, MPI_INT, firsts.data(), 1, MPI_INT, world));
+  PRUNEX_MPI_CHECK(MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, world));
+  return ranks_per_host(firsts, counts);
+}
+
+}  // namespace
+
+int ranks_per_host(const std::vector<int>& host_first, const std::vector<int>& host_ranks) {
+  PRUNEX_CHECK(!host_first.empty() && host_first.size() == host_ranks.size());
+  const int per_host = host_ranks[0];
+  for (int r = 0; r < static_cast<int>(host_first.size()); ++r) {
+    PRUNEX_USAGE(host_ranks[r] == per_host, "hosts hold different numbers of ranks (", per_host,
+                 " with rank 0, ", host_ranks[r], " with rank ", r,
                  "); give each host the same number or pass --gpus-per-node");
-    PRUNEX_USAGE(r_first == r - r % per_host, "rank ", r, " shares a host with rank ", r_first,
+    PRUNEX_USAGE(host_first[r] == r - r % per_host, "rank ", r, " shares a host with rank ",
+                 host_first[r],
                  ": ranks must be placed in consecutive blocks per host (mpirun --map-by "
                  "slot), or pass --gpus-per-node");
   }
   return per_host;
 }
-
-}  // namespace
 
 NodeGrouping mpi_node_grouping(MPI_Comm world, int gpus_per_node) {
   PRUNEX_USAGE(gpus_per_node >= 0, "--gpus-per-node must be positive, got ", gpus_per_node);

@@ -1,6 +1,7 @@
 // Node grouping: group ranks and sizes, which ranks share a node, bad groupings.
 #include <stdexcept>
 
+#include "backends/mpi/mpi_grouping.h"
 #include "engine/error.h"
 #include "tests/mpi/mpi_test_env.h"
 
@@ -76,6 +77,19 @@ TEST(Grouping, NonMultipleRanksPerNodeIsAUsageError) {
     }
   }
   EXPECT_THROW(make_mpi_communicator(-1), UsageError);
+}
+
+// Layouts one host can't produce, checked on the gathered data the real grouping uses.
+TEST(Grouping, HostLayoutsMustBeEqualConsecutiveBlocks) {
+  EXPECT_EQ(ranks_per_host({0, 0, 2, 2}, {2, 2, 2, 2}), 2);
+  EXPECT_EQ(ranks_per_host({0, 0, 0, 0}, {4, 4, 4, 4}), 4);
+  EXPECT_EQ(ranks_per_host({0, 1, 2}, {1, 1, 1}), 1);
+  // mpirun --map-by node: ranks 0 and 2 on one host, 1 and 3 on the other.
+  EXPECT_THROW(ranks_per_host({0, 1, 0, 1}, {2, 2, 2, 2}), UsageError);
+  // Three ranks on one host, one on another.
+  EXPECT_THROW(ranks_per_host({0, 0, 0, 3}, {3, 3, 3, 1}), UsageError);
+  // Equal sizes but the blocks are shifted.
+  EXPECT_THROW(ranks_per_host({0, 1, 1, 3}, {1, 2, 2, 1}), UsageError);
 }
 
 }  // namespace
