@@ -1,0 +1,202 @@
+#include "backends/mpi/mpi_communicator.h"
+
+#include <climits>
+#include <cstdlib>
+#include <stdexcept>
+#include <utility>
+
+#include "backends/mpi/mpi_grouping.h"
+#include "engine/error.h"
+
+namespace prunex {
+namespace {
+
+int group_index(Group g) {
+  return static_cast<int>(g);
+}
+
+int checked_count(std::size_t count) {
+  PRUNEX_CHECK(count <= static_cast<std::size_t>(INT_MAX), "count ", count,
+               " exceeds MPI's int count");
+  return static_cast<int>(count);
+}
+
+// avg is a sum followed by a division, so it needs a floating type; bor works on bytes.
+MPI_Op mpi_op(ReduceOp op, DType t) {
+  switch (op) {
+    case ReduceOp::sum:
+      return MPI_SUM;
+    case ReduceOp::max:
+      return MPI_MAX;
+    case ReduceOp::avg:
+      PRUNEX_CHECK(t == DType::f32 || t == DType::f64, "avg needs float or double, got ",
+                   dtype_name(t));
+      return MPI_SUM;
+    case ReduceOp::bor:
+      PRUNEX_CHECK(t == DType::u8, "bor works on uint8 only, got ", dtype_name(t));
+      return MPI_BOR;
+  }
+  throw std::logic_error("unknown ReduceOp");
+}
+
+void divide(void* data, std::size_t count, DType t, int n) {
+  if (t == DType::f32) {
+    auto* p = static_cast<float*>(data);
+    for (std::size_t i = 0; i < count; ++i) p[i] /= static_cast<float>(n);
+  } else {
+    auto* p = static_cast<double*>(data);
+    for (std::size_t i = 0; i < count; ++i) p[i] /= n;
+  }
+}
+
+}  // namespace
+
+// An MPI_Iallreduce in flight. The communicator must outlive it. Completion (wait, a
+// successful is_completed, or destruction) finishes an avg and records the call once.
+class MpiAllreduceWork : public Work {
+ public:
+  MpiAllreduceWork(MpiCommunicator& comm, void* data, std::size_t count, DType dtype, ReduceOp op,
+                   Group g)
+      : comm_(comm), data_(data), count_(count), dtype_(dtype), op_(op), group_(g) {
+    const MPI_Op mop = mpi_op(op, dtype);
+    start_ = MPI_Wtime();
+    PRUNEX_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, data, checked_count(count), mpi_datatype(dtype),
+                                    mop, comm.comm(g), &request_));
+  }
+  ~MpiAllreduceWork() override {
+    // The buffer must not be released while MPI still writes into it.
+    if (request_ != MPI_REQUEST_NULL && MpiEnv::active()) {
+      MPI_Wait(&request_, MPI_STATUS_IGNORE);
+      if (!done_) finish();
+    }
+  }
+  MpiAllreduceWork(const MpiAllreduceWork&) = delete;
+  MpiAllreduceWork& operator=(const MpiAllreduceWork&) = delete;
+
+  void wait() override {
+    if (done_) return;
+    PRUNEX_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
+    finish();
+  }
+  bool is_completed() override {
+    if (done_) return true;
+    int flag = 0;
+    PRUNEX_MPI_CHECK(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE));
+    if (flag) finish();
+    return done_;
+  }
+
+ private:
+  void finish() {
+    done_ = true;
+    if (op_ == ReduceOp::avg) divide(data_, count_, dtype_, comm_.size(group_));
+    comm_.record("allreduce", group_, count_ * dtype_size(dtype_), MPI_Wtime() - start_);
+  }
+
+  MpiCommunicator& comm_;
+  void* data_;
+  std::size_t count_;
+  DType dtype_;
+  ReduceOp op_;
+  Group group_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  double start_ = 0;
+  bool done_ = false;
+};
+
+MpiCommunicator::MpiCommunicator(NodeGrouping grouping, MpiComm world, MpiComm intra, MpiComm inter)
+    : grouping_(grouping) {
+  world_rank_ = world.rank();
+  comms_[group_index(Group::world)] = std::move(world);
+  comms_[group_index(Group::intra)] = std::move(intra);
+  comms_[group_index(Group::inter)] = std::move(inter);
+  // The splits must agree with the grouping's arithmetic the rest of the engine relies on.
+  PRUNEX_CHECK_EQ(comms_[0].size(), grouping_.world_size);
+  PRUNEX_CHECK_EQ(comms_[1].size(), grouping_.gpus_per_node);
+  PRUNEX_CHECK_EQ(comms_[1].rank(), grouping_.local_rank(world_rank_));
+  PRUNEX_CHECK_EQ(static_cast<bool>(comms_[2]), grouping_.is_leader(world_rank_));
+  for (int i = 0; i < 3; ++i) {
+    if (!comms_[i]) continue;
+    ranks_[i] = comms_[i].rank();
+    sizes_[i] = comms_[i].size();
+  }
+  if (comms_[2]) {
+    PRUNEX_CHECK_EQ(sizes_[2], grouping_.nodes());
+    PRUNEX_CHECK_EQ(ranks_[2], grouping_.node_of(world_rank_));
+  }
+}
+
+MPI_Comm MpiCommunicator::comm(Group g) const {
+  const MpiComm& c = comms_[group_index(g)];
+  PRUNEX_CHECK(static_cast<bool>(c), "world rank ", world_rank_,
+               " is not a node leader and has no ", group_name(g), " group");
+  return c.get();
+}
+
+int MpiCommunicator::rank(Group g) const {
+  comm(g);  // checks membership
+  return ranks_[group_index(g)];
+}
+
+int MpiCommunicator::size(Group g) const {
+  comm(g);
+  return sizes_[group_index(g)];
+}
+
+void MpiCommunicator::allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g) {
+  const MPI_Op mop = mpi_op(op, dtype);
+  const MPI_Comm c = comm(g);
+  const double t0 = MPI_Wtime();
+  PRUNEX_MPI_CHECK(
+      MPI_Allreduce(MPI_IN_PLACE, data, checked_count(count), mpi_datatype(dtype), mop, c));
+  if (op == ReduceOp::avg) divide(data, count, dtype, size(g));
+  record("allreduce", g, count * dtype_size(dtype), MPI_Wtime() - t0);
+}
+
+std::unique_ptr<Work> MpiCommunicator::allreduce_async(void* data, std::size_t count, DType dtype,
+                                                       ReduceOp op, Group g) {
+  return std::make_unique<MpiAllreduceWork>(*this, data, count, dtype, op, g);
+}
+
+void MpiCommunicator::broadcast(void* data, std::size_t count, DType dtype, int root, Group g) {
+  const MPI_Comm c = comm(g);
+  PRUNEX_CHECK(root >= 0 && root < size(g), "broadcast root ", root, " outside ", group_name(g),
+               " group of size ", size(g));
+  const double t0 = MPI_Wtime();
+  PRUNEX_MPI_CHECK(MPI_Bcast(data, checked_count(count), mpi_datatype(dtype), root, c));
+  record("broadcast", g, count * dtype_size(dtype), MPI_Wtime() - t0);
+}
+
+void MpiCommunicator::allgather(const void* send, void* recv, std::size_t count, DType dtype,
+                                Group g) {
+  const MPI_Comm c = comm(g);
+  const MPI_Datatype t = mpi_datatype(dtype);
+  const int n = checked_count(count);
+  const double t0 = MPI_Wtime();
+  PRUNEX_MPI_CHECK(MPI_Allgather(send, n, t, recv, n, t, c));
+  record("allgather", g, count * dtype_size(dtype), MPI_Wtime() - t0);
+}
+
+void MpiCommunicator::barrier(Group g) {
+  const MPI_Comm c = comm(g);
+  const double t0 = MPI_Wtime();
+  PRUNEX_MPI_CHECK(MPI_Barrier(c));
+  record("barrier", g, 0, MPI_Wtime() - t0);
+}
+
+void MpiCommunicator::abort(int code) {
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::abort();  // MPI_Abort does not return; this satisfies [[noreturn]] if it ever did
+}
+
+std::unique_ptr<MpiCommunicator> make_mpi_communicator(int gpus_per_node) {
+  PRUNEX_CHECK(MpiEnv::active(), "MPI is not initialised (create an MpiEnv first)");
+  MpiComm world = MpiComm::dup(MPI_COMM_WORLD);
+  const NodeGrouping g = mpi_node_grouping(world.get(), gpus_per_node);
+  const int r = world.rank();
+  MpiComm intra = MpiComm::split(world.get(), g.node_of(r), g.local_rank(r));
+  MpiComm inter = MpiComm::split(world.get(), g.is_leader(r) ? 0 : MPI_UNDEFINED, g.node_of(r));
+  return std::make_unique<MpiCommunicator>(g, std::move(world), std::move(intra), std::move(inter));
+}
+
+}  // namespace prunex

@@ -1,0 +1,150 @@
+// All-reduce (sum, avg, max, bor) on every group and dtype against closed forms.
+#include <cmath>
+#include <cstdint>
+#include <stdexcept>
+#include <vector>
+
+#include "tests/mpi/mpi_test_env.h"
+
+namespace prunex::test {
+namespace {
+
+// Sizes: one element, an odd count, and one big enough for MPI's pipelined algorithms.
+constexpr std::size_t kCounts[] = {1, 1001, 1 << 17};
+
+using AllreduceTest = GroupedTest;
+
+template <typename T>
+void check_sum(MpiCommunicator& c, Group g, int n, int q, DType t) {
+  for (std::size_t count : kCounts) {
+    std::vector<T> v(count);
+    for (std::size_t k = 0; k < count; ++k) v[k] = static_cast<T>((q + 1) * (k % 5 + 1));
+    c.allreduce(v.data(), count, t, ReduceOp::sum, g);
+    long wrong = 0;
+    for (std::size_t k = 0; k < count; ++k)  // sum of (q+1) over q < n is n(n+1)/2
+      wrong += v[k] != static_cast<T>(n * (n + 1) / 2 * (k % 5 + 1));
+    EXPECT_EQ(wrong, 0) << group_name(g) << " " << dtype_name(t) << " count " << count;
+  }
+}
+
+TEST_P(AllreduceTest, SumIsTriangularNumberTimesPattern) {
+  for (Group g : kGroups) {
+    if (!member(g)) continue;
+    const int n = expected_size(g), q = expected_rank(g);
+    check_sum<float>(*comm_, g, n, q, DType::f32);
+    check_sum<double>(*comm_, g, n, q, DType::f64);
+    check_sum<std::int32_t>(*comm_, g, n, q, DType::i32);
+    check_sum<std::int64_t>(*comm_, g, n, q, DType::i64);
+  }
+}
+
+template <typename T>
+void check_avg(MpiCommunicator& c, Group g, int n, int q, DType t) {
+  for (std::size_t count : kCounts) {
+    std::vector<T> v(count);
+    for (std::size_t k = 0; k < count; ++k) v[k] = static_cast<T>((q + 1) * (k % 5 + 1));
+    c.allreduce(v.data(), count, t, ReduceOp::avg, g);
+    long wrong = 0;
+    for (std::size_t k = 0; k < count; ++k) {  // mean of (q+1) is (n+1)/2
+      const double want = (n + 1) / 2.0 * (k % 5 + 1);
+      wrong += std::abs(v[k] - want) > 1e-6 * want;
+    }
+    EXPECT_EQ(wrong, 0) << group_name(g) << " " << dtype_name(t) << " count " << count;
+  }
+}
+
+TEST_P(AllreduceTest, AverageIsHalfOfSizePlusOne) {
+  for (Group g : kGroups) {
+    if (!member(g)) continue;
+    check_avg<float>(*comm_, g, expected_size(g), expected_rank(g), DType::f32);
+    check_avg<double>(*comm_, g, expected_size(g), expected_rank(g), DType::f64);
+  }
+}
+
+template <typename T>
+void check_max(MpiCommunicator& c, Group g, int n, int q, DType t, int offset) {
+  for (std::size_t count : kCounts) {
+    // Each element's maximum sits on a different rank: (q + k) % n peaks at n - 1.
+    std::vector<T> v(count);
+    for (std::size_t k = 0; k < count; ++k)
+      v[k] = static_cast<T>(static_cast<int>((q + k) % n) + offset);
+    c.allreduce(v.data(), count, t, ReduceOp::max, g);
+    long wrong = 0;
+    for (std::size_t k = 0; k < count; ++k) wrong += v[k] != static_cast<T>(n - 1 + offset);
+    EXPECT_EQ(wrong, 0) << group_name(g) << " " << dtype_name(t) << " count " << count;
+  }
+}
+
+TEST_P(AllreduceTest, MaxIsLargestContribution) {
+  for (Group g : kGroups) {
+    if (!member(g)) continue;
+    const int n = expected_size(g), q = expected_rank(g);
+    check_max<float>(*comm_, g, n, q, DType::f32, -20);  // negative: no zero-initialised luck
+    check_max<double>(*comm_, g, n, q, DType::f64, -20);
+    check_max<std::int32_t>(*comm_, g, n, q, DType::i32, -20);
+    check_max<std::uint8_t>(*comm_, g, n, q, DType::u8, 3);
+  }
+}
+
+TEST_P(AllreduceTest, BitwiseOrOfOneBitPerRank) {
+  for (Group g : kGroups) {
+    if (!member(g)) continue;
+    const int n = expected_size(g), q = expected_rank(g);
+    for (std::size_t count : kCounts) {
+      std::vector<std::uint8_t> v(count);
+      for (std::size_t k = 0; k < count; ++k) v[k] = static_cast<std::uint8_t>(1u << ((q + k) % 8));
+      comm_->allreduce(v.data(), count, DType::u8, ReduceOp::bor, g);
+      long wrong = 0;
+      for (std::size_t k = 0; k < count; ++k) {
+        unsigned want = 0;  // brute force over the group's ranks
+        for (int r = 0; r < n; ++r) want |= 1u << ((r + k) % 8);
+        wrong += v[k] != want;
+      }
+      EXPECT_EQ(wrong, 0) << group_name(g) << " count " << count;
+    }
+  }
+}
+
+TEST_P(AllreduceTest, UnsupportedOpDtypePairsAreLogicErrors) {
+  std::int32_t i = 1;
+  float f = 1;
+  EXPECT_THROW(comm_->allreduce(&i, 1, DType::i32, ReduceOp::avg, Group::world), std::logic_error);
+  EXPECT_THROW(comm_->allreduce(&f, 1, DType::f32, ReduceOp::bor, Group::world), std::logic_error);
+  EXPECT_THROW(comm_->allreduce_async(&f, 1, DType::f32, ReduceOp::bor, Group::world),
+               std::logic_error);
+}
+
+TEST_P(AllreduceTest, AsyncWorksCompleteInAnyOrder) {
+  for (Group g : kGroups) {
+    if (!member(g)) continue;
+    const int n = expected_size(g), q = expected_rank(g);
+    const std::size_t count = 1 << 16;
+    std::vector<float> a(count, static_cast<float>(q + 1)), b(count, static_cast<float>(q + 1));
+    auto wa = comm_->allreduce_async(a.data(), count, DType::f32, ReduceOp::sum, g);
+    auto wb = comm_->allreduce_async(b.data(), count, DType::f32, ReduceOp::avg, g);
+    wb->wait();
+    wa->wait();
+    EXPECT_TRUE(wa->is_completed());
+    EXPECT_TRUE(wb->is_completed());
+    long wrong = 0;
+    for (std::size_t k = 0; k < count; ++k)
+      wrong += (a[k] != n * (n + 1) / 2.0f) + (b[k] != (n + 1) / 2.0f);
+    EXPECT_EQ(wrong, 0) << group_name(g);
+
+    // Polling until done, and a Work dropped without wait() finishes in its destructor.
+    std::vector<double> c(count, q + 1.0), d(count, q + 1.0);
+    auto wc = comm_->allreduce_async(c.data(), count, DType::f64, ReduceOp::sum, g);
+    while (!wc->is_completed()) {
+    }
+    comm_->allreduce_async(d.data(), count, DType::f64, ReduceOp::sum, g).reset();
+    wrong = 0;
+    for (std::size_t k = 0; k < count; ++k)
+      wrong += (c[k] != n * (n + 1) / 2.0) + (d[k] != n * (n + 1) / 2.0);
+    EXPECT_EQ(wrong, 0) << group_name(g);
+  }
+}
+
+PRUNEX_INSTANTIATE_GROUPINGS(AllreduceTest);
+
+}  // namespace
+}  // namespace prunex::test
