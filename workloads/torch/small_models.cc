@@ -11,40 +11,43 @@ namespace {
 namespace nn = torch::nn;
 
 // Four 3x3 conv (pad 1) layers of 32, 32, 64, 64 channels, each followed by BN and ReLU, a
-// 2x2 max-pool after the second and the fourth, global average pool, fc.
+// 2x2 max-pool after the second and the fourth, global average pool, fc. `features` is one
+// nn.Sequential, numbered as the layer table (workloads/layers/model_zoo.h) documents:
+// features.0/.1 conv/BN, .3/.4, .7/.8, .10/.11; pools at 6 and 13.
 class SmallCnn : public TorchModel {
  public:
   SmallCnn(int classes, int in_channels) {
-    const int widths[4] = {32, 32, 64, 64};
+    nn::Sequential features;
     int in = in_channels;
     for (int i = 0; i < 4; ++i) {
-      const std::string k = std::to_string(i + 1);
-      convs_.push_back(register_module(
-          "conv" + k, nn::Conv2d(nn::Conv2dOptions(in, widths[i], 3).padding(1).bias(false))));
-      bns_.push_back(register_module("bn" + k, nn::BatchNorm2d(widths[i])));
-      in = widths[i];
+      const int out = i < 2 ? 32 : 64;
+      features->push_back(nn::Conv2d(nn::Conv2dOptions(in, out, 3).padding(1).bias(false)));
+      features->push_back(nn::BatchNorm2d(out));
+      features->push_back(nn::ReLU(nn::ReLUOptions(true)));
+      if (i == 1 || i == 3) features->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2)));
+      in = out;
     }
+    features_ = register_module("features", features);
     fc_ = register_module("fc", nn::Linear(in, classes));
     torch::NoGradGuard no_grad;
-    for (auto& c : convs_) nn::init::kaiming_normal_(c->weight, 0.0, torch::kFanOut, torch::kReLU);
-    for (auto& bn : bns_) {
-      bn->weight.fill_(1.0);
-      bn->bias.zero_();
+    for (auto& m : modules(/*include_self=*/false)) {
+      if (auto* c = m->as<nn::Conv2d>()) {
+        nn::init::kaiming_normal_(c->weight, 0.0, torch::kFanOut, torch::kReLU);
+      } else if (auto* bn = m->as<nn::BatchNorm2d>()) {
+        bn->weight.fill_(1.0);
+        bn->bias.zero_();
+      }
     }
   }
 
   torch::Tensor forward(torch::Tensor x) override {
-    for (size_t i = 0; i < convs_.size(); ++i) {
-      x = torch::relu(bns_[i](convs_[i](x)));
-      if (i == 1 || i == 3) x = torch::max_pool2d(x, 2, 2);
-    }
+    x = features_->forward(x);
     x = torch::adaptive_avg_pool2d(x, {1, 1}).flatten(1);
     return fc_(x);
   }
 
  private:
-  std::vector<nn::Conv2d> convs_;
-  std::vector<nn::BatchNorm2d> bns_;
+  nn::Sequential features_{nullptr};
   nn::Linear fc_{nullptr};
 };
 
