@@ -4,6 +4,8 @@
 // ready, so communication overlaps the rest of the backward pass (Li et al., VLDB 2020).
 #include <cstring>
 
+#include "engine/error.h"
+#include "engine/phases.h"
 #include "workloads/train/live_strategy.h"
 
 namespace prunex {

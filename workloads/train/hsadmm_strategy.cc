@@ -1,6 +1,8 @@
 // H-SADMM on live ranks: phase 1 (local SGD epochs with the proximal term of eq. 8) here,
 // phases 2-5 in engine/hsadmm_consensus (shared with the convex test on real ranks).
 #include "engine/hsadmm_consensus.h"
+#include "engine/error.h"
+#include "engine/phases.h"
 #include "workloads/train/live_strategy.h"
 
 namespace prunex {

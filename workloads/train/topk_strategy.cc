@@ -5,6 +5,8 @@
 // sent stays in the residual.
 #include <cstring>
 
+#include "engine/error.h"
+#include "engine/phases.h"
 #include "workloads/train/live_strategy.h"
 
 namespace prunex {

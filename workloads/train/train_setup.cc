@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/error.h"
+#include "engine/phases.h"
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex {
