@@ -8,6 +8,7 @@
 #include <limits>
 #include <random>
 
+#include "engine/compaction_simd.h"
 #include "engine/error.h"
 #include "tests/engine/sparsity_fixtures.h"
 
@@ -74,9 +75,10 @@ std::vector<float> reference_stream(const Model& m, const ModelMask& mask, bool 
 
 // Packs, compares every bucket with the reference cut, unpacks into NaN-filled tensors and
 // compares with the expansion (zeros outside K_out x K_in).
-void check_round_trip(const Model& m, const ModelMask& mask, int64_t bucket_bytes, bool with_v,
-                      float scale = 1.0f) {
-  SCOPED_TRACE(::testing::Message() << "bucket_bytes=" << bucket_bytes << " v=" << with_v);
+void check_round_trip_once(const Model& m, const ModelMask& mask, int64_t bucket_bytes, bool with_v,
+                           float scale) {
+  SCOPED_TRACE(::testing::Message() << "bucket_bytes=" << bucket_bytes << " v=" << with_v
+                                    << " simd=" << detail::compaction_simd_enabled());
   CompactionPlan plan(m.layout, mask, bucket_bytes);
   auto ref = reference_stream(m, mask, with_v);
   ASSERT_EQ(plan.compact_floats(), int64_t(ref.size()));
@@ -111,6 +113,16 @@ void check_round_trip(const Model& m, const ModelMask& mask, int64_t bucket_byte
           ASSERT_EQ(out[l][i], want) << "layer " << l << " at " << o << "," << c << "," << p;
         }
   }
+}
+
+// Both the portable row code and, where the CPU has AVX-512, the vector kernels.
+void check_round_trip(const Model& m, const ModelMask& mask, int64_t bucket_bytes, bool with_v,
+                      float scale = 1.0f) {
+  const bool had = detail::set_compaction_simd(false);
+  check_round_trip_once(m, mask, bucket_bytes, with_v, scale);
+  if (detail::set_compaction_simd(true), detail::compaction_simd_enabled())
+    check_round_trip_once(m, mask, bucket_bytes, with_v, scale);
+  detail::set_compaction_simd(had);
 }
 
 TEST(Compaction, RoundTripOverBucketSizes) {
@@ -182,6 +194,21 @@ TEST(Compaction, GatherAndRunPathsBothExercised) {
   EXPECT_FALSE(plan.layers()[2].gather);
   EXPECT_EQ(plan.layers()[2].runs.size(), 2u);
   for (int64_t bytes : {1 << 20, 4 * 37, 4 * 32}) check_round_trip(m, mask, bytes, true);
+}
+
+TEST(Compaction, VectorKernelsCoverLayersInsideOneBucket) {
+  auto layout = testing::tiny_layout();
+  auto mask = random_mask(layout, 0.5, 12);
+  CompactionPlan big(layout, mask, 1 << 20);
+  EXPECT_FALSE(big.layers()[3].flat_bits.empty());  // pruned, inside bucket 0
+  EXPECT_TRUE(big.layers()[1].flat_bits.empty());   // whole: a plain copy
+  CompactionPlan tiny(layout, mask, 16);
+  for (const auto& c : tiny.layers())
+    if (c.offset + c.compact_numel > 4) {
+      EXPECT_TRUE(c.flat_bits.empty());
+    }
+  std::printf("AVX-512 kernels %s on this CPU\n",
+              detail::compaction_simd_enabled() ? "used" : "not available");
 }
 
 TEST(Compaction, PlanIsDeterministicAndSized) {
