@@ -196,6 +196,31 @@ TEST(Compaction, GatherAndRunPathsBothExercised) {
   for (int64_t bytes : {1 << 20, 4 * 37, 4 * 32}) check_round_trip(m, mask, bytes, true);
 }
 
+// Buckets owned by someone else need not start on a cache line: pack must still write the
+// same stream (the vector kernel then takes its unaligned path).
+TEST(Compaction, UnalignedBucketsFromElsewhere) {
+  auto m = make_model(testing::tiny_layout(), 13);
+  auto mask = random_mask(m.layout, 0.5, 14);
+  for (int64_t bytes : {1 << 20, 4 * 300}) {
+    CompactionPlan plan(m.layout, mask, bytes);
+    auto ref = reference_stream(m, mask, true);
+    std::vector<std::vector<float>> storage;
+    std::vector<float*> ptrs;
+    for (int b = 0; b < plan.buckets(); ++b) storage.emplace_back(plan.bucket_floats(b) + 1, -3.0f);
+    for (auto& s : storage) ptrs.push_back(s.data() + 1);  // 4 bytes past the allocation
+    for (bool simd : {false, true}) {
+      const bool had = detail::set_compaction_simd(simd);
+      pack(plan, m.zp.data(), m.vp.data(), ptrs.data());
+      detail::set_compaction_simd(had);
+      for (int b = 0; b < plan.buckets(); ++b) {
+        for (int64_t i = 0; i < plan.bucket_floats(b); ++i)
+          ASSERT_EQ(ptrs[b][i], ref[b * plan.bucket_capacity() + i]) << b << " " << i;
+        EXPECT_EQ(storage[b][0], -3.0f);  // nothing written before the bucket
+      }
+    }
+  }
+}
+
 TEST(Compaction, VectorKernelsCoverLayersInsideOneBucket) {
   auto layout = testing::tiny_layout();
   auto mask = random_mask(layout, 0.5, 12);
