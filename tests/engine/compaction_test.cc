@@ -10,7 +10,9 @@
 
 #include "engine/compaction_simd.h"
 #include "engine/error.h"
+#include "engine/projection.h"
 #include "tests/engine/sparsity_fixtures.h"
+#include "workloads/layers/model_zoo.h"
 
 namespace prunex {
 namespace {
@@ -255,6 +257,43 @@ TEST(Compaction, PlanIsDeterministicAndSized) {
   EXPECT_EQ(pa.compact_bytes(), 4 * expect);
   EXPECT_EQ(CompactionPlan(layout, a).bucket_capacity(), kDefaultBucketBytes / 4);
   EXPECT_THROW((void)CompactionPlan(layout, a, 3), UsageError);
+}
+
+}  // namespace
+}  // namespace prunex
+
+namespace prunex {
+namespace {
+
+// The bench's model: channel 0.5 on ResNet-152 keeps round(in / 2) channels of every conv
+// but the stem, all filters, and every other tensor whole.
+TEST(Compaction, Resnet152ChannelHalfSizes) {
+  const ModelLayout layout = make_layout("resnet152", 10);
+  const auto spec = SparsitySpec::build(layout, kChannel, KeepRate::of_fraction(0.5));
+  int convs = 0;
+  int64_t expect = 0;
+  for (size_t l = 0; l < layout.layers.size(); ++l) {
+    const auto& s = layout.layers[l].shape;
+    if (layout.layers[l].is_conv()) ++convs;
+    if (spec.layers[l].pruned())
+      expect += s[0] * ((s[1] + 1) / 2) * s[2] * s[3];  // round half up of in / 2
+    else
+      expect += layout.layers[l].numel();
+  }
+  EXPECT_EQ(convs, 155);
+  EXPECT_EQ(spec.pruned_layers(), 154);
+  EXPECT_FALSE(spec.layers[layout.find("conv1.weight")].pruned());
+
+  std::mt19937 rng(21);
+  std::vector<std::vector<float>> w;
+  std::vector<float*> ptrs;
+  for (const auto& l : layout.layers) w.push_back(testing::random_tensor(l.numel(), rng));
+  for (auto& t : w) ptrs.push_back(t.data());
+  const ModelMask mask = project_model(ptrs.data(), layout, spec);
+  const CompactionPlan plan(layout, mask);
+  EXPECT_EQ(plan.compact_floats(), expect);
+  EXPECT_EQ(plan.dense_floats(), layout.parameters());
+  EXPECT_EQ(plan.buckets(), int((expect * 4 + kDefaultBucketBytes - 1) / kDefaultBucketBytes));
 }
 
 }  // namespace
