@@ -10,6 +10,10 @@
 // a bucket spans several; pack/unpack split copies at the cuts. The plan depends only on
 // the layout, the masks and the bucket size, so ranks with identical masks get identical
 // plans (fingerprint() lets them check).
+//
+// Speed: layers whose slice lies in one bucket go through AVX-512 expand/compress kernels
+// when the CPU has them (compaction_simd.h), the rest through precomputed channel runs or
+// column lists; outputs are written with streaming stores, fenced before returning.
 #pragma once
 
 #include <cstddef>
