@@ -91,9 +91,11 @@ __attribute__((target("avx512f,popcnt"))) void pack_layer_simd_nt(const CompactL
   for (int64_t i = 0; i < n; i += 16) {
     uint32_t m = bits16(bits, i);  // bits past n are zero
     // 1 KiB ahead: two read streams keep more lines in flight than the hardware prefetcher
-    // alone (measured with prunex bench --op compaction; a hint, never a fault).
-    _mm_prefetch(reinterpret_cast<const char*>(z + i + 256), _MM_HINT_T0);
-    if (v) _mm_prefetch(reinterpret_cast<const char*>(v + i + 256), _MM_HINT_T0);
+    // alone (measured with prunex bench --op compaction).
+    if (i + 256 < n) {
+      _mm_prefetch(reinterpret_cast<const char*>(z + i + 256), _MM_HINT_T0);
+      if (v) _mm_prefetch(reinterpret_cast<const char*>(v + i + 256), _MM_HINT_T0);
+    }
     if (m == 0) continue;
     const auto lanes = static_cast<__mmask16>(n - i >= 16 ? 0xffffu : (1u << (n - i)) - 1);
     __m512 x = _mm512_maskz_loadu_ps(lanes, z + i);
