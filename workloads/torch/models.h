@@ -1,0 +1,48 @@
+// LibTorch models for live training: the torchvision architectures (resnet18/50/152,
+// wide_resnet50_2, vgg19, vgg19_bn) with a configurable class count and a stem that takes any
+// number of input channels, plus two CPU-sized models (resnet20, small_cnn). Parameter names
+// follow torchvision exactly so that named_parameters() lines up, name by name and shape by
+// shape, with the shape-only tables of workloads/layers (make_layout).
+#pragma once
+
+#include <torch/nn/module.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/layer_layout.h"
+
+namespace prunex {
+
+// A network: forward() maps (N, C, H, W) float images to (N, classes) logits.
+class TorchModel : public torch::nn::Module {
+ public:
+  virtual torch::Tensor forward(torch::Tensor x) = 0;
+};
+
+using ModelHandle = std::shared_ptr<TorchModel>;
+
+// Names make_model accepts, in a fixed order.
+const std::vector<std::string>& torch_model_names();
+
+// Builds a freshly initialised model (torchvision initialisation: Kaiming-normal fan_out for
+// convolutions, BN weight 1 / bias 0). Unknown name, classes < 1 or input_channels < 1 ->
+// UsageError.
+ModelHandle make_model(const std::string& name, int classes, int input_channels);
+
+// The model's parameters in the layout's order, checked name by name and shape by shape
+// (a mismatch is a bug: std::logic_error naming the first difference). The tensors share
+// storage with the model, so writing into them writes the model.
+std::vector<torch::Tensor> parameters_in_layout_order(const torch::nn::Module& model,
+                                                      const ModelLayout& layout);
+
+// Builders of one family each (resnet_module.cc, vgg_module.cc, small_models.cc).
+namespace detail {
+ModelHandle make_torchvision_resnet(const std::string& name, int classes, int input_channels);
+ModelHandle make_cifar_resnet20(int classes, int input_channels);
+ModelHandle make_vgg19(bool batch_norm, int classes, int input_channels);
+ModelHandle make_small_cnn(int classes, int input_channels);
+}  // namespace detail
+
+}  // namespace prunex
