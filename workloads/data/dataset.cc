@@ -41,7 +41,8 @@ Dataset load_cifar10(const std::string& dir, bool train, const ShardSpec& spec) 
   return to_dataset(raw, cifar10_normalization(), 10, shard_range(raw.count, spec));
 }
 
-Dataset make_synthetic(int64_t n, int classes, int channels, int size, uint64_t seed) {
+Dataset make_synthetic(int64_t n, int classes, int channels, int size, uint64_t seed,
+                       uint64_t stream) {
   PRUNEX_USAGE(n >= 1 && classes >= 2 && channels >= 1 && size >= 4,
                "synthetic data needs n >= 1, classes >= 2, channels >= 1, size >= 4; got n=", n,
                " classes=", classes, " channels=", channels, " size=", size);
@@ -52,10 +53,13 @@ Dataset make_synthetic(int64_t n, int classes, int channels, int size, uint64_t 
                                                .size(std::vector<int64_t>{size, size})
                                                .mode(torch::kBilinear)
                                                .align_corners(false));
+  // Samples come from their own generator so that streams of one task are independent.
+  auto sample_gen = at::detail::createCPUGenerator(seed * 0x9e3779b97f4a7c15ULL + stream + 1);
   auto labels = torch::arange(n, torch::kInt64).remainder(classes);
-  labels = labels.index_select(0, torch::randperm(n, gen, torch::kInt64));
+  labels = labels.index_select(0, torch::randperm(n, sample_gen, torch::kInt64));
   Dataset d;
-  d.images = prototypes.index_select(0, labels) + torch::randn({n, channels, size, size}, gen);
+  d.images =
+      prototypes.index_select(0, labels) + torch::randn({n, channels, size, size}, sample_gen);
   d.labels = labels;
   d.classes = classes;
   return d;
@@ -68,6 +72,33 @@ Dataset shard(const Dataset& data, const ShardSpec& spec) {
   d.labels = data.labels.narrow(0, r.begin, r.size()).clone();
   d.classes = data.classes;
   return d;
+}
+
+const std::vector<std::string>& dataset_names() {
+  static const std::vector<std::string> names{"cifar10", "fashion-mnist", "synthetic"};
+  return names;
+}
+
+DatasetSpec dataset_spec(const std::string& name) {
+  // Sample counts of the published sets: CIFAR-10 (Krizhevsky 2009) 50,000 / 10,000;
+  // Fashion-MNIST (Xiao et al. 2017) 60,000 / 10,000.
+  if (name == "cifar10") return {name, 3, 32, 10, 50000, 10000, true, cifar10_normalization()};
+  if (name == "fashion-mnist")
+    return {name, 1, 28, 10, 60000, 10000, false, fashion_mnist_normalization()};
+  if (name == "synthetic") return {name, 3, 32, 10, 8192, 2048, false, {}};
+  std::string known;
+  for (const auto& n : dataset_names()) known += (known.empty() ? "" : ", ") + n;
+  throw UsageError("unknown data set '" + name + "' (known: " + known + ")");
+}
+
+Dataset load_dataset(const DatasetSpec& spec, const std::string& data_dir, bool train,
+                     const ShardSpec& shard_spec, uint64_t seed) {
+  if (spec.name == "cifar10") return load_cifar10(data_dir, train, shard_spec);
+  if (spec.name == "fashion-mnist") return load_fashion_mnist(data_dir, train, shard_spec);
+  PRUNEX_USAGE(spec.name == "synthetic", "unknown data set '", spec.name, "'");
+  const Dataset all = make_synthetic(train ? spec.train_samples : spec.test_samples, spec.classes,
+                                     spec.channels, spec.image_size, seed, train ? 0 : 1);
+  return shard(all, shard_spec);
 }
 
 }  // namespace prunex
