@@ -20,16 +20,15 @@ void fill_bandwidth(BenchRow& row, int n) {
 
 void print_bench_header(std::FILE* f, const std::string& title) {
   fmt::print(f, "# {}\n", title);
-  fmt::print(f, "#{:>12} {:>12} {:>8} {:>10} {:>6} {:>13} {:>10} {:>10} {:>8}\n", "size",
-             "count", "type", "op", "group", "time", "algbw", "busbw", "#wrong");
+  fmt::print(f, "#{:>12} {:>12} {:>8} {:>10} {:>6} {:>13} {:>10} {:>10} {:>8}\n", "size", "count",
+             "type", "op", "group", "time", "algbw", "busbw", "#wrong");
   fmt::print(f, "#{:>12} {:>12} {:>8} {:>10} {:>6} {:>13} {:>10} {:>10} {:>8}\n", "(B)",
              "(elements)", "", "", "", "(us)", "(GB/s)", "(GB/s)", "");
 }
 
 void print_bench_row(std::FILE* f, const BenchRow& r) {
-  fmt::print(f, " {:>12} {:>12} {:>8} {:>10} {:>6} {:>13.2f} {:>10.3f} {:>10.3f} {:>8}\n",
-             r.bytes, r.count, r.dtype, r.op, r.group, r.time_us, r.algbw_gbs, r.busbw_gbs,
-             r.wrong);
+  fmt::print(f, " {:>12} {:>12} {:>8} {:>10} {:>6} {:>13.2f} {:>10.3f} {:>10.3f} {:>8}\n", r.bytes,
+             r.count, r.dtype, r.op, r.group, r.time_us, r.algbw_gbs, r.busbw_gbs, r.wrong);
   std::fflush(f);
 }
 
@@ -47,14 +46,20 @@ void print_bench_footer(std::FILE* f, const std::vector<BenchRow>& rows) {
 nlohmann::json bench_rows_json(const std::vector<BenchRow>& rows) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& r : rows)
-    a.push_back({{"op", r.op}, {"group", r.group}, {"algo", r.algo}, {"bytes", r.bytes},
-                 {"count", r.count}, {"dtype", r.dtype}, {"time_us", r.time_us},
-                 {"algbw_gbs", r.algbw_gbs}, {"busbw_gbs", r.busbw_gbs}, {"wrong", r.wrong}});
+    a.push_back({{"op", r.op},
+                 {"group", r.group},
+                 {"algo", r.algo},
+                 {"bytes", r.bytes},
+                 {"count", r.count},
+                 {"dtype", r.dtype},
+                 {"time_us", r.time_us},
+                 {"algbw_gbs", r.algbw_gbs},
+                 {"busbw_gbs", r.busbw_gbs},
+                 {"wrong", r.wrong}});
   return a;
 }
 
-std::vector<std::size_t> bench_sizes(std::size_t min_bytes, std::size_t max_bytes,
-                                     double factor) {
+std::vector<std::size_t> bench_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor) {
   PRUNEX_USAGE(min_bytes > 0, "-b must be positive");
   PRUNEX_USAGE(max_bytes >= min_bytes, "-e (", max_bytes, ") is smaller than -b (", min_bytes, ")");
   PRUNEX_USAGE(factor > 1.0, "-f must be greater than 1, got ", factor);

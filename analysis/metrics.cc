@@ -29,7 +29,9 @@ nlohmann::json iteration_json(const IterationRecord& it) {
   for (const auto& [layer, per_rank] : it.residuals) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& r : per_rank)
-      arr.push_back({{"r_intra", r.r_intra}, {"s_intra", r.s_intra}, {"r_inter", r.r_inter},
+      arr.push_back({{"r_intra", r.r_intra},
+                     {"s_intra", r.s_intra},
+                     {"r_inter", r.r_inter},
                      {"s_inter", r.s_inter}});
     res[layer] = arr;
   }
@@ -55,7 +57,8 @@ nlohmann::json summary_json(const RunRecord& run) {
     intra += it.bytes.intra;
     world += it.bytes.world;
     dense_inter += it.dense_inter_bytes;
-    for (const auto& [name, per_rank] : it.phase_seconds) phase_total[name] += critical_path(per_rank);
+    for (const auto& [name, per_rank] : it.phase_seconds)
+      phase_total[name] += critical_path(per_rank);
   }
   s["iterations"] = run.iterations.size();
   s["time_per_iteration_s"] = wall / n;
@@ -100,11 +103,19 @@ nlohmann::json trace_json(const RunRecord& run) {
   // Chrome trace format: complete events ("ph": "X") in microseconds, one thread per rank.
   nlohmann::json events = nlohmann::json::array();
   for (int r = 0; r < run.ranks; ++r)
-    events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", r},
+    events.push_back({{"name", "thread_name"},
+                      {"ph", "M"},
+                      {"pid", 0},
+                      {"tid", r},
                       {"args", {{"name", "rank " + std::to_string(r)}}}});
   for (const auto& e : run.trace)
-    events.push_back({{"name", e.name}, {"cat", "phase"}, {"ph", "X"}, {"pid", 0},
-                      {"tid", e.rank}, {"ts", e.start_s * 1e6}, {"dur", e.duration_s * 1e6}});
+    events.push_back({{"name", e.name},
+                      {"cat", "phase"},
+                      {"ph", "X"},
+                      {"pid", 0},
+                      {"tid", e.rank},
+                      {"ts", e.start_s * 1e6},
+                      {"dur", e.duration_s * 1e6}});
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 

@@ -32,7 +32,7 @@ struct IterationRecord {
   std::map<std::string, std::vector<double>> phase_seconds;
   double wall_seconds = 0;  // the iteration's wall time (max over ranks)
   TierBytes bytes;
-  double dense_inter_bytes = 0;  // what the inter tier would carry without shrinkage
+  double dense_inter_bytes = 0;           // what the inter tier would carry without shrinkage
   std::map<std::string, double> density;  // layer -> kept fraction
   // layer -> residuals per rank (may be empty for baselines).
   std::map<std::string, std::vector<LayerResiduals>> residuals;

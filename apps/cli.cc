@@ -87,10 +87,15 @@ std::size_t parse_size(const std::string& text, const std::string& what) {
   double x = std::strtod(text.c_str(), &end);
   std::string suffix(end);
   double mult = 1;
-  if (suffix == "K" || suffix == "k" || suffix == "KiB") mult = 1024.0;
-  else if (suffix == "M" || suffix == "MiB") mult = 1024.0 * 1024;
-  else if (suffix == "G" || suffix == "GiB") mult = 1024.0 * 1024 * 1024;
-  else PRUNEX_USAGE(suffix.empty() || suffix == "B", what, ": bad size '", text, "' (e.g. 64K, 1M, 1G)");
+  if (suffix == "K" || suffix == "k" || suffix == "KiB")
+    mult = 1024.0;
+  else if (suffix == "M" || suffix == "MiB")
+    mult = 1024.0 * 1024;
+  else if (suffix == "G" || suffix == "GiB")
+    mult = 1024.0 * 1024 * 1024;
+  else
+    PRUNEX_USAGE(suffix.empty() || suffix == "B", what, ": bad size '", text,
+                 "' (e.g. 64K, 1M, 1G)");
   PRUNEX_USAGE(errno == 0 && x >= 0, what, ": bad size '", text, "'");
   return static_cast<std::size_t>(x * mult);
 }
@@ -119,8 +124,10 @@ std::string help_text(const Command& c) {
       std::string lhs = (o.name.size() == 1 ? "-" : "--") + o.name;
       if (!o.value_name.empty()) lhs += " " + o.value_name;
       os << "  " << lhs;
-      if (lhs.size() < 26) os << std::string(26 - lhs.size(), ' ');
-      else os << "\n" << std::string(28, ' ');
+      if (lhs.size() < 26)
+        os << std::string(26 - lhs.size(), ' ');
+      else
+        os << "\n" << std::string(28, ' ');
       os << o.help;
       if (!o.default_value.empty()) os << " (default " << o.default_value << ")";
       os << "\n";

@@ -13,10 +13,12 @@ namespace {
 
 int run_bench(const Args& args) {
   const std::string op = args.get_or("op", "allreduce");
-  std::string key = op == "compaction" ? "op:compaction" : "backend:" + args.get_or("backend", "mpi");
+  std::string key =
+      op == "compaction" ? "op:compaction" : "backend:" + args.get_or("backend", "mpi");
   auto it = bench_modes().find(key);
   PRUNEX_USAGE(it != bench_modes().end(), "no bench mode for ",
-               op == "compaction" ? std::string("--op compaction") : "--backend " + args.get_or("backend", "mpi"),
+               op == "compaction" ? std::string("--op compaction")
+                                  : "--backend " + args.get_or("backend", "mpi"),
                " in this build");
   return it->second(args);
 }

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "analysis/metrics.h"
+#include "analysis/run_summary.h"
 #include "apps/cli.h"
 #include "backends/mpi/mpi_communicator.h"
 #include "backends/mpi/mpi_env.h"
@@ -13,7 +14,8 @@ namespace prunex::cli {
 namespace {
 
 std::vector<Option> train_options() {
-  std::vector<Option> opts = {{"config", "FILE", "JSON file of settings (keys = option names)", ""}};
+  std::vector<Option> opts = {
+      {"config", "FILE", "JSON file of settings (keys = option names)", ""}};
   const TrainConfig defaults;
   for (const auto& f : train_fields())
     opts.push_back({f.name, f.value_name, f.help, f.get(defaults).dump()});
@@ -41,16 +43,7 @@ int run_train(const Args& args) {
     RunRecord run = run_training(cfg, *comm);
     if (comm->world_rank() == 0) {
       write_run(run, cfg.out);
-      const auto s = summary_json(run);
-      std::printf("train: %zu iterations, %.2f s per iteration, inter-node %.3f MB per iteration "
-                  "(dense %.3f MB)%s\n",
-                  run.iterations.size(), s["time_per_iteration_s"].get<double>(),
-                  s["inter_node_bytes_per_iteration"].get<double>() / 1e6,
-                  s["dense_inter_node_bytes_per_iteration"].get<double>() / 1e6,
-                  s.contains("test_accuracy")
-                      ? (", test accuracy " + std::to_string(100 * s["test_accuracy"].get<double>()) + "%").c_str()
-                      : "");
-      std::printf("train: wrote %s/metrics.json and %s/trace.json\n", cfg.out.c_str(), cfg.out.c_str());
+      print_run_summary(stdout, run, cfg.out);
     }
   } catch (const UsageError& e) {
     // Data errors are found by every rank alike before any collective: exit 2 cleanly.
@@ -66,8 +59,7 @@ int run_train(const Args& args) {
 }
 
 PRUNEX_REGISTER_COMMAND(Command{
-    "train",
-    "live training (H-SADMM or a baseline) under mpirun/srun, writes metrics.json",
+    "train", "live training (H-SADMM or a baseline) under mpirun/srun, writes metrics.json",
     "mpirun -np N prunex train [--config FILE] [--gpus-per-node P] [--model M] [--strategy S] ...",
     "Runs Algorithm 1 of the PruneX paper (or a baseline strategy) on real MPI ranks with\n"
     "LibTorch on the CPU. Ranks are grouped into nodes: real hosts, or --gpus-per-node P\n"
@@ -77,8 +69,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "example:\n"
     "  mpirun -np 4 prunex train --gpus-per-node 2 --dataset fashion-mnist --model small_cnn \\\n"
     "      --strategy hsadmm --config workloads/configs/fashion_mnist_small_cnn_hsadmm.json",
-    train_options(),
-    run_train});
+    train_options(), run_train});
 
 }  // namespace
 }  // namespace prunex::cli

@@ -61,8 +61,7 @@ class Communicator {
                                                 ReduceOp op, Group g) = 0;
   virtual void broadcast(void* data, std::size_t count, DType dtype, int root, Group g) = 0;
   // recv holds size(g) * count elements, rank r's block at r * count.
-  virtual void allgather(const void* send, void* recv, std::size_t count, DType dtype,
-                         Group g) = 0;
+  virtual void allgather(const void* send, void* recv, std::size_t count, DType dtype, Group g) = 0;
   virtual void barrier(Group g) = 0;
   // Ends every rank (used when one rank fails, so nobody hangs).
   virtual void abort(int code) = 0;

@@ -26,26 +26,26 @@ std::string concat(const Args&... args) {
 }  // namespace prunex
 
 // Internal invariant: throws std::logic_error naming the file, line, condition and message.
-#define PRUNEX_CHECK(cond, ...)                                                         \
-  do {                                                                                  \
-    if (!(cond))                                                                        \
-      throw std::logic_error(::prunex::detail::concat(__FILE__, ":", __LINE__, ": ",    \
+#define PRUNEX_CHECK(cond, ...)                                                                    \
+  do {                                                                                             \
+    if (!(cond))                                                                                   \
+      throw std::logic_error(::prunex::detail::concat(__FILE__, ":", __LINE__, ": ",               \
                                                       "check failed: " #cond " ", ##__VA_ARGS__)); \
   } while (0)
 
 // Two values must be equal; prints both.
-#define PRUNEX_CHECK_EQ(a, b, ...)                                                           \
-  do {                                                                                       \
-    const auto& prunex_a_ = (a);                                                             \
-    const auto& prunex_b_ = (b);                                                             \
-    if (!(prunex_a_ == prunex_b_))                                                           \
-      throw std::logic_error(::prunex::detail::concat(__FILE__, ":", __LINE__, ": " #a " (",  \
-                                                      prunex_a_, ") != " #b " (", prunex_b_, \
-                                                      ") ", ##__VA_ARGS__));                 \
+#define PRUNEX_CHECK_EQ(a, b, ...)                                                                 \
+  do {                                                                                             \
+    const auto& prunex_a_ = (a);                                                                   \
+    const auto& prunex_b_ = (b);                                                                   \
+    if (!(prunex_a_ == prunex_b_))                                                                 \
+      throw std::logic_error(::prunex::detail::concat(__FILE__, ":", __LINE__, ": " #a " (",       \
+                                                      prunex_a_, ") != " #b " (", prunex_b_, ") ", \
+                                                      ##__VA_ARGS__));                             \
   } while (0)
 
 // User input is wrong: one line, exit 2.
-#define PRUNEX_USAGE(cond, ...) \
-  do {                          \
+#define PRUNEX_USAGE(cond, ...)                                                     \
+  do {                                                                              \
     if (!(cond)) throw ::prunex::UsageError(::prunex::detail::concat(__VA_ARGS__)); \
   } while (0)

@@ -46,7 +46,8 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   // Phase 2: consensus inside the node (flat: the world), eq. 9.
   timer.time(phase::dual_update, [&] { theta_plus_u(theta, u_.data(), buf_.data(), n_); });
   timer.time(flat_ ? phase::allreduce : phase::intra_allreduce, [&] {
-    comm_.allreduce(buf_.data(), n_, DType::f32, ReduceOp::sum, flat_ ? Group::world : Group::intra);
+    comm_.allreduce(buf_.data(), n_, DType::f32, ReduceOp::sum,
+                    flat_ ? Group::world : Group::intra);
   });
   zi_prev_ = zi_;
   z_prev_ = z_;
@@ -123,9 +124,8 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
   }
   // Every rank of the node learns the union mask from its leader: followers need it to
   // unpack the compact buffers they receive.
-  timer.time(phase::broadcast, [&] {
-    comm_.broadcast(bits.data(), bits.size(), DType::u8, 0, Group::intra);
-  });
+  timer.time(phase::broadcast,
+             [&] { comm_.broadcast(bits.data(), bits.size(), DType::u8, 0, Group::intra); });
   global_mask_.from_bits(bits.data(), bits.size());
   if (!was_frozen) freezer_.observe(k, bits);
 
@@ -155,14 +155,14 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
       comm_.broadcast(buckets->bucket(b), buckets->floats(b), DType::f32, 0, Group::intra);
   });
   // Eq. 11: the average of z_i + v_i over the M nodes, zeros outside the union mask.
-  timer.time(phase::unpack, [&] {
-    unpack(*plan, buckets->data(), outp.data(), 1.0f / static_cast<float>(M));
-  });
+  timer.time(phase::unpack,
+             [&] { unpack(*plan, buckets->data(), outp.data(), 1.0f / static_cast<float>(M)); });
   if (!was_frozen && freezer_.frozen()) {
     // Retraining keeps the mask of the projected global z: identical on every rank (z is)
     // and exactly the configured keep rate, where the union of node masks (eq. 14) can keep
     // more groups while nodes still disagree.
-    timer.time(phase::projection, [&] { global_mask_ = project_model(outp.data(), layout_, spec_); });
+    timer.time(phase::projection,
+               [&] { global_mask_ = project_model(outp.data(), layout_, spec_); });
   }
 }
 

@@ -29,10 +29,10 @@
 namespace prunex {
 
 struct ConsensusStep {
-  ResidualReport mine;    // this rank's own residual norms (per layer)
-  ResidualReport global;  // over the world; global.converged is the stopping test
-  std::vector<double> rho1, rho2;  // penalties used in this iteration (per layer)
-  bool frozen = false;             // the mask is frozen for the following iterations
+  ResidualReport mine;               // this rank's own residual norms (per layer)
+  ResidualReport global;             // over the world; global.converged is the stopping test
+  std::vector<double> rho1, rho2;    // penalties used in this iteration (per layer)
+  bool frozen = false;               // the mask is frozen for the following iterations
   std::vector<double> mask_density;  // per layer: kept fraction of the global mask
 };
 

@@ -4,11 +4,16 @@ namespace prunex {
 
 const char* layer_role_name(LayerRole r) {
   switch (r) {
-    case LayerRole::conv_weight: return "conv";
-    case LayerRole::fc_weight: return "fc";
-    case LayerRole::bias: return "bias";
-    case LayerRole::bn_weight: return "bn_weight";
-    case LayerRole::bn_bias: return "bn_bias";
+    case LayerRole::conv_weight:
+      return "conv";
+    case LayerRole::fc_weight:
+      return "fc";
+    case LayerRole::bias:
+      return "bias";
+    case LayerRole::bn_weight:
+      return "bn_weight";
+    case LayerRole::bn_bias:
+      return "bn_bias";
   }
   return "?";
 }

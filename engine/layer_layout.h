@@ -31,7 +31,7 @@ struct LayerInfo {
 struct ModelLayout {
   std::string model;
   int classes = 10;
-  int input_size = 32;      // square input, H = W
+  int input_size = 32;  // square input, H = W
   int input_channels = 3;
   std::vector<LayerInfo> layers;
 

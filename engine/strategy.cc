@@ -6,10 +6,14 @@ namespace prunex {
 
 std::string_view strategy_name(Strategy s) {
   switch (s) {
-    case Strategy::hsadmm: return "hsadmm";
-    case Strategy::hsadmm_flat: return "hsadmm-flat";
-    case Strategy::ddp: return "ddp";
-    case Strategy::topk: return "topk";
+    case Strategy::hsadmm:
+      return "hsadmm";
+    case Strategy::hsadmm_flat:
+      return "hsadmm-flat";
+    case Strategy::ddp:
+      return "ddp";
+    case Strategy::topk:
+      return "topk";
   }
   return "?";
 }
@@ -21,8 +25,8 @@ std::vector<Strategy> all_strategies() {
 Strategy parse_strategy(std::string_view name) {
   for (Strategy s : all_strategies())
     if (strategy_name(s) == name) return s;
-  throw UsageError(detail::concat("unknown strategy '", name,
-                                  "' (expected hsadmm, hsadmm-flat, ddp or topk)"));
+  throw UsageError(
+      detail::concat("unknown strategy '", name, "' (expected hsadmm, hsadmm-flat, ddp or topk)"));
 }
 
 }  // namespace prunex

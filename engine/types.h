@@ -12,22 +12,32 @@ enum class DType { f32, f64, i32, i64, u8 };
 
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
-    case DType::f32: return 4;
-    case DType::f64: return 8;
-    case DType::i32: return 4;
-    case DType::i64: return 8;
-    case DType::u8: return 1;
+    case DType::f32:
+      return 4;
+    case DType::f64:
+      return 8;
+    case DType::i32:
+      return 4;
+    case DType::i64:
+      return 8;
+    case DType::u8:
+      return 1;
   }
   return 0;
 }
 
 constexpr std::string_view dtype_name(DType t) {
   switch (t) {
-    case DType::f32: return "float";
-    case DType::f64: return "double";
-    case DType::i32: return "int32";
-    case DType::i64: return "int64";
-    case DType::u8: return "uint8";
+    case DType::f32:
+      return "float";
+    case DType::f64:
+      return "double";
+    case DType::i32:
+      return "int32";
+    case DType::i64:
+      return "int64";
+    case DType::u8:
+      return "uint8";
   }
   return "?";
 }
@@ -37,10 +47,14 @@ enum class ReduceOp { sum, avg, max, bor };
 
 constexpr std::string_view reduce_op_name(ReduceOp op) {
   switch (op) {
-    case ReduceOp::sum: return "sum";
-    case ReduceOp::avg: return "avg";
-    case ReduceOp::max: return "max";
-    case ReduceOp::bor: return "bor";
+    case ReduceOp::sum:
+      return "sum";
+    case ReduceOp::avg:
+      return "avg";
+    case ReduceOp::max:
+      return "max";
+    case ReduceOp::bor:
+      return "bor";
   }
   return "?";
 }
@@ -51,9 +65,12 @@ enum class Group { world, intra, inter };
 
 constexpr std::string_view group_name(Group g) {
   switch (g) {
-    case Group::world: return "world";
-    case Group::intra: return "intra";
-    case Group::inter: return "inter";
+    case Group::world:
+      return "world";
+    case Group::intra:
+      return "intra";
+    case Group::inter:
+      return "inter";
   }
   return "?";
 }

@@ -113,7 +113,9 @@ void run_convex(int gpus_per_node) {
     for (int i = 0; i < kN; ++i) ASSERT_EQ(all[r * kN + i], admm.z()[i]) << "rank " << r;
 }
 
-TEST(HsadmmConvex, RecoversSparseLeastSquaresOptimumOneRankPerNode) { run_convex(1); }
+TEST(HsadmmConvex, RecoversSparseLeastSquaresOptimumOneRankPerNode) {
+  run_convex(1);
+}
 
 TEST(HsadmmConvex, RecoversSparseLeastSquaresOptimumTwoRanksPerNode) {
   int n = 0;

@@ -75,8 +75,8 @@ class DdpStrategy : public LiveStrategy {
     auto g = grad.contiguous();
     std::memcpy(b.data.data() + slot_[l].offset, g.data_ptr<float>(), g.numel() * sizeof(float));
     if (--b.pending == 0)
-      b.work = comm_.allreduce_async(b.data.data(), b.floats, DType::f32, ReduceOp::avg,
-                                     Group::world);
+      b.work =
+          comm_.allreduce_async(b.data.data(), b.floats, DType::f32, ReduceOp::avg, Group::world);
     // Let earlier buckets progress (MPI progresses non-blocking collectives inside calls).
     for (auto& other : buckets_)
       if (other.work) other.work->is_completed();

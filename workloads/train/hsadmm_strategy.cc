@@ -1,7 +1,7 @@
 // H-SADMM on live ranks: phase 1 (local SGD epochs with the proximal term of eq. 8) here,
 // phases 2-5 in engine/hsadmm_consensus (shared with the convex test on real ranks).
-#include "engine/hsadmm_consensus.h"
 #include "engine/error.h"
+#include "engine/hsadmm_consensus.h"
 #include "engine/phases.h"
 #include "workloads/train/live_strategy.h"
 
@@ -68,7 +68,8 @@ class HsadmmStrategy : public LiveStrategy {
     }
     out.converged = step.global.converged;
     out.frozen = step.frozen;
-    out.dense_inter_bytes = consensus_.flat() ? 0.0 : static_cast<double>(consensus_.dense_bytes());
+    // Flat: the world all-reduce carries the dense buffer, which is also its dense size.
+    out.dense_inter_bytes = static_cast<double>(consensus_.dense_bytes());
     return out;
   }
 

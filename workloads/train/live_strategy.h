@@ -16,13 +16,13 @@
 namespace prunex {
 
 struct LocalIteration {
-  double loss = 0;                                  // mean training loss of this rank
-  std::vector<LayerResiduals> residuals;            // per layout layer, this rank (may be empty)
-  std::vector<std::pair<double, double>> rho;       // per layer (rho1, rho2) used
-  std::map<std::string, double> density;            // pruned layer -> kept fraction of z
-  bool frozen = false;                              // mask frozen after this iteration
-  bool converged = false;                           // stopping test passed (all ranks agree)
-  double dense_inter_bytes = 0;                     // inter tier without shrinkage
+  double loss = 0;                             // mean training loss of this rank
+  std::vector<LayerResiduals> residuals;       // per layout layer, this rank (may be empty)
+  std::vector<std::pair<double, double>> rho;  // per layer (rho1, rho2) used
+  std::map<std::string, double> density;       // pruned layer -> kept fraction of z
+  bool frozen = false;                         // mask frozen after this iteration
+  bool converged = false;                      // stopping test passed (all ranks agree)
+  double dense_inter_bytes = 0;                // inter tier without shrinkage
 };
 
 class LiveStrategy {

@@ -40,7 +40,9 @@ std::vector<double> PhaseClock::take_iteration() {
   return out;
 }
 
-std::vector<double> PhaseClock::encoded_events() const { return events_; }
+std::vector<double> PhaseClock::encoded_events() const {
+  return events_;
+}
 
 std::vector<double> gather_doubles(Communicator& comm, const std::vector<double>& mine) {
   std::vector<double> all(mine.size() * comm.size(Group::world));
@@ -48,7 +50,8 @@ std::vector<double> gather_doubles(Communicator& comm, const std::vector<double>
   return all;
 }
 
-std::vector<std::vector<double>> gather_ragged(Communicator& comm, const std::vector<double>& mine) {
+std::vector<std::vector<double>> gather_ragged(Communicator& comm,
+                                               const std::vector<double>& mine) {
   const int n = comm.size(Group::world);
   std::vector<double> len{static_cast<double>(mine.size())};
   const std::vector<double> lens = gather_doubles(comm, len);
@@ -90,9 +93,12 @@ std::vector<TraceEvent> decode_events(const std::vector<std::vector<double>>& pe
 TierBytes tier_bytes(const std::vector<CallRecord>& calls) {
   TierBytes b;
   for (const auto& c : calls) {
-    if (c.group == Group::intra) b.intra += c.bytes;
-    else if (c.group == Group::inter) b.inter += c.bytes;
-    else b.world += c.bytes;
+    if (c.group == Group::intra)
+      b.intra += c.bytes;
+    else if (c.group == Group::inter)
+      b.inter += c.bytes;
+    else
+      b.world += c.bytes;
   }
   return b;
 }

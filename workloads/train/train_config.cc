@@ -76,6 +76,9 @@ const std::vector<TrainField>& train_fields() {
                 &C::gpus_per_node),
       int_field("batch", "mini-batch per rank", &C::batch),
       dbl_field("lr", "SGD learning rate", &C::lr),
+      str_field("lr-schedule", "S",
+                "constant, or cosine (lr * (1 + cos(pi (k-1) / K)) / 2 in iteration k)",
+                &C::lr_schedule),
       dbl_field("momentum", "SGD momentum", &C::momentum),
       dbl_field("weight-decay", "SGD weight decay", &C::weight_decay),
       dbl_field("rho1", "intra-node penalty (initial)", &C::rho1),
@@ -118,11 +121,16 @@ void apply_config_json(TrainConfig& cfg, const nlohmann::json& j, const std::str
       if (f.name == key) field = &f;
     PRUNEX_USAGE(field != nullptr, origin, ": unknown key '", key, "'");
     std::string text;
-    if (value.is_string()) text = value.get<std::string>();
-    else if (value.is_boolean()) text = value.get<bool>() ? "true" : "false";
-    else if (value.is_number_integer()) text = std::to_string(value.get<long>());
-    else if (value.is_number()) text = nlohmann::json(value.get<double>()).dump();
-    else throw UsageError(origin + ": key '" + key + "' has an unsupported value " + value.dump());
+    if (value.is_string())
+      text = value.get<std::string>();
+    else if (value.is_boolean())
+      text = value.get<bool>() ? "true" : "false";
+    else if (value.is_number_integer())
+      text = std::to_string(value.get<long>());
+    else if (value.is_number())
+      text = nlohmann::json(value.get<double>()).dump();
+    else
+      throw UsageError(origin + ": key '" + key + "' has an unsupported value " + value.dump());
     try {
       field->set(cfg, text);
     } catch (const UsageError& e) {
@@ -157,6 +165,8 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(c.classes >= 2, "--classes must be at least 2, got ", c.classes);
   PRUNEX_USAGE(c.batch >= 1, "--batch must be positive, got ", c.batch);
   PRUNEX_USAGE(c.lr > 0, "--lr must be positive, got ", c.lr);
+  PRUNEX_USAGE(c.lr_schedule == "constant" || c.lr_schedule == "cosine",
+               "--lr-schedule must be constant or cosine, got '", c.lr_schedule, "'");
   PRUNEX_USAGE(c.momentum >= 0 && c.momentum < 1, "--momentum must be in [0, 1), got ", c.momentum);
   PRUNEX_USAGE(c.weight_decay >= 0, "--weight-decay must be >= 0");
   PRUNEX_USAGE(c.rho1 > 0 && c.rho2 > 0, "--rho1 and --rho2 must be positive");

@@ -21,6 +21,7 @@ struct TrainConfig {
   int gpus_per_node = 0;  // 0: ranks sharing a host form a node
   int batch = 128;        // per rank
   double lr = 1e-3;
+  std::string lr_schedule = "constant";  // constant, or cosine over the outer iterations
   double momentum = 0.9;
   double weight_decay = 1e-4;
   double rho1 = 1.5e-3, rho2 = 1.5e-4;

@@ -19,23 +19,15 @@ FlatLayout::FlatLayout(const ModelLayout& layout) {
 namespace {
 
 Dataset load_split(const TrainConfig& cfg, bool train) {
-  if (cfg.dataset == "fashion-mnist") return load_fashion_mnist(cfg.data_dir, train);
-  if (cfg.dataset == "cifar10") {
-    PRUNEX_USAGE(!cfg.data_dir.empty(), "--data-dir is required for cifar10");
-    return load_cifar10(cfg.data_dir, train);
+  DatasetSpec spec = dataset_spec(cfg.dataset);
+  if (cfg.dataset == "synthetic") {
+    spec.classes = cfg.classes;
+    spec.train_samples = cfg.synthetic_samples;
+    spec.test_samples = std::max<int64_t>(cfg.synthetic_samples / 4, 64);
   }
-  // Synthetic: CIFAR-shaped; train and test differ by seed, share the class prototypes'
-  // seed so the task is the same.
-  const int64_t n = train ? cfg.synthetic_samples : std::max<int64_t>(cfg.synthetic_samples / 4, 64);
-  Dataset all = make_synthetic(n + (train ? 0 : cfg.synthetic_samples), cfg.classes, 3, 32,
-                               static_cast<uint64_t>(cfg.seed));
-  // One generator call gives one prototype set: the test part is the tail.
-  if (train) return all;
-  Dataset test;
-  test.images = all.images.narrow(0, cfg.synthetic_samples, n);
-  test.labels = all.labels.narrow(0, cfg.synthetic_samples, n);
-  test.classes = all.classes;
-  return test;
+  PRUNEX_USAGE(cfg.dataset != "cifar10" || !cfg.data_dir.empty(),
+               "--data-dir is required for cifar10 (data_batch_1..5.bin, test_batch.bin)");
+  return load_dataset(spec, cfg.data_dir, train, {}, static_cast<uint64_t>(cfg.seed));
 }
 
 Dataset first_n(const Dataset& d, long n) {
@@ -74,9 +66,18 @@ TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
   PRUNEX_USAGE(train.classes <= cfg.classes, "dataset has ", train.classes,
                " classes but --classes is ", cfg.classes);
 
-  TrainSetup s{cfg, make_layout(cfg.model, cfg.classes, static_cast<int>(train.image_size()),
-                                static_cast<int>(train.channels())),
-               FlatLayout(ModelLayout{}), nullptr, {}, {}, nullptr, {}, nullptr, train.size(), test.size()};
+  TrainSetup s{cfg,
+               make_layout(cfg.model, cfg.classes, static_cast<int>(train.image_size()),
+                           static_cast<int>(train.channels())),
+               FlatLayout(ModelLayout{}),
+               nullptr,
+               {},
+               {},
+               nullptr,
+               {},
+               nullptr,
+               train.size(),
+               test.size()};
   s.flat = FlatLayout(s.layout);
 
   ShardSpec spec{g.nodes(), g.gpus_per_node, comm.node(), comm.local_rank()};
@@ -192,9 +193,10 @@ EvalResult evaluate(torch::nn::Module& model, TrainSetup& s, Communicator& comm)
     const int64_t len = std::min<int64_t>(500, n - i);
     auto x = s.test.images.narrow(0, i, len), y = s.test.labels.narrow(0, i, len);
     auto logits = m.forward(x);
-    sums[0] += torch::nn::functional::cross_entropy(
-                   logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                   .item<double>();
+    sums[0] +=
+        torch::nn::functional::cross_entropy(
+            logits, y, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+            .item<double>();
     sums[1] += logits.argmax(1).eq(y).sum().item<double>();
     sums[2] += static_cast<double>(len);
   }
@@ -209,8 +211,8 @@ void check_finite(const float* flat, const FlatLayout& fl, const ModelLayout& la
     for (int64_t i = 0; i < fl.numel[l]; ++i)
       if (!std::isfinite(p[i]))
         throw std::runtime_error(detail::concat("non-finite value in ", what, " of layer ",
-                                                layout.layers[l].name, " at iteration ",
-                                                iteration, " (try a smaller --lr)"));
+                                                layout.layers[l].name, " at iteration ", iteration,
+                                                " (try a smaller --lr)"));
   }
 }
 

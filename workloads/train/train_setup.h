@@ -32,7 +32,7 @@ struct TrainSetup {
   FlatLayout flat;
   ModelHandle model;
   std::vector<torch::Tensor> params;  // layout order, share storage with model
-  Dataset train_shard;  // this rank's shard (i, j)
+  Dataset train_shard;                // this rank's shard (i, j)
   std::unique_ptr<BatchLoader> loader;
   Dataset test;  // this rank's part of the test set
   std::unique_ptr<torch::optim::SGD> optimizer;
@@ -52,7 +52,8 @@ double run_epoch(TrainSetup& s, int64_t epoch, PhaseClock& clock,
 
 // Copies the model's parameters into flat (theta) / writes flat into a model's parameters.
 void params_to_flat(const std::vector<torch::Tensor>& params, const FlatLayout& fl, float* flat);
-void flat_to_params(const float* flat, const FlatLayout& fl, const std::vector<torch::Tensor>& params);
+void flat_to_params(const float* flat, const FlatLayout& fl,
+                    const std::vector<torch::Tensor>& params);
 
 // Batch-norm running statistics of a model, averaged over the world (so every rank
 // evaluates the same model).

@@ -1,5 +1,6 @@
 #include "workloads/train/trainer.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "engine/strategy.h"
@@ -10,10 +11,14 @@ namespace {
 
 std::unique_ptr<LiveStrategy> make_strategy(TrainSetup& s, Communicator& comm) {
   switch (parse_strategy(s.cfg.strategy)) {
-    case Strategy::hsadmm: return make_hsadmm(s, comm, /*flat=*/false);
-    case Strategy::hsadmm_flat: return make_hsadmm(s, comm, /*flat=*/true);
-    case Strategy::ddp: return make_ddp(s, comm);
-    case Strategy::topk: return make_topk(s, comm);
+    case Strategy::hsadmm:
+      return make_hsadmm(s, comm, /*flat=*/false);
+    case Strategy::hsadmm_flat:
+      return make_hsadmm(s, comm, /*flat=*/true);
+    case Strategy::ddp:
+      return make_ddp(s, comm);
+    case Strategy::topk:
+      return make_topk(s, comm);
   }
   return nullptr;
 }
@@ -33,7 +38,8 @@ IterationRecord gather_iteration(Communicator& comm, int k, const LocalIteration
   it.density = mine.density;
   it.mask_frozen = mine.frozen;
   std::vector<double> res;
-  for (const auto& r : mine.residuals) res.insert(res.end(), {r.r_intra, r.s_intra, r.r_inter, r.s_inter});
+  for (const auto& r : mine.residuals)
+    res.insert(res.end(), {r.r_intra, r.s_intra, r.r_inter, r.s_inter});
   if (!res.empty()) {
     const std::vector<double> all = gather_doubles(comm, res);
     for (size_t l = 0; l < mine.residuals.size(); ++l) {
@@ -49,6 +55,11 @@ IterationRecord gather_iteration(Communicator& comm, int k, const LocalIteration
   comm.allreduce(&loss, 1, DType::f64, ReduceOp::avg, Group::world);
   it.loss = loss;
   return it;
+}
+
+double learning_rate(const TrainConfig& cfg, int k) {
+  if (cfg.lr_schedule != "cosine") return cfg.lr;
+  return cfg.lr * 0.5 * (1.0 + std::cos(M_PI * (k - 1) / cfg.iterations));
 }
 
 }  // namespace
@@ -68,17 +79,21 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
   run.config["gpus_per_node"] = comm.grouping().gpus_per_node;
   run.config["backend"] = "mpi";
   if (root)
-    std::printf("train: %s on %s, %d ranks = %d nodes x %d, %lld params, %lld train / %lld test "
-                "samples\n",
-                cfg.strategy.c_str(), cfg.model.c_str(), run.ranks, comm.grouping().nodes(),
-                comm.grouping().gpus_per_node, static_cast<long long>(setup.layout.parameters()),
-                static_cast<long long>(setup.train_samples_total),
-                static_cast<long long>(setup.test_samples_total));
+    std::printf(
+        "train: %s on %s, %d ranks = %d nodes x %d, %lld params, %lld train / %lld test "
+        "samples\n",
+        cfg.strategy.c_str(), cfg.model.c_str(), run.ranks, comm.grouping().nodes(),
+        comm.grouping().gpus_per_node, static_cast<long long>(setup.layout.parameters()),
+        static_cast<long long>(setup.train_samples_total),
+        static_cast<long long>(setup.test_samples_total));
 
   comm.barrier(Group::world);
   PhaseClock clock(now_seconds());
   double eval_seconds = 0;
   for (int k = 1; k <= cfg.iterations; ++k) {
+    const double lr = learning_rate(cfg, k);
+    for (auto& group : setup.optimizer->param_groups())
+      static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
     comm.clear_calls();
     const double start = now_seconds();
     LocalIteration local = strategy->iterate(k, clock);
@@ -86,8 +101,8 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
     TierBytes bytes = tier_bytes(comm.calls());
     // Flat strategies' world collectives run over every rank: each message crosses nodes.
     if (world_strategy && comm.grouping().nodes() > 1) bytes.inter = bytes.world;
-    IterationRecord it = gather_iteration(comm, k, local, clock.take_iteration(), wall, bytes,
-                                          setup.layout);
+    IterationRecord it =
+        gather_iteration(comm, k, local, clock.take_iteration(), wall, bytes, setup.layout);
     if (k % cfg.eval_every == 0 || k == cfg.iterations || local.converged) {
       const double t = now_seconds();
       const EvalResult ev = evaluate(strategy->eval_model(), setup, comm);
@@ -96,13 +111,14 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
       it.extra["test_loss"] = ev.loss;
     }
     if (root) {
+      char acc[32] = "   -   ";
+      if (it.accuracy) std::snprintf(acc, sizeof acc, "%6.2f%%", 100.0 * *it.accuracy);
       std::printf("iter %3d/%d  loss %.4f  acc %s  inter %.3f MB  %.1f s%s\n", k, cfg.iterations,
-                  *it.loss,
-                  it.accuracy ? (std::to_string(100.0 * *it.accuracy).substr(0, 5) + "%").c_str()
-                              : "  -   ",
-                  it.bytes.inter / 1e6, it.wall_seconds, it.mask_frozen ? "  (mask frozen)" : "");
+                  *it.loss, acc, it.bytes.inter / 1e6, it.wall_seconds,
+                  it.mask_frozen ? "  (mask frozen)" : "");
       std::fflush(stdout);
     }
+    it.extra["lr"] = lr;
     run.iterations.push_back(std::move(it));
     if (local.converged) {
       if (root) std::printf("train: stopping test passed at iteration %d\n", k);

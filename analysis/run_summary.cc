@@ -1,0 +1,34 @@
+#include "analysis/run_summary.h"
+
+#include <fmt/format.h>
+
+#include "engine/phases.h"
+
+namespace prunex {
+
+void print_run_summary(std::FILE* f, const RunRecord& run, const std::string& out_dir) {
+  const nlohmann::json s = summary_json(run);
+  const double per_iter = s["time_per_iteration_s"].get<double>();
+  fmt::print(f, "\n{} iterations, {:.3f} s per iteration (critical path per phase, mean):\n",
+             run.iterations.size(), per_iter);
+  fmt::print(f, "  {:<18} {:>12} {:>9} {:>6}\n", "phase", "seconds", "share", "comm");
+  for (const auto& [name, sec] : s["phase_seconds"].items()) {
+    const double t = sec.get<double>();
+    fmt::print(f, "  {:<18} {:>12.4f} {:>8.1f}% {:>6}\n", name, t,
+               per_iter > 0 ? 100.0 * t / per_iter : 0.0,
+               phase::is_communication(name.c_str()) ? "yes" : "");
+  }
+  fmt::print(
+      f,
+      "bytes per iteration: intra {:.3f} MB, inter {:.3f} MB (dense {:.3f} MB), world {:.3f} MB\n",
+      s["intra_node_bytes_per_iteration"].get<double>() / 1e6,
+      s["inter_node_bytes_per_iteration"].get<double>() / 1e6,
+      s["dense_inter_node_bytes_per_iteration"].get<double>() / 1e6,
+      s["world_bytes_per_iteration"].get<double>() / 1e6);
+  if (s.contains("test_accuracy"))
+    fmt::print(f, "test accuracy: {:.2f}%\n", 100.0 * s["test_accuracy"].get<double>());
+  fmt::print(f, "wrote {}/metrics.json and {}/trace.json\n", out_dir, out_dir);
+  std::fflush(f);
+}
+
+}  // namespace prunex

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# prunex train under mpirun: outputs of a short run, bad input (exit 2, one line, no files),
+# and a diverging run (NaN in z) that must end every rank with a message instead of hanging.
+set -euo pipefail
+prunex=$(realpath "$1")
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi=(mpirun -q --oversubscribe -np 4)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+common=(train --gpus-per-node 2 --dataset synthetic --synthetic-samples 256 --model small_cnn
+        --batch 32 --lr 0.05 --iterations 2)
+
+# 1. A short hsadmm run writes metrics.json and trace.json with the documented keys.
+"${mpi[@]}" "$prunex" "${common[@]}" --strategy hsadmm --out "$tmp/run" >"$tmp/out.txt"
+grep -q "iter   2/2" "$tmp/out.txt" || fail "no progress line for iteration 2"
+python3 - "$tmp/run" <<'PY'
+import json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/metrics.json"))
+assert m["config"]["strategy"] == "hsadmm" and m["config"]["iterations"] == 2, m["config"]
+assert len(m["iterations"]) == 2
+it = m["iterations"][1]
+for p in ("local_compute", "intra_allreduce", "projection", "mask_sync", "pack",
+          "inter_allreduce", "unpack", "broadcast", "dual_update"):
+    assert p in it["phases"], p
+    assert len(it["phases"][p]["per_rank_s"]) == 4
+for k in ("intra", "inter", "world"):
+    assert k in it["bytes"]
+assert "features.3.weight" in it["density"] and "features.0.weight" not in it["density"]
+assert len(it["residuals"]["features.3.weight"]) == 4
+s = m["summary"]
+for k in ("time_per_iteration_s", "inter_node_bytes_per_iteration",
+          "dense_inter_node_bytes_per_iteration", "phase_fraction", "test_accuracy"):
+    assert k in s, k
+assert 0 < s["inter_node_bytes_per_iteration"] < s["dense_inter_node_bytes_per_iteration"]
+assert abs(sum(s["phase_fraction"].values()) - 1) < 1e-9
+t = json.load(open(d + "/trace.json"))
+tids = {e["tid"] for e in t["traceEvents"] if e["ph"] == "X"}
+assert tids == {0, 1, 2, 3}, tids
+PY
+
+# 2. Bad input: exit 2, one line on stderr, no output folder.
+check_bad() {
+  local what=$1; shift
+  set +e
+  "${mpi[@]}" "$prunex" "$@" --out "$tmp/bad" >"$tmp/bad.out" 2>"$tmp/bad.err"
+  local rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2"
+  [ "$(grep -c . "$tmp/bad.err")" -eq 1 ] || { cat "$tmp/bad.err"; fail "$what: stderr is not one line"; }
+  [ ! -e "$tmp/bad" ] || fail "$what: left $tmp/bad behind"
+}
+check_bad "keep out of range" "${common[@]}" --keep 1.5
+check_bad "unknown strategy" "${common[@]}" --strategy gossip
+check_bad "world not a multiple of P" "${common[@]}" --gpus-per-node 3
+echo '{"iterations": 2, "no_such_key": 1}' >"$tmp/cfg.json"
+check_bad "unknown config key" "${common[@]}" --config "$tmp/cfg.json"
+check_bad "missing data file" "${common[@]}" --dataset cifar10 --data-dir "$tmp/nowhere"
+
+# 3. A diverging run stops (never hangs) naming the layer and iteration.
+set +e
+timeout 300 "${mpi[@]}" "$prunex" "${common[@]}" --lr 1e30 --strategy hsadmm --out "$tmp/nan" \
+  >"$tmp/nan.out" 2>"$tmp/nan.err"
+rc=$?
+set -e
+[ $rc -ne 124 ] || fail "diverging run hung"
+[ $rc -ne 0 ] || fail "diverging run exited 0"
+grep -q "non-finite value in z of layer .* at iteration" "$tmp/nan.err" || { cat "$tmp/nan.err"; fail "no NaN message"; }
+[ ! -e "$tmp/nan/metrics.json" ] || fail "diverging run wrote metrics.json"
+echo "train CLI: ok"
