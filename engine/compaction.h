@@ -1,0 +1,98 @@
+// Physical shrinkage (section 4.4): a plan computed once from the layout and the global
+// masks says where each layer's compact slice {|K_out|, |K_in|, kh, kw} lives in the
+// communication buckets; pack gathers the kept slices of z + v into the buckets and unpack
+// scatters them back, writing zeros everywhere else. Every layer of the layout travels
+// (unpruned ones whole), since all of them are averaged across nodes.
+//
+// Buckets: the compact layers are laid end to end, in layout order, in one logical stream
+// of floats that is cut into buckets of exactly bucket_floats (the last one shorter). A
+// layer may therefore start in one bucket and end in a later one, and a layer larger than
+// a bucket spans several; pack/unpack split copies at the cuts. The plan depends only on
+// the layout, the masks and the bucket size, so ranks with identical masks get identical
+// plans (fingerprint() lets them check).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "engine/layer_layout.h"
+#include "engine/mask.h"
+
+namespace prunex {
+
+constexpr int64_t kDefaultBucketBytes = int64_t(32) << 20;
+
+// A run of kept input channels [first, first + count) of one layer.
+struct ChannelRun {
+  int32_t first = 0;
+  int32_t count = 0;
+};
+
+struct CompactLayer {
+  LayerDims dims;                      // full {out, in, k}
+  std::vector<int64_t> full_shape;     // as in the layout
+  std::vector<int64_t> compact_shape;  // conv {|K_out|, |K_in|, kh, kw}; fc {|K_out|, |K_in|}
+  std::vector<int32_t> k_out;          // kept filters, ascending
+  std::vector<int32_t> k_in;           // kept channels, ascending
+  std::vector<ChannelRun> runs;        // k_in as maximal contiguous runs
+  // Short runs: rows are gathered through `cols` (kept column offsets c*k + p in a row).
+  // `slot` (gather layers only) maps each column of a full row to its place in the compact
+  // row, or -1, so unpack writes full rows front to back.
+  bool gather = false;
+  std::vector<int32_t> cols;
+  std::vector<int32_t> slot;
+  int64_t compact_numel = 0;
+  int64_t stream_offset = 0;  // floats from the start of the stream
+  int bucket = 0;             // bucket holding the first float
+  int64_t offset = 0;         // offset in floats inside that bucket
+  bool whole = false;         // everything kept: one contiguous copy
+};
+
+class CompactionPlan {
+ public:
+  CompactionPlan(const ModelLayout& layout, const ModelMask& mask,
+                 int64_t bucket_bytes = kDefaultBucketBytes);
+
+  const std::vector<CompactLayer>& layers() const { return layers_; }
+  int buckets() const { return static_cast<int>(bucket_floats_.size()); }
+  int64_t bucket_floats(int b) const { return bucket_floats_[b]; }
+  int64_t bucket_capacity() const { return capacity_; }  // floats per full bucket
+  int64_t compact_floats() const { return compact_floats_; }
+  int64_t dense_floats() const { return dense_floats_; }
+  int64_t compact_bytes() const { return compact_floats_ * 4; }
+  int64_t dense_bytes() const { return dense_floats_ * 4; }
+  // Hash of everything that fixes the layout of the buckets.
+  uint64_t fingerprint() const;
+
+ private:
+  std::vector<CompactLayer> layers_;
+  std::vector<int64_t> bucket_floats_;
+  int64_t capacity_ = 0;
+  int64_t compact_floats_ = 0;
+  int64_t dense_floats_ = 0;
+};
+
+// Owns one float buffer per bucket of a plan, sized by it.
+class BucketSet {
+ public:
+  explicit BucketSet(const CompactionPlan& plan);
+  float* const* data() { return ptrs_.data(); }
+  const float* const* data() const { return ptrs_.data(); }
+  float* bucket(int b) { return ptrs_[b]; }
+  int64_t floats(int b) const { return static_cast<int64_t>(storage_[b].size()); }
+  int size() const { return static_cast<int>(storage_.size()); }
+
+ private:
+  std::vector<std::vector<float>> storage_;
+  std::vector<float*> ptrs_;
+};
+
+// buckets[b] <- compact(z + v); v may be null (pack z alone). z[l], v[l]: layer l, full size.
+void pack(const CompactionPlan& plan, const float* const* z, const float* const* v,
+          float* const* buckets);
+// out[l] <- scale * expand(buckets) with zeros outside K_out x K_in. scale = 1/M turns an
+// all-reduced sum into the average.
+void unpack(const CompactionPlan& plan, const float* const* buckets, float* const* out,
+            float scale = 1.0f);
+
+}  // namespace prunex
