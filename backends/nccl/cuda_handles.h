@@ -70,7 +70,9 @@ class DeviceMemory {
   std::size_t bytes_ = 0;
 };
 
-// Typed device array with host copies in and out (synchronous: for setup and tests).
+// Typed device array with host copies in and out. Both are synchronous and go through the
+// legacy stream: for setup and checks, not the hot path. Download does not wait for other
+// streams: synchronise the stream that wrote the data first.
 template <typename T>
 class DeviceArray {
  public:
@@ -84,7 +86,11 @@ class DeviceArray {
 
   void upload(const std::vector<T>& host) {
     PRUNEX_CHECK_EQ(n_, host.size(), "host vector of the wrong length");
-    if (n_) PRUNEX_CUDA_CHECK(cudaMemcpy(data(), host.data(), bytes(), cudaMemcpyHostToDevice));
+    if (!n_) return;
+    PRUNEX_CUDA_CHECK(cudaMemcpy(data(), host.data(), bytes(), cudaMemcpyHostToDevice));
+    // A pageable upload may return before its DMA lands, and it runs on the legacy stream,
+    // which non-blocking streams do not wait for: finish it before anyone reads the data.
+    PRUNEX_CUDA_CHECK(cudaDeviceSynchronize());
   }
   std::vector<T> download() const {
     std::vector<T> host(n_);

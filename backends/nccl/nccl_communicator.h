@@ -3,7 +3,9 @@
 // with ncclCommSplit into the intra-node communicator (color = node, key = local rank) and
 // the leaders' communicator (local rank 0 of each node, key = node; other ranks get none).
 //
-// Every data pointer passed to this communicator is a DEVICE pointer on this rank's GPU.
+// Every data pointer passed to this communicator is a DEVICE pointer on this rank's GPU, and
+// its contents must be ready: work on another stream that produces them must have finished
+// (or be ordered before stream() with an event).
 // Collectives run on one CUDA stream owned by the communicator; the blocking calls return
 // after the stream has finished, and each call is recorded with its time measured by CUDA
 // events around the collective. ReduceOp::bor (bytes only) is done by expanding every bit to
