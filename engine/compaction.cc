@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "engine/compaction.h"
+#include "engine/compaction_simd.h"
 #include "engine/stream_store.h"
 
 namespace prunex {
@@ -128,6 +129,7 @@ void unpack_row(const CompactLayer& c, Cursor& cur, float* dr, float scale) {
 void pack(const CompactionPlan& plan, const float* const* z, const float* const* v,
           float* const* buckets) {
   const auto& layers = plan.layers();
+  const bool simd = detail::compaction_simd_enabled();
   for (size_t l = 0; l < layers.size(); ++l) {
     const CompactLayer& c = layers[l];
     if (c.compact_numel == 0) continue;
@@ -135,6 +137,15 @@ void pack(const CompactionPlan& plan, const float* const* z, const float* const*
     const float* vl = v ? v[l] : nullptr;
     if (c.whole) {
       pack_span(cur, z[l], vl, c.compact_numel);
+      continue;
+    }
+    if (simd && !c.flat_bits.empty()) {
+      // Floats after this layer in its bucket are written by later layers: scratch room.
+      const int64_t slack = plan.bucket_floats(c.bucket) - c.offset - c.compact_numel;
+      if ((reinterpret_cast<uintptr_t>(buckets[c.bucket]) & 63u) == 0)
+        detail::pack_layer_simd_nt(c, z[l], vl, buckets[c.bucket] + c.offset);
+      else
+        detail::pack_layer_simd(c, z[l], vl, buckets[c.bucket] + c.offset, slack);
       continue;
     }
     const int64_t row = c.dims.in * c.dims.k;
@@ -148,11 +159,16 @@ void unpack(const CompactionPlan& plan, const float* const* buckets, float* cons
   // Cursor writes nothing through its bucket pointers in unpack.
   float* const* bk = const_cast<float* const*>(buckets);
   const auto& layers = plan.layers();
+  const bool simd = detail::compaction_simd_enabled();
   for (size_t l = 0; l < layers.size(); ++l) {
     const CompactLayer& c = layers[l];
     Cursor cur{bk, plan.bucket_capacity(), c.bucket, c.offset};
     if (c.whole) {
       unpack_span(cur, out[l], scale, c.compact_numel);
+      continue;
+    }
+    if (simd && !c.flat_bits.empty()) {
+      detail::unpack_layer_simd(c, buckets[c.bucket] + c.offset, out[l], scale);
       continue;
     }
     const int64_t row = c.dims.in * c.dims.k;

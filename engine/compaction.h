@@ -10,9 +10,15 @@
 // a bucket spans several; pack/unpack split copies at the cuts. The plan depends only on
 // the layout, the masks and the bucket size, so ranks with identical masks get identical
 // plans (fingerprint() lets them check).
+//
+// Speed: layers whose slice lies in one bucket go through AVX-512 expand/compress kernels
+// when the CPU has them (compaction_simd.h), the rest through precomputed channel runs or
+// column lists; outputs are written with streaming stores, fenced before returning.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #include "engine/layer_layout.h"
@@ -41,6 +47,9 @@ struct CompactLayer {
   bool gather = false;
   std::vector<int32_t> cols;
   std::vector<int32_t> slot;
+  // Element mask of the full tensor, flat, one bit per float (+1 word of padding); set when
+  // the compact slice lies in one bucket, for the vectorised kernels (compaction_simd.h).
+  std::vector<uint64_t> flat_bits;
   int64_t compact_numel = 0;
   int64_t stream_offset = 0;  // floats from the start of the stream
   int bucket = 0;             // bucket holding the first float
@@ -72,7 +81,31 @@ class CompactionPlan {
   int64_t dense_floats_ = 0;
 };
 
-// Owns one float buffer per bucket of a plan, sized by it.
+// Cache-line (64-byte) aligned allocation for std::vector: pack streams whole lines into
+// buckets that start on a line.
+template <typename T>
+struct LineAllocator {
+  using value_type = T;
+  LineAllocator() = default;
+  template <typename U>
+  LineAllocator(const LineAllocator<U>&) {}
+  T* allocate(std::size_t n) {
+    return static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(64)));
+  }
+  void deallocate(T* p, std::size_t) { ::operator delete(p, std::align_val_t(64)); }
+  template <typename U>
+  bool operator==(const LineAllocator<U>&) const {
+    return true;
+  }
+  template <typename U>
+  bool operator!=(const LineAllocator<U>&) const {
+    return false;
+  }
+};
+using LineVector = std::vector<float, LineAllocator<float>>;
+
+// Owns one float buffer per bucket of a plan, sized by it, each 64-byte aligned (buckets
+// from elsewhere work too; aligned ones pack faster).
 class BucketSet {
  public:
   explicit BucketSet(const CompactionPlan& plan);
@@ -83,7 +116,7 @@ class BucketSet {
   int size() const { return static_cast<int>(storage_.size()); }
 
  private:
-  std::vector<std::vector<float>> storage_;
+  std::vector<LineVector> storage_;
   std::vector<float*> ptrs_;
 };
 

@@ -22,6 +22,22 @@ std::vector<ChannelRun> runs_of(const std::vector<int32_t>& k_in) {
   return runs;
 }
 
+std::vector<uint64_t> flat_bits_of(const LayerMask& m) {
+  const LayerDims d = m.dims;
+  std::vector<uint64_t> bits((d.numel() + 63) / 64 + 1, 0);
+  for (int64_t o = 0; o < d.out; ++o) {
+    if (!m.keep_out[o]) continue;
+    for (int64_t c = 0; c < d.in; ++c) {
+      if (!m.keep_in[c]) continue;
+      for (int64_t p = 0; p < d.k; ++p) {
+        const int64_t i = (o * d.in + c) * d.k + p;
+        bits[i >> 6] |= uint64_t(1) << (i & 63);
+      }
+    }
+  }
+  return bits;
+}
+
 uint64_t fnv(uint64_t h, int64_t x) {
   for (int i = 0; i < 8; ++i) {
     h ^= uint64_t(x >> (8 * i)) & 0xffu;
@@ -70,6 +86,8 @@ CompactionPlan::CompactionPlan(const ModelLayout& layout, const ModelMask& mask,
     c.stream_offset = pos;
     c.bucket = static_cast<int>(pos / capacity_);
     c.offset = pos % capacity_;
+    if (!c.whole && c.compact_numel > 0 && c.offset + c.compact_numel <= capacity_)
+      c.flat_bits = flat_bits_of(m);
     pos += c.compact_numel;
     dense_floats_ += c.dims.numel();
     layers_.push_back(std::move(c));

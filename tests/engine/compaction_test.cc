@@ -8,8 +8,11 @@
 #include <limits>
 #include <random>
 
+#include "engine/compaction_simd.h"
 #include "engine/error.h"
+#include "engine/projection.h"
 #include "tests/engine/sparsity_fixtures.h"
+#include "workloads/layers/model_zoo.h"
 
 namespace prunex {
 namespace {
@@ -74,9 +77,10 @@ std::vector<float> reference_stream(const Model& m, const ModelMask& mask, bool 
 
 // Packs, compares every bucket with the reference cut, unpacks into NaN-filled tensors and
 // compares with the expansion (zeros outside K_out x K_in).
-void check_round_trip(const Model& m, const ModelMask& mask, int64_t bucket_bytes, bool with_v,
-                      float scale = 1.0f) {
-  SCOPED_TRACE(::testing::Message() << "bucket_bytes=" << bucket_bytes << " v=" << with_v);
+void check_round_trip_once(const Model& m, const ModelMask& mask, int64_t bucket_bytes, bool with_v,
+                           float scale) {
+  SCOPED_TRACE(::testing::Message() << "bucket_bytes=" << bucket_bytes << " v=" << with_v
+                                    << " simd=" << detail::compaction_simd_enabled());
   CompactionPlan plan(m.layout, mask, bucket_bytes);
   auto ref = reference_stream(m, mask, with_v);
   ASSERT_EQ(plan.compact_floats(), int64_t(ref.size()));
@@ -111,6 +115,16 @@ void check_round_trip(const Model& m, const ModelMask& mask, int64_t bucket_byte
           ASSERT_EQ(out[l][i], want) << "layer " << l << " at " << o << "," << c << "," << p;
         }
   }
+}
+
+// Both the portable row code and, where the CPU has AVX-512, the vector kernels.
+void check_round_trip(const Model& m, const ModelMask& mask, int64_t bucket_bytes, bool with_v,
+                      float scale = 1.0f) {
+  const bool had = detail::set_compaction_simd(false);
+  check_round_trip_once(m, mask, bucket_bytes, with_v, scale);
+  if (detail::set_compaction_simd(true), detail::compaction_simd_enabled())
+    check_round_trip_once(m, mask, bucket_bytes, with_v, scale);
+  detail::set_compaction_simd(had);
 }
 
 TEST(Compaction, RoundTripOverBucketSizes) {
@@ -184,6 +198,46 @@ TEST(Compaction, GatherAndRunPathsBothExercised) {
   for (int64_t bytes : {1 << 20, 4 * 37, 4 * 32}) check_round_trip(m, mask, bytes, true);
 }
 
+// Buckets owned by someone else need not start on a cache line: pack must still write the
+// same stream (the vector kernel then takes its unaligned path).
+TEST(Compaction, UnalignedBucketsFromElsewhere) {
+  auto m = make_model(testing::tiny_layout(), 13);
+  auto mask = random_mask(m.layout, 0.5, 14);
+  for (int64_t bytes : {1 << 20, 4 * 300}) {
+    CompactionPlan plan(m.layout, mask, bytes);
+    auto ref = reference_stream(m, mask, true);
+    std::vector<std::vector<float>> storage;
+    std::vector<float*> ptrs;
+    for (int b = 0; b < plan.buckets(); ++b) storage.emplace_back(plan.bucket_floats(b) + 1, -3.0f);
+    for (auto& s : storage) ptrs.push_back(s.data() + 1);  // 4 bytes past the allocation
+    for (bool simd : {false, true}) {
+      const bool had = detail::set_compaction_simd(simd);
+      pack(plan, m.zp.data(), m.vp.data(), ptrs.data());
+      detail::set_compaction_simd(had);
+      for (int b = 0; b < plan.buckets(); ++b) {
+        for (int64_t i = 0; i < plan.bucket_floats(b); ++i)
+          ASSERT_EQ(ptrs[b][i], ref[b * plan.bucket_capacity() + i]) << b << " " << i;
+        EXPECT_EQ(storage[b][0], -3.0f);  // nothing written before the bucket
+      }
+    }
+  }
+}
+
+TEST(Compaction, VectorKernelsCoverLayersInsideOneBucket) {
+  auto layout = testing::tiny_layout();
+  auto mask = random_mask(layout, 0.5, 12);
+  CompactionPlan big(layout, mask, 1 << 20);
+  EXPECT_FALSE(big.layers()[3].flat_bits.empty());  // pruned, inside bucket 0
+  EXPECT_TRUE(big.layers()[1].flat_bits.empty());   // whole: a plain copy
+  CompactionPlan tiny(layout, mask, 16);
+  for (const auto& c : tiny.layers())
+    if (c.offset + c.compact_numel > 4) {
+      EXPECT_TRUE(c.flat_bits.empty());
+    }
+  std::printf("AVX-512 kernels %s on this CPU\n",
+              detail::compaction_simd_enabled() ? "used" : "not available");
+}
+
 TEST(Compaction, PlanIsDeterministicAndSized) {
   auto layout = testing::tiny_layout();
   auto a = random_mask(layout, 0.5, 9);
@@ -203,6 +257,43 @@ TEST(Compaction, PlanIsDeterministicAndSized) {
   EXPECT_EQ(pa.compact_bytes(), 4 * expect);
   EXPECT_EQ(CompactionPlan(layout, a).bucket_capacity(), kDefaultBucketBytes / 4);
   EXPECT_THROW((void)CompactionPlan(layout, a, 3), UsageError);
+}
+
+}  // namespace
+}  // namespace prunex
+
+namespace prunex {
+namespace {
+
+// The bench's model: channel 0.5 on ResNet-152 keeps round(in / 2) channels of every conv
+// but the stem, all filters, and every other tensor whole.
+TEST(Compaction, Resnet152ChannelHalfSizes) {
+  const ModelLayout layout = make_layout("resnet152", 10);
+  const auto spec = SparsitySpec::build(layout, kChannel, KeepRate::of_fraction(0.5));
+  int convs = 0;
+  int64_t expect = 0;
+  for (size_t l = 0; l < layout.layers.size(); ++l) {
+    const auto& s = layout.layers[l].shape;
+    if (layout.layers[l].is_conv()) ++convs;
+    if (spec.layers[l].pruned())
+      expect += s[0] * ((s[1] + 1) / 2) * s[2] * s[3];  // round half up of in / 2
+    else
+      expect += layout.layers[l].numel();
+  }
+  EXPECT_EQ(convs, 155);
+  EXPECT_EQ(spec.pruned_layers(), 154);
+  EXPECT_FALSE(spec.layers[layout.find("conv1.weight")].pruned());
+
+  std::mt19937 rng(21);
+  std::vector<std::vector<float>> w;
+  std::vector<float*> ptrs;
+  for (const auto& l : layout.layers) w.push_back(testing::random_tensor(l.numel(), rng));
+  for (auto& t : w) ptrs.push_back(t.data());
+  const ModelMask mask = project_model(ptrs.data(), layout, spec);
+  const CompactionPlan plan(layout, mask);
+  EXPECT_EQ(plan.compact_floats(), expect);
+  EXPECT_EQ(plan.dense_floats(), layout.parameters());
+  EXPECT_EQ(plan.buckets(), int((expect * 4 + kDefaultBucketBytes - 1) / kDefaultBucketBytes));
 }
 
 }  // namespace
