@@ -29,7 +29,12 @@ void ensure_mpi() {
 TEST(NcclCommunicator, WrongWorldSizeIsAUsageError) {
   PRUNEX_REQUIRE_DEVICE();
   ensure_mpi();
-  EXPECT_THROW(NcclCommunicator(MPI_COMM_WORLD, NodeGrouping{2, 1}), UsageError);
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  EXPECT_THROW(NcclCommunicator(MPI_COMM_WORLD, NodeGrouping{size + 1, 1}), UsageError);
+  if (size % 2 == 1) {  // an odd world cannot be cut into nodes of 2
+    EXPECT_THROW(NcclCommunicator(MPI_COMM_WORLD, NodeGrouping{size, 2}), UsageError);
+  }
 }
 
 TEST(NcclCommunicator, OneRankCollectives) {
