@@ -7,30 +7,59 @@ namespace prunex {
 namespace {
 
 constexpr int kThreads = 256;
+// Elements in flight per thread: all loads of a batch are issued before its stores, so each
+// thread keeps several memory requests outstanding (the kernels are bandwidth bound).
+constexpr int kBatch = 4;
 
-__global__ void pack_kernel(const GpuLayerDesc* layers, const int32_t* index, const GpuTile* tiles,
-                            const float* const* z, const float* const* v, float* stream) {
+__global__ void pack_kernel(const GpuLayerDesc* __restrict__ layers,
+                            const int32_t* __restrict__ index, const GpuTile* __restrict__ tiles,
+                            const float* const* z, const float* const* v,
+                            float* __restrict__ stream) {
   const GpuTile t = tiles[blockIdx.x];
   const GpuLayerDesc d = layers[t.layer];
-  const float* zl = z[t.layer];
-  const float* vl = v ? v[t.layer] : nullptr;
-  float* dst = stream + d.stream_offset;
-  for (int64_t e = t.begin + threadIdx.x; e < t.end; e += blockDim.x) {
-    const int64_t src = pack_source(d, index, e);
-    // A lone add: nothing to contract, so the sum rounds exactly as the CPU's does.
-    dst[e] = vl ? __fadd_rn(zl[src], vl[src]) : zl[src];
+  const float* __restrict__ zl = z[t.layer];
+  const float* __restrict__ vl = v ? v[t.layer] : nullptr;
+  float* __restrict__ dst = stream + d.stream_offset;
+  for (int64_t base = t.begin + threadIdx.x; base < t.end; base += kBatch * blockDim.x) {
+    float x[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int64_t e = base + int64_t(b) * blockDim.x;
+      if (e >= t.end) break;
+      const int64_t src = pack_source(d, index, e);
+      // A lone add: nothing to contract, so the sum rounds exactly as the CPU's does.
+      x[b] = vl ? __fadd_rn(zl[src], vl[src]) : zl[src];
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int64_t e = base + int64_t(b) * blockDim.x;
+      if (e >= t.end) break;
+      dst[e] = x[b];
+    }
   }
 }
 
-__global__ void unpack_kernel(const GpuLayerDesc* layers, const int32_t* index,
-                              const GpuTile* tiles, const float* stream, float* const* out,
-                              float scale) {
+__global__ void unpack_kernel(const GpuLayerDesc* __restrict__ layers,
+                              const int32_t* __restrict__ index, const GpuTile* __restrict__ tiles,
+                              const float* __restrict__ stream, float* const* out, float scale) {
   const GpuTile t = tiles[blockIdx.x];
   const GpuLayerDesc d = layers[t.layer];
-  float* o = out[t.layer];
-  for (int64_t i = t.begin + threadIdx.x; i < t.end; i += blockDim.x) {
-    const int64_t s = unpack_source(d, index, i);
-    o[i] = s < 0 ? 0.0f : __fmul_rn(stream[s], scale);
+  float* __restrict__ o = out[t.layer];
+  for (int64_t base = t.begin + threadIdx.x; base < t.end; base += kBatch * blockDim.x) {
+    float x[kBatch];
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int64_t i = base + int64_t(b) * blockDim.x;
+      if (i >= t.end) break;
+      const int64_t s = unpack_source(d, index, i);
+      x[b] = s < 0 ? 0.0f : __fmul_rn(stream[s], scale);
+    }
+#pragma unroll
+    for (int b = 0; b < kBatch; ++b) {
+      const int64_t i = base + int64_t(b) * blockDim.x;
+      if (i >= t.end) break;
+      o[i] = x[b];
+    }
   }
 }
 
