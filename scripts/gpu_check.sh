@@ -82,8 +82,10 @@ if [ -n "$DEPS" ]; then
   PREFIX="$PREFIX;$DEPS/usr;$DEPS/usr/lib/x86_64-linux-gnu/cmake"
   export PATH="$DEPS/usr/bin:$PATH"
   export LD_LIBRARY_PATH="$DEPS/usr/lib/x86_64-linux-gnu:$DEPS/usr/lib/x86_64-linux-gnu/openmpi/lib:${LD_LIBRARY_PATH:-}"
-  export PKG_CONFIG_PATH="$DEPS/usr/lib/x86_64-linux-gnu/pkgconfig:$DEPS/usr/share/pkgconfig:${PKG_CONFIG_PATH:-}"
-  export OPAL_PREFIX="$DEPS/usr/lib/x86_64-linux-gnu/openmpi"  # relocated Open MPI
+  # The .pc files say prefix=/usr: look only in DEPS and prefix every path with it.
+  export PKG_CONFIG_LIBDIR="$DEPS/usr/lib/x86_64-linux-gnu/pkgconfig:$DEPS/usr/share/pkgconfig"
+  export PKG_CONFIG_SYSROOT_DIR="$DEPS"
+  export OPAL_PREFIX="$DEPS/usr"  # Debian's Open MPI was built for prefix /usr
   CMAKE_EXTRA+=("-DMPI_CXX_COMPILER=$DEPS/usr/bin/mpicxx")
 fi
 # NCCL from CUDA's folders, else from the nvidia-nccl python package (no unversioned .so).
