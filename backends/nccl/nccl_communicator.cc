@@ -1,0 +1,231 @@
+#include "backends/nccl/nccl_communicator.h"
+
+#include <cstdlib>
+#include <thread>
+
+#include "backends/nccl/admm_kernels.h"
+#include "backends/nccl/nccl_types.h"
+#include "engine/error.h"
+
+#define PRUNEX_MPI_CHECK(call)                                                                \
+  do {                                                                                        \
+    const int prunex_rc_ = (call);                                                            \
+    if (prunex_rc_ != MPI_SUCCESS) {                                                          \
+      char prunex_msg_[MPI_MAX_ERROR_STRING];                                                 \
+      int prunex_len_ = 0;                                                                    \
+      MPI_Error_string(prunex_rc_, prunex_msg_, &prunex_len_);                                \
+      throw std::runtime_error(::prunex::detail::concat(__FILE__, ":", __LINE__, ": ", #call, \
+                                                        " failed: ", prunex_msg_));           \
+    }                                                                                         \
+  } while (0)
+
+namespace prunex {
+
+// Handle of an asynchronous all-reduce: completion is the stop event on the stream.
+class NcclWork : public Work {
+ public:
+  NcclWork(NcclCommunicator& owner, Group g, std::size_t bytes)
+      : owner_(owner), g_(g), bytes_(bytes) {}
+  void wait() override {
+    if (done_) return;
+    owner_.wait_for(stop_);
+    done_ = true;
+    owner_.note("allreduce", g_, bytes_, stop_.seconds_since(start_));
+  }
+  bool is_completed() override {
+    if (done_) return true;
+    owner_.check_async_errors();
+    return stop_.query();
+  }
+
+  CudaEvent start_, stop_;
+  DeviceArray<uint8_t> scratch_;
+
+ private:
+  NcclCommunicator& owner_;
+  Group g_;
+  std::size_t bytes_;
+  bool done_ = false;
+};
+
+int NcclCommunicator::checked_rank(MPI_Comm world, const NodeGrouping& grouping) {
+  int rank = 0, size = 0;
+  PRUNEX_MPI_CHECK(MPI_Comm_rank(world, &rank));
+  PRUNEX_MPI_CHECK(MPI_Comm_size(world, &size));
+  PRUNEX_USAGE(grouping.gpus_per_node >= 1, "--gpus-per-node must be at least 1");
+  PRUNEX_USAGE(size == grouping.world_size, "world size ", size, " does not match ",
+               grouping.world_size, " = nodes x GPUs per node");
+  PRUNEX_USAGE(size % grouping.gpus_per_node == 0, "world size ", size,
+               " is not a multiple of --gpus-per-node ", grouping.gpus_per_node);
+  return rank;
+}
+
+int NcclCommunicator::select_device(MPI_Comm world) {
+  const int devices = cuda_device_count();
+  if (devices == 0) throw CudaError("no CUDA device: " + cuda_unavailable_reason());
+  // Index among the ranks sharing this host, whatever the launcher's rank order.
+  MPI_Comm host = MPI_COMM_NULL;
+  PRUNEX_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host));
+  int host_rank = 0;
+  const int rc = MPI_Comm_rank(host, &host_rank);
+  MPI_Comm_free(&host);
+  PRUNEX_MPI_CHECK(rc);
+  const int device = host_rank % devices;
+  PRUNEX_CUDA_CHECK(cudaSetDevice(device));
+  return device;
+}
+
+NcclCommunicator::NcclCommunicator(MPI_Comm world, NodeGrouping grouping)
+    : mpi_(world),
+      grouping_(grouping),
+      rank_(checked_rank(world, grouping)),
+      device_(select_device(world)),
+      barrier_byte_(1) {
+  ncclUniqueId id;
+  if (rank_ == 0) PRUNEX_NCCL_CHECK(ncclGetUniqueId(&id));
+  PRUNEX_MPI_CHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, world));
+  ncclComm_t c = nullptr;
+  PRUNEX_NCCL_CHECK(ncclCommInitRank(&c, grouping_.world_size, id, rank_));
+  world_ = NcclComm(c);
+  // Both splits are collective over the world communicator: every rank calls both.
+  c = nullptr;
+  PRUNEX_NCCL_CHECK(ncclCommSplit(world_.get(), grouping_.node_of(rank_),
+                                  grouping_.local_rank(rank_), &c, nullptr));
+  intra_ = NcclComm(c);
+  c = nullptr;
+  const bool leader = grouping_.is_leader(rank_);
+  PRUNEX_NCCL_CHECK(ncclCommSplit(world_.get(), leader ? 0 : NCCL_SPLIT_NOCOLOR,
+                                  grouping_.node_of(rank_), &c, nullptr));
+  inter_ = NcclComm(c);
+}
+
+// Sub-communicators go before the world one they were split from.
+NcclCommunicator::~NcclCommunicator() {
+  inter_ = NcclComm();
+  intra_ = NcclComm();
+}
+
+ncclComm_t NcclCommunicator::comm(Group g) const {
+  switch (g) {
+    case Group::world:
+      return world_.get();
+    case Group::intra:
+      return intra_.get();
+    case Group::inter:
+      PRUNEX_CHECK(inter_, "rank ", rank_, " is not a node leader: it has no inter-node group");
+      return inter_.get();
+  }
+  return nullptr;
+}
+
+int NcclCommunicator::rank(Group g) const {
+  switch (g) {
+    case Group::world:
+      return rank_;
+    case Group::intra:
+      return grouping_.local_rank(rank_);
+    case Group::inter:
+      PRUNEX_CHECK(grouping_.is_leader(rank_), "rank ", rank_, " is not a node leader");
+      return grouping_.node_of(rank_);
+  }
+  return 0;
+}
+
+int NcclCommunicator::size(Group g) const {
+  switch (g) {
+    case Group::world:
+      return grouping_.world_size;
+    case Group::intra:
+      return grouping_.gpus_per_node;
+    case Group::inter:
+      PRUNEX_CHECK(grouping_.is_leader(rank_), "rank ", rank_, " is not a node leader");
+      return grouping_.nodes();
+  }
+  return 0;
+}
+
+void NcclCommunicator::check_async_errors() const {
+  for (const NcclComm* c : {&world_, &intra_, &inter_}) {
+    if (!*c) continue;
+    ncclResult_t async = ncclSuccess;
+    PRUNEX_NCCL_CHECK(ncclCommGetAsyncError(c->get(), &async));
+    PRUNEX_NCCL_CHECK(async);
+  }
+}
+
+void NcclCommunicator::wait_for(const CudaEvent& done) const {
+  while (!done.query()) {
+    check_async_errors();
+    std::this_thread::yield();
+  }
+}
+
+void NcclCommunicator::enqueue_allreduce(void* data, std::size_t count, DType dtype, ReduceOp op,
+                                         Group g, DeviceArray<uint8_t>& scratch) {
+  ncclComm_t c = comm(g);
+  if (op != ReduceOp::bor) {
+    PRUNEX_NCCL_CHECK(ncclAllReduce(data, data, count, nccl_type(dtype), nccl_op(op), c, stream()));
+    return;
+  }
+  PRUNEX_CHECK(dtype == DType::u8, "bitwise or needs uint8 data, got ", dtype_name(dtype));
+  scratch = DeviceArray<uint8_t>(8 * count);
+  auto* bytes = static_cast<uint8_t*>(data);
+  expand_bits_gpu(bytes, static_cast<int64_t>(count), scratch.data(), stream());
+  PRUNEX_NCCL_CHECK(
+      ncclAllReduce(scratch.data(), scratch.data(), 8 * count, ncclUint8, ncclMax, c, stream()));
+  pack_bits_gpu(scratch.data(), static_cast<int64_t>(count), bytes, stream());
+}
+
+std::unique_ptr<Work> NcclCommunicator::allreduce_async(void* data, std::size_t count, DType dtype,
+                                                        ReduceOp op, Group g) {
+  auto work = std::make_unique<NcclWork>(*this, g, count * dtype_size(dtype));
+  work->start_.record(stream());
+  enqueue_allreduce(data, count, dtype, op, g, work->scratch_);
+  work->stop_.record(stream());
+  return work;
+}
+
+void NcclCommunicator::allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g) {
+  allreduce_async(data, count, dtype, op, g)->wait();
+}
+
+void NcclCommunicator::broadcast(void* data, std::size_t count, DType dtype, int root, Group g) {
+  PRUNEX_CHECK(root >= 0 && root < size(g), "broadcast root ", root, " outside group of ", size(g));
+  CudaEvent start, stop;
+  start.record(stream());
+  PRUNEX_NCCL_CHECK(ncclBroadcast(data, data, count, nccl_type(dtype), root, comm(g), stream()));
+  stop.record(stream());
+  wait_for(stop);
+  record("broadcast", g, count * dtype_size(dtype), stop.seconds_since(start));
+}
+
+void NcclCommunicator::allgather(const void* send, void* recv, std::size_t count, DType dtype,
+                                 Group g) {
+  CudaEvent start, stop;
+  start.record(stream());
+  PRUNEX_NCCL_CHECK(ncclAllGather(send, recv, count, nccl_type(dtype), comm(g), stream()));
+  stop.record(stream());
+  wait_for(stop);
+  record("allgather", g, count * dtype_size(dtype), stop.seconds_since(start));
+}
+
+// NCCL has no barrier: a one-byte all-reduce that every member must join, then a wait.
+void NcclCommunicator::barrier(Group g) {
+  CudaEvent start, stop;
+  start.record(stream());
+  PRUNEX_NCCL_CHECK(ncclAllReduce(barrier_byte_.data(), barrier_byte_.data(), 1, ncclUint8, ncclMax,
+                                  comm(g), stream()));
+  stop.record(stream());
+  wait_for(stop);
+  record("barrier", g, 0, stop.seconds_since(start));
+}
+
+void NcclCommunicator::abort(int code) {
+  inter_.abort();
+  intra_.abort();
+  world_.abort();
+  MPI_Abort(mpi_, code);
+  std::abort();  // MPI_Abort should not return
+}
+
+}  // namespace prunex

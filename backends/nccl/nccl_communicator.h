@@ -1,0 +1,77 @@
+// The engine's Communicator over NCCL, for live runs on GPUs. Bootstrapped through MPI:
+// rank 0 creates the NCCL unique id and MPI broadcasts it; the world communicator is split
+// with ncclCommSplit into the intra-node communicator (color = node, key = local rank) and
+// the leaders' communicator (local rank 0 of each node, key = node; other ranks get none).
+//
+// Every data pointer passed to this communicator is a DEVICE pointer on this rank's GPU, and
+// its contents must be ready: work on another stream that produces them must have finished
+// (or be ordered before stream() with an event).
+// Collectives run on one CUDA stream owned by the communicator; the blocking calls return
+// after the stream has finished, and each call is recorded with its time measured by CUDA
+// events around the collective. ReduceOp::bor (bytes only) is done by expanding every bit to
+// a byte, a MAX all-reduce, and packing back; masks use the cheaper one-byte-per-group form
+// directly (nccl_mask_union.h).
+#pragma once
+
+#include <mpi.h>
+
+#include <memory>
+
+#include "backends/nccl/cuda_handles.h"
+#include "backends/nccl/nccl_comm.h"
+#include "engine/communicator.h"
+
+namespace prunex {
+
+class NcclCommunicator : public Communicator {
+ public:
+  // Collective over `world` (MPI must be initialised; the caller finalises it). The MPI size
+  // must equal grouping.world_size and be a multiple of gpus_per_node (UsageError otherwise).
+  // The GPU is chosen by the rank's index among the ranks on its host, modulo the devices it
+  // sees; no device is a CudaError naming the reason.
+  NcclCommunicator(MPI_Comm world, NodeGrouping grouping);
+  ~NcclCommunicator() override;
+
+  const NodeGrouping& grouping() const override { return grouping_; }
+  int world_rank() const override { return rank_; }
+  int rank(Group g) const override;
+  int size(Group g) const override;
+
+  void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g) override;
+  std::unique_ptr<Work> allreduce_async(void* data, std::size_t count, DType dtype, ReduceOp op,
+                                        Group g) override;
+  void broadcast(void* data, std::size_t count, DType dtype, int root, Group g) override;
+  void allgather(const void* send, void* recv, std::size_t count, DType dtype, Group g) override;
+  void barrier(Group g) override;
+  // ncclCommAbort on every communicator, then MPI_Abort (does not return).
+  void abort(int code) override;
+
+  int device() const { return device_; }
+  cudaStream_t stream() const { return stream_.get(); }
+  ncclComm_t comm(Group g) const;
+
+ private:
+  friend class NcclWork;
+  static int checked_rank(MPI_Comm world, const NodeGrouping& grouping);
+  static int select_device(MPI_Comm world);
+  // Enqueues the all-reduce on the stream; scratch (bor only) must live until it finishes.
+  void enqueue_allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g,
+                         DeviceArray<uint8_t>& scratch);
+  // Waits for `done` while polling the communicators for asynchronous NCCL errors, so a
+  // failed peer ends this rank with an error instead of a hang.
+  void wait_for(const CudaEvent& done) const;
+  void check_async_errors() const;
+  void note(const char* op, Group g, std::size_t bytes, double seconds) {
+    record(op, g, bytes, seconds);
+  }
+
+  MPI_Comm mpi_;
+  NodeGrouping grouping_;
+  int rank_ = 0;
+  int device_ = 0;  // set (cudaSetDevice) before the stream below is created
+  NcclComm world_, intra_, inter_;
+  CudaStream stream_;
+  DeviceArray<uint8_t> barrier_byte_;
+};
+
+}  // namespace prunex

@@ -1,0 +1,13 @@
+// The union of node masks (eq. 14) over NCCL: every pruned layer's mask in the one-byte-per-
+// group form (mask_bytes.h), all layers in one buffer, one MAX all-reduce over uint8.
+#pragma once
+
+#include "backends/nccl/nccl_communicator.h"
+#include "engine/mask.h"
+
+namespace prunex {
+
+// Replaces `mask` by the union over the members of group g (normalised). Collective.
+void unite_masks_nccl(NcclCommunicator& comm, ModelMask& mask, Group g);
+
+}  // namespace prunex

@@ -1,0 +1,50 @@
+// `prunex bench --backend nccl` end to end: without a GPU it must exit 2 saying "no CUDA
+// device"; with one, a small model runs and every row checks out against the CPU (exit 0).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "backends/nccl/cuda_check.h"
+
+namespace prunex {
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string output;
+};
+
+Result run(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(PRUNEX_BINARY) + " " + args + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  while (fgets(buf.data(), buf.size(), p)) r.output += buf.data();
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+TEST(BenchNccl, NoDeviceExitsTwoOtherwiseChecksOut) {
+  if (!std::filesystem::exists(PRUNEX_BINARY))
+    GTEST_SKIP() << "the prunex binary is not built: " << PRUNEX_BINARY;
+  if (cuda_device_count() == 0) {
+    const Result r = run("bench --backend nccl");
+    EXPECT_EQ(r.status, 2) << r.output;
+    EXPECT_NE(r.output.find("no CUDA device"), std::string::npos) << r.output;
+    return;
+  }
+  const Result r =
+      run("bench --backend nccl --model resnet20 --sparsity filter+channel --keep 0.5 -n 3 -w 1");
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("pack+unpack"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("# Out of bounds values : 0"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace prunex

@@ -1,0 +1,73 @@
+// Shared by the CUDA/NCCL tests: device detection (tests that need a GPU skip with the
+// reason), awkward layouts, random masks and data.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "backends/nccl/cuda_check.h"
+#include "engine/mask.h"
+#include "engine/sparsity_spec.h"
+#include "tests/engine/sparsity_fixtures.h"
+
+// Skips the current test on a machine without a usable CUDA device, saying why.
+#define PRUNEX_REQUIRE_DEVICE()                                                 \
+  do {                                                                          \
+    if (::prunex::cuda_device_count() == 0)                                     \
+      GTEST_SKIP() << "no CUDA device: " << ::prunex::cuda_unavailable_reason() \
+                   << " (this test runs on a machine with a GPU)";              \
+  } while (0)
+
+namespace prunex::testing {
+
+// Odd sizes everywhere: rows that are not multiples of a warp or a tile, a layer larger
+// than a tile, 1x1 and 3x3 and 5x5 kernels, an fc layer and 1-D tensors that travel whole.
+inline ModelLayout awkward_layout() {
+  ModelLayout m;
+  m.model = "awkward";
+  m.layers = {conv("stem.weight", 7, 3, 3, 3), vec("bn.weight", 7, LayerRole::bn_weight),
+              conv("a.weight", 37, 7, 3, 3),   conv("b.weight", 129, 37, 1, 1),
+              conv("c.weight", 33, 129, 5, 5), vec("c.bias", 33, LayerRole::bias),
+              conv("d.weight", 1, 33, 3, 3),   fc("fc.weight", 11, 1),
+              fc("fc2.weight", 13, 301),       vec("fc2.bias", 13, LayerRole::bias)};
+  return m;
+}
+
+// A random mask of the spec's pruned layers: each group kept with probability p (at least
+// one filter and one channel kept), normalised.
+inline ModelMask random_mask(const ModelLayout& layout, const SparsitySpec& spec, double p,
+                             std::mt19937& rng) {
+  ModelMask mask(layout, spec);
+  std::bernoulli_distribution keep(p);
+  for (size_t l = 0; l < mask.size(); ++l) {
+    if (!mask.pruned(l)) continue;
+    LayerMask& m = mask[l];
+    for (auto& b : m.keep_out) b = keep(rng);
+    for (auto& b : m.keep_in) b = keep(rng);
+    for (auto& b : m.keep_shape) b = keep(rng);
+    m.keep_out[rng() % m.keep_out.size()] = 1;
+    const size_t c = rng() % m.keep_in.size();
+    m.keep_in[c] = 1;
+    m.keep_shape[c * m.dims.k] = 1;
+    m.normalise();
+  }
+  return mask;
+}
+
+inline std::vector<std::vector<float>> random_model(const ModelLayout& layout, std::mt19937& rng) {
+  std::vector<std::vector<float>> w;
+  for (const auto& l : layout.layers) w.push_back(random_tensor(l.numel(), rng));
+  return w;
+}
+
+template <typename T>
+std::vector<T*> pointers(std::vector<std::vector<T>>& v) {
+  std::vector<T*> p;
+  for (auto& x : v) p.push_back(x.data());
+  return p;
+}
+
+}  // namespace prunex::testing
