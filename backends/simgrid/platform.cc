@@ -1,0 +1,199 @@
+#include "backends/simgrid/platform.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "engine/error.h"
+
+namespace prunex::sim {
+
+namespace {
+
+using Dir = sg4::LinkInRoute::Direction;
+
+sg4::SplitDuplexLink* duplex(sg4::NetZone* zone, const std::string& name, double bw, double lat) {
+  PRUNEX_USAGE(bw > 0, "link ", name, ": bandwidth must be > 0 (got ", bw, ")");
+  auto* l = zone->create_split_duplex_link(name, bw);
+  l->set_latency(lat);
+  l->seal();
+  return l;
+}
+
+// One node: a full zone with one host per GPU and a router standing for the node's NICs.
+//
+//   nvlink_pairs                    nvswitch / pcie / loopback
+//   g0 ===== g1                     g0  g1  g2  g3
+//   || \\  // ||                     |   |   |   |   port links (one per GPU)
+//   ||  \\//  ||                    [   switch      ]  (non-blocking, not a resource)
+//   ||  //\\  ||                    g0,g1 -- nic0 --+
+//   g2 ===== g3                                      +-- nic router (zone gateway)
+//   (a link per pair,               g2,g3 -- nic1 --+
+//    links_per_pair x bw)           (GPU g uses rail rail_of_gpu(g))
+//
+// Routes are explicit for every ordered pair, so a GPU's inter-node traffic takes exactly
+// its own rail and never another GPU's port.
+sg4::NetZone* build_node(const Topology& t, const RunShape& shape, int node,
+                         const sg4::NetZone* parent, std::vector<sg4::Host*>& gpus) {
+  const std::string prefix = "n" + std::to_string(node);
+  auto* zone = sg4::create_full_zone(prefix);
+  zone->set_parent(parent);
+  const int p = shape.gpus_per_node;
+  const double speed = std::max(1.0, t.gpu.effective_flops());
+  std::vector<sg4::Host*> hosts;
+  for (int g = 0; g < p; ++g) {
+    hosts.push_back(zone->create_host(prefix + "g" + std::to_string(g), speed));
+    hosts.back()->seal();
+    gpus.push_back(hosts.back());
+  }
+  auto* gw = zone->create_router(prefix + "_nic");
+
+  const IntraNode& in = t.intra;
+  if (in.kind == IntraKind::nvlink_pairs) {
+    for (int a = 0; a < p; ++a)
+      for (int b = a + 1; b < p; ++b) {
+        auto* l = duplex(zone, prefix + "_nvl" + std::to_string(a) + "_" + std::to_string(b),
+                         in.links_per_pair * in.link.bandwidth_Bps, in.link.latency_s);
+        zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr,
+                        {sg4::LinkInRoute(l, Dir::UP)}, false);
+        zone->add_route(hosts[b]->get_netpoint(), hosts[a]->get_netpoint(), nullptr, nullptr,
+                        {sg4::LinkInRoute(l, Dir::DOWN)}, false);
+      }
+  } else if (p > 1) {
+    std::vector<sg4::SplitDuplexLink*> ports;
+    for (int g = 0; g < p; ++g)
+      ports.push_back(duplex(zone, prefix + "_port" + std::to_string(g), in.link.bandwidth_Bps,
+                             in.link.latency_s));
+    for (int a = 0; a < p; ++a)
+      for (int b = 0; b < p; ++b)
+        if (a != b)
+          zone->add_route(
+              hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr,
+              {sg4::LinkInRoute(ports[a], Dir::UP), sg4::LinkInRoute(ports[b], Dir::DOWN)}, false);
+  }
+
+  const int rails = std::max(1, t.nic.rails);
+  std::vector<sg4::SplitDuplexLink*> nics;
+  for (int r = 0; r < rails; ++r)
+    nics.push_back(duplex(zone, prefix + "_nic" + std::to_string(r), t.nic.link.bandwidth_Bps,
+                          t.nic.link.latency_s));
+  for (int g = 0; g < p; ++g) {
+    auto* nic = nics[rail_of_gpu(g, p, rails)];
+    zone->add_route(hosts[g]->get_netpoint(), gw, nullptr, nullptr,
+                    {sg4::LinkInRoute(nic, Dir::UP)}, false);
+    zone->add_route(gw, hosts[g]->get_netpoint(), nullptr, nullptr,
+                    {sg4::LinkInRoute(nic, Dir::DOWN)}, false);
+  }
+  zone->seal();
+  return zone;
+}
+
+// Attaches node zones [first, last) to a star `zone` through their NIC routers.
+void attach_nodes(const Topology& t, const RunShape& shape, sg4::NetZone* zone, int first, int last,
+                  std::vector<sg4::Host*>& gpus) {
+  for (int n = first; n < last; ++n) {
+    auto* node = build_node(t, shape, n, zone, gpus);
+    auto* gw = sg4::Engine::get_instance()->netpoint_by_name("n" + std::to_string(n) + "_nic");
+    zone->add_route(node->get_netpoint(), nullptr, gw, nullptr, {}, true);
+  }
+}
+
+// Star fabric: one non-blocking switch; the only fabric resources are the NIC rails.
+//
+//            [ switch ]
+//          /    |     \        (NIC rail links, inside the node zones)
+//      node0  node1 ... nodeM-1
+void build_star(const Topology& t, const RunShape& shape, sg4::NetZone* root,
+                std::vector<sg4::Host*>& gpus) {
+  attach_nodes(t, shape, root, 0, shape.nodes, gpus);
+}
+
+// Two-level tree (fat tree, and the dragonfly approximation): nodes grouped under leaf
+// switches (fat tree) or groups (dragonfly); each group reaches the rest through one uplink
+// bundle whose bandwidth is the sum of its up ports (split duplex, shared by all flows that
+// leave or enter the group). Above the bundles, a non-blocking core.
+//
+//                     [ core ]
+//          uplink0 //        \\ uplink1       (bundle: per-group bandwidth, latency
+//            [ leaf0 ]      [ leaf1 ]          hops x fabric latency)
+//            /      \        /      \         (NIC rails)
+//        node0    node1   node2    node3
+void build_two_level(const Topology& t, const RunShape& shape, sg4::NetZone* root, int per_leaf,
+                     double uplink_Bps, double uplink_latency_s, const char* kind,
+                     std::vector<sg4::Host*>& gpus) {
+  const int leaves = (shape.nodes + per_leaf - 1) / per_leaf;
+  for (int l = 0; l < leaves; ++l) {
+    const std::string name = std::string(kind) + std::to_string(l);
+    auto* leaf = sg4::create_star_zone(name);
+    leaf->set_parent(root);
+    // The leaf's gateway router sits in a zone of its own: SimGrid 3.32 resolves a route from
+    // a host two levels down to a router one level down without the host's own zone (its
+    // common-ancestor search stops one level short), which would drop the NIC links.
+    auto* sw_zone = sg4::create_full_zone(name + "_swz");
+    sw_zone->set_parent(leaf);
+    auto* sw = sw_zone->create_router(name + "_sw");
+    sw_zone->seal();
+    leaf->add_route(sw_zone->get_netpoint(), nullptr, sw, nullptr, {}, true);
+    attach_nodes(t, shape, leaf, l * per_leaf, std::min(shape.nodes, (l + 1) * per_leaf), gpus);
+    leaf->seal();
+    auto* up = duplex(root, name + "_up", uplink_Bps, uplink_latency_s);
+    root->add_route(leaf->get_netpoint(), nullptr, sw, nullptr, {sg4::LinkInRoute(up, Dir::UP)},
+                    true);
+  }
+}
+
+double fabric_link_Bps(const Topology& t) {
+  return t.fabric.link.bandwidth_Bps > 0 ? t.fabric.link.bandwidth_Bps : t.nic.link.bandwidth_Bps;
+}
+
+}  // namespace
+
+int rail_of_gpu(int local_gpu, int gpus_per_node, int rails) {
+  rails = std::max(1, rails);
+  return static_cast<int>(static_cast<long>(local_gpu) * rails / std::max(1, gpus_per_node)) %
+         rails;
+}
+
+// A leaf gives radix x b/(1+b) ports down and the rest up (b = blocking), the same split as
+// topologies/bisection.h; each node takes `rails` down ports.
+int nodes_per_leaf(const Topology& t) {
+  const double b = std::max(1.0, t.fabric.blocking);
+  const int down = static_cast<int>(std::floor(t.fabric.radix * b / (1.0 + b) + 1e-9));
+  return std::max(1, down / std::max(1, t.nic.rails));
+}
+
+int nodes_per_group(const Topology& t, int nodes) {
+  const int groups = std::max(1, t.fabric.groups);
+  return std::max(1, (std::max(nodes, t.nodes) + groups - 1) / groups);
+}
+
+Platform build_platform(const Topology& t, const RunShape& shape) {
+  PRUNEX_USAGE(shape.nodes >= 1, "nodes must be >= 1 (got ", shape.nodes, ")");
+  PRUNEX_USAGE(shape.gpus_per_node >= 1, "gpus per node must be >= 1 (got ", shape.gpus_per_node,
+               ")");
+  Platform p;
+  p.gpus.reserve(shape.world());
+  auto* root = sg4::create_star_zone("fabric");
+  const Fabric& f = t.fabric;
+  if (f.kind == FabricKind::star || (f.kind == FabricKind::fat_tree && f.levels <= 1)) {
+    build_star(t, shape, root, p.gpus);
+  } else if (f.kind == FabricKind::fat_tree) {
+    const int per_leaf = nodes_per_leaf(t);
+    // Oversubscription is a bandwidth ratio: a leaf's uplink bundle carries the injection
+    // of the nodes under it divided by the blocking factor.
+    const double uplink = per_leaf * t.node_injection_Bps() / std::max(1.0, f.blocking);
+    // Levels above two add switch hops but (non-blocking above the leaves) no contention.
+    build_two_level(t, shape, root, per_leaf, uplink, std::max(1, f.levels - 1) * f.link.latency_s,
+                    "leaf", p.gpus);
+  } else {
+    // Dragonfly: a group's global links (radix routers per group, one global link each) form
+    // its bundle; minimal routes cross local, global, local links = 3 fabric hops in all.
+    const int per_group = nodes_per_group(t, shape.nodes);
+    build_two_level(t, shape, root, per_group, std::max(1, f.radix) * fabric_link_Bps(t),
+                    1.5 * f.link.latency_s, "group", p.gpus);
+  }
+  root->seal();
+  return p;
+}
+
+}  // namespace prunex::sim

@@ -1,0 +1,102 @@
+// Point-to-point flows on built platforms: exact alpha-beta times and contention.
+#include <gtest/gtest.h>
+
+#include "backends/simgrid/fork_run.h"
+#include "backends/simgrid/sim_cluster.h"
+#include "engine/error.h"
+#include "tests/sim/sim_topologies.h"
+
+namespace prunex {
+namespace {
+
+using sim::Flow;
+using sim::fork_run;
+using sim::SimCluster;
+using namespace test;
+
+constexpr double kS = 64.0 * 1024 * 1024;
+
+std::vector<double> flow_seconds(const Topology& t, int nodes, int gpus, std::vector<Flow> flows) {
+  return fork_run([&] {
+    SimCluster c(t, {nodes, gpus});
+    std::vector<double> s;
+    for (const auto& f : c.run_flows(flows)) s.push_back(f.seconds);
+    return s;
+  });
+}
+
+TEST(SimFlows, UncongestedTransferIsLatencyPlusSizeOverBandwidth) {
+  // Cross-node on a star: NIC up + NIC down.
+  auto s = flow_seconds(star_topology(2, 2), 2, 2, {{0, 2, kS}});
+  EXPECT_NEAR(s[0], 2 * kNicLat + kS / kNicBw, 1e-9 * s[0]);
+  // Inside a node through the switch: two ports.
+  s = flow_seconds(star_topology(2, 2), 2, 2, {{0, 1, kS}});
+  EXPECT_NEAR(s[0], 2 * kPortLat + kS / kPortBw, 1e-9 * s[0]);
+}
+
+TEST(SimFlows, NvlinkPairsUseTheirOwnLinks) {
+  Topology t = star_topology(1, 4);
+  t.intra.kind = IntraKind::nvlink_pairs;
+  t.intra.links_per_pair = 2;
+  t.intra.link = {25e9, 0.3e-6};
+  // 0->1 and 2->3 use different pair links: no sharing; 0->1 and 1->0 opposite directions.
+  auto s = flow_seconds(t, 1, 4, {{0, 1, kS}, {2, 3, kS}, {1, 0, kS}});
+  for (double x : s) EXPECT_NEAR(x, 0.3e-6 + kS / 50e9, 1e-9 * x);
+}
+
+TEST(SimFlows, TwoFlowsThroughOneNicTakeTwiceAsLong) {
+  const double one = flow_seconds(star_topology(2, 2), 2, 2, {{0, 2, kS}})[0];
+  // GPUs 0 and 1 share the node's single NIC on the way out.
+  auto two = flow_seconds(star_topology(2, 2), 2, 2, {{0, 2, kS}, {1, 3, kS}});
+  const double bw_part = one - 2 * kNicLat;
+  for (double x : two) EXPECT_NEAR(x - 2 * kNicLat, 2 * bw_part, 1e-6 * x);
+  // With two rails each GPU has its own NIC: no slowdown.
+  two = flow_seconds(star_topology(2, 2, 2), 2, 2, {{0, 2, kS}, {1, 3, kS}});
+  for (double x : two) EXPECT_NEAR(x, one, 1e-6 * x);
+}
+
+TEST(SimFlows, BlockingFatTreeHalvesCrossPodBandwidth) {
+  // Radix 6: 3 nodes per leaf when non-blocking, 4 at 2:1. Every node of leaf 0 sends to
+  // its partner in leaf 1 at once; uplink = nodes x NIC / blocking.
+  for (double blocking : {1.0, 2.0}) {
+    const int per_leaf = blocking == 1.0 ? 3 : 4;
+    const Topology t = fat_tree_topology(2 * per_leaf, 1, blocking, 6);
+    std::vector<Flow> flows;
+    for (int i = 0; i < per_leaf; ++i) flows.push_back({i, per_leaf + i, kS});
+    const double lat = 2 * kNicLat + 2 * kFabricLat;
+    for (double x : flow_seconds(t, 2 * per_leaf, 1, flows)) {
+      const double bw = kS / (x - lat);
+      EXPECT_NEAR(bw, kNicBw / blocking, 1e-6 * kNicBw) << "blocking " << blocking;
+    }
+    // Inside a pod the full NIC bandwidth stays.
+    auto in_pod = flow_seconds(t, 2 * per_leaf, 1, {{0, 1, kS}, {1, 2, kS}});
+    for (double x : in_pod) EXPECT_NEAR(x, 2 * kNicLat + kS / kNicBw, 1e-6 * x);
+  }
+}
+
+TEST(SimFlows, OneEnginePerProcessIsEnforced) {
+  EXPECT_THROW(fork_run([] {
+                 SimCluster a(star_topology(2, 1), {2, 1});
+                 SimCluster b(star_topology(2, 1), {2, 1});
+                 return std::vector<double>{};
+               }),
+               std::runtime_error);
+}
+
+TEST(SimFlows, BadShapeIsAUsageError) {
+  EXPECT_THROW(fork_run([] {
+                 SimCluster a(star_topology(2, 4), {3, 4});
+                 return std::vector<double>{};
+               }),
+               UsageError);
+  EXPECT_THROW(fork_run([] {
+                 sim::SimConfig cfg{2, 1};
+                 cfg.network_model = "CM03";
+                 SimCluster a(star_topology(2, 1), cfg);
+                 return std::vector<double>{};
+               }),
+               UsageError);
+}
+
+}  // namespace
+}  // namespace prunex
