@@ -12,10 +12,16 @@ namespace {
 
 using Dir = sg4::LinkInRoute::Direction;
 
-sg4::SplitDuplexLink* duplex(sg4::NetZone* zone, const std::string& name, double bw, double lat) {
+sg4::SplitDuplexLink* duplex(Platform& p, sg4::NetZone* zone, const std::string& name, double bw,
+                             double lat) {
   PRUNEX_USAGE(bw > 0, "link ", name, ": bandwidth must be > 0 (got ", bw, ")");
   auto* l = zone->create_split_duplex_link(name, bw);
-  l->set_latency(lat);
+  if (p.latency_in_simgrid) {
+    l->set_latency(lat);
+  } else {
+    p.latency[l->get_link_up()] = lat;
+    p.latency[l->get_link_down()] = lat;
+  }
   l->seal();
   return l;
 }
@@ -34,38 +40,38 @@ sg4::SplitDuplexLink* duplex(sg4::NetZone* zone, const std::string& name, double
 // Routes are explicit for every ordered pair, so a GPU's inter-node traffic takes exactly
 // its own rail and never another GPU's port.
 sg4::NetZone* build_node(const Topology& t, const RunShape& shape, int node,
-                         const sg4::NetZone* parent, std::vector<sg4::Host*>& gpus) {
+                         const sg4::NetZone* parent, Platform& plat) {
   const std::string prefix = "n" + std::to_string(node);
   auto* zone = sg4::create_full_zone(prefix);
   zone->set_parent(parent);
-  const int p = shape.gpus_per_node;
+  const int gpn = shape.gpus_per_node;
   const double speed = std::max(1.0, t.gpu.effective_flops());
   std::vector<sg4::Host*> hosts;
-  for (int g = 0; g < p; ++g) {
+  for (int g = 0; g < gpn; ++g) {
     hosts.push_back(zone->create_host(prefix + "g" + std::to_string(g), speed));
     hosts.back()->seal();
-    gpus.push_back(hosts.back());
+    plat.gpus.push_back(hosts.back());
   }
   auto* gw = zone->create_router(prefix + "_nic");
 
   const IntraNode& in = t.intra;
   if (in.kind == IntraKind::nvlink_pairs) {
-    for (int a = 0; a < p; ++a)
-      for (int b = a + 1; b < p; ++b) {
-        auto* l = duplex(zone, prefix + "_nvl" + std::to_string(a) + "_" + std::to_string(b),
+    for (int a = 0; a < gpn; ++a)
+      for (int b = a + 1; b < gpn; ++b) {
+        auto* l = duplex(plat, zone, prefix + "_nvl" + std::to_string(a) + "_" + std::to_string(b),
                          in.links_per_pair * in.link.bandwidth_Bps, in.link.latency_s);
         zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr,
                         {sg4::LinkInRoute(l, Dir::UP)}, false);
         zone->add_route(hosts[b]->get_netpoint(), hosts[a]->get_netpoint(), nullptr, nullptr,
                         {sg4::LinkInRoute(l, Dir::DOWN)}, false);
       }
-  } else if (p > 1) {
+  } else if (gpn > 1) {
     std::vector<sg4::SplitDuplexLink*> ports;
-    for (int g = 0; g < p; ++g)
-      ports.push_back(duplex(zone, prefix + "_port" + std::to_string(g), in.link.bandwidth_Bps,
-                             in.link.latency_s));
-    for (int a = 0; a < p; ++a)
-      for (int b = 0; b < p; ++b)
+    for (int g = 0; g < gpn; ++g)
+      ports.push_back(duplex(plat, zone, prefix + "_port" + std::to_string(g),
+                             in.link.bandwidth_Bps, in.link.latency_s));
+    for (int a = 0; a < gpn; ++a)
+      for (int b = 0; b < gpn; ++b)
         if (a != b)
           zone->add_route(
               hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr,
@@ -75,10 +81,10 @@ sg4::NetZone* build_node(const Topology& t, const RunShape& shape, int node,
   const int rails = std::max(1, t.nic.rails);
   std::vector<sg4::SplitDuplexLink*> nics;
   for (int r = 0; r < rails; ++r)
-    nics.push_back(duplex(zone, prefix + "_nic" + std::to_string(r), t.nic.link.bandwidth_Bps,
+    nics.push_back(duplex(plat, zone, prefix + "_nic" + std::to_string(r), t.nic.link.bandwidth_Bps,
                           t.nic.link.latency_s));
-  for (int g = 0; g < p; ++g) {
-    auto* nic = nics[rail_of_gpu(g, p, rails)];
+  for (int g = 0; g < gpn; ++g) {
+    auto* nic = nics[rail_of_gpu(g, gpn, rails)];
     zone->add_route(hosts[g]->get_netpoint(), gw, nullptr, nullptr,
                     {sg4::LinkInRoute(nic, Dir::UP)}, false);
     zone->add_route(gw, hosts[g]->get_netpoint(), nullptr, nullptr,
@@ -90,9 +96,9 @@ sg4::NetZone* build_node(const Topology& t, const RunShape& shape, int node,
 
 // Attaches node zones [first, last) to a star `zone` through their NIC routers.
 void attach_nodes(const Topology& t, const RunShape& shape, sg4::NetZone* zone, int first, int last,
-                  std::vector<sg4::Host*>& gpus) {
+                  Platform& p) {
   for (int n = first; n < last; ++n) {
-    auto* node = build_node(t, shape, n, zone, gpus);
+    auto* node = build_node(t, shape, n, zone, p);
     auto* gw = sg4::Engine::get_instance()->netpoint_by_name("n" + std::to_string(n) + "_nic");
     zone->add_route(node->get_netpoint(), nullptr, gw, nullptr, {}, true);
   }
@@ -103,9 +109,8 @@ void attach_nodes(const Topology& t, const RunShape& shape, sg4::NetZone* zone, 
 //            [ switch ]
 //          /    |     \        (NIC rail links, inside the node zones)
 //      node0  node1 ... nodeM-1
-void build_star(const Topology& t, const RunShape& shape, sg4::NetZone* root,
-                std::vector<sg4::Host*>& gpus) {
-  attach_nodes(t, shape, root, 0, shape.nodes, gpus);
+void build_star(const Topology& t, const RunShape& shape, sg4::NetZone* root, Platform& p) {
+  attach_nodes(t, shape, root, 0, shape.nodes, p);
 }
 
 // Two-level tree (fat tree, and the dragonfly approximation): nodes grouped under leaf
@@ -119,8 +124,7 @@ void build_star(const Topology& t, const RunShape& shape, sg4::NetZone* root,
 //            /      \        /      \         (NIC rails)
 //        node0    node1   node2    node3
 void build_two_level(const Topology& t, const RunShape& shape, sg4::NetZone* root, int per_leaf,
-                     double uplink_Bps, double uplink_latency_s, const char* kind,
-                     std::vector<sg4::Host*>& gpus) {
+                     double uplink_Bps, double uplink_latency_s, const char* kind, Platform& p) {
   const int leaves = (shape.nodes + per_leaf - 1) / per_leaf;
   for (int l = 0; l < leaves; ++l) {
     const std::string name = std::string(kind) + std::to_string(l);
@@ -134,9 +138,9 @@ void build_two_level(const Topology& t, const RunShape& shape, sg4::NetZone* roo
     auto* sw = sw_zone->create_router(name + "_sw");
     sw_zone->seal();
     leaf->add_route(sw_zone->get_netpoint(), nullptr, sw, nullptr, {}, true);
-    attach_nodes(t, shape, leaf, l * per_leaf, std::min(shape.nodes, (l + 1) * per_leaf), gpus);
+    attach_nodes(t, shape, leaf, l * per_leaf, std::min(shape.nodes, (l + 1) * per_leaf), p);
     leaf->seal();
-    auto* up = duplex(root, name + "_up", uplink_Bps, uplink_latency_s);
+    auto* up = duplex(p, root, name + "_up", uplink_Bps, uplink_latency_s);
     root->add_route(leaf->get_netpoint(), nullptr, sw, nullptr, {sg4::LinkInRoute(up, Dir::UP)},
                     true);
   }
@@ -167,16 +171,28 @@ int nodes_per_group(const Topology& t, int nodes) {
   return std::max(1, (std::max(nodes, t.nodes) + groups - 1) / groups);
 }
 
-Platform build_platform(const Topology& t, const RunShape& shape) {
+double Platform::route_latency(int src, int dst) const {
+  std::vector<sg4::Link*> links;
+  double lat = 0;
+  gpus[src]->route_to(gpus[dst], links, &lat);
+  for (const auto* l : links) {
+    auto it = latency.find(l);
+    if (it != latency.end()) lat += it->second;
+  }
+  return lat;
+}
+
+Platform build_platform(const Topology& t, const RunShape& shape, bool latency_in_simgrid) {
   PRUNEX_USAGE(shape.nodes >= 1, "nodes must be >= 1 (got ", shape.nodes, ")");
   PRUNEX_USAGE(shape.gpus_per_node >= 1, "gpus per node must be >= 1 (got ", shape.gpus_per_node,
                ")");
   Platform p;
   p.gpus.reserve(shape.world());
+  p.latency_in_simgrid = latency_in_simgrid;
   auto* root = sg4::create_star_zone("fabric");
   const Fabric& f = t.fabric;
   if (f.kind == FabricKind::star || (f.kind == FabricKind::fat_tree && f.levels <= 1)) {
-    build_star(t, shape, root, p.gpus);
+    build_star(t, shape, root, p);
   } else if (f.kind == FabricKind::fat_tree) {
     const int per_leaf = nodes_per_leaf(t);
     // Oversubscription is a bandwidth ratio: a leaf's uplink bundle carries the injection
@@ -184,13 +200,13 @@ Platform build_platform(const Topology& t, const RunShape& shape) {
     const double uplink = per_leaf * t.node_injection_Bps() / std::max(1.0, f.blocking);
     // Levels above two add switch hops but (non-blocking above the leaves) no contention.
     build_two_level(t, shape, root, per_leaf, uplink, std::max(1, f.levels - 1) * f.link.latency_s,
-                    "leaf", p.gpus);
+                    "leaf", p);
   } else {
     // Dragonfly: a group's global links (radix routers per group, one global link each) form
     // its bundle; minimal routes cross local, global, local links = 3 fabric hops in all.
     const int per_group = nodes_per_group(t, shape.nodes);
     build_two_level(t, shape, root, per_group, std::max(1, f.radix) * fabric_link_Bps(t),
-                    1.5 * f.link.latency_s, "group", p.gpus);
+                    1.5 * f.link.latency_s, "group", p);
   }
   root->seal();
   return p;

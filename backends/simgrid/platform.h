@@ -3,6 +3,7 @@
 #pragma once
 
 #include <simgrid/s4u.hpp>
+#include <unordered_map>
 #include <vector>
 
 #include "topologies/topology.h"
@@ -28,9 +29,17 @@ int nodes_per_group(const Topology& t, int nodes);
 
 struct Platform {
   std::vector<sg4::Host*> gpus;  // indexed by world rank (node-major)
+  // Link latencies kept out of SimGrid (see build_platform), per one-way link.
+  bool latency_in_simgrid = true;
+  std::unordered_map<const sg4::Link*, double> latency;
+  // Sum of latencies on the route src -> dst (SimGrid's and the kept-out ones).
+  double route_latency(int src, int dst) const;
 };
 
 // Requires a live sg4::Engine; creates and seals every zone under a new root zone.
-Platform build_platform(const Topology& t, const RunShape& shape);
+// latency_in_simgrid = false gives SimGrid zero-latency links and keeps the latencies in
+// Platform::latency: CM02 weights a flow's bandwidth share by its route latency (TCP RTT
+// fairness), which RDMA and NVLink fabrics don't have; the executor adds the latencies.
+Platform build_platform(const Topology& t, const RunShape& shape, bool latency_in_simgrid);
 
 }  // namespace prunex::sim

@@ -74,10 +74,7 @@ struct SimCluster::Impl {
     const long long key = static_cast<long long>(src) * platform.gpus.size() + dst;
     auto it = latency_cache.find(key);
     if (it != latency_cache.end()) return it->second;
-    std::vector<sg4::Link*> links;
-    double latency = 0;
-    platform.gpus[src]->route_to(platform.gpus[dst], links, &latency);
-    return latency_cache[key] = latency;
+    return latency_cache[key] = platform.route_latency(src, dst);
   }
 };
 
@@ -107,12 +104,17 @@ SimCluster::SimCluster(const Topology& topology, const SimConfig& config)
       // RDMA fabrics are not TCP-window bound: lift CM02's gamma/(2 latency) rate cap.
       "--cfg=network/TCP-gamma:1e30",
       // Thousands of short-lived actors with shallow stacks.
-      "--cfg=contexts/stack-size:256", "--cfg=surf/precision:1e-11"};
+      "--cfg=contexts/stack-size:256",
+      // Simulated times to 1e-11 s (the default 1e-5 s would blur microsecond latencies).
+      "--cfg=surf/precision:1e-11",
+      // Plain max-min sharing: no RTT weighting (weight-S) penalising longer routes.
+      "--cfg=network/weight-S:0"};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   int argc = static_cast<int>(argv.size());
   impl_->engine = std::make_unique<sg4::Engine>(&argc, argv.data());
-  impl_->platform = build_platform(topology, {config.nodes, config.gpus_per_node});
+  impl_->platform =
+      build_platform(topology, {config.nodes, config.gpus_per_node}, config.rtt_fair_sharing);
 }
 
 SimCluster::~SimCluster() = default;
@@ -128,36 +130,56 @@ const Topology& SimCluster::topology() const {
 }
 
 std::string SimCluster::model_description() const {
-  return impl_->config.network_model + " (crosstraffic " +
-         (impl_->config.crosstraffic ? "on" : "off") + ", TCP-gamma off)";
+  const SimConfig& c = impl_->config;
+  return c.network_model + " (crosstraffic " + (c.crosstraffic ? "on" : "off") +
+         ", TCP-gamma off, " +
+         (c.rtt_fair_sharing ? "RTT-fair sharing" : "max-min sharing, route latency added") + ")";
 }
 
-std::vector<FlowTiming> SimCluster::run_flows(const std::vector<Flow>& flows) {
+std::vector<FlowTiming> SimCluster::run_flows(const std::vector<Flow>& flows,
+                                              bool align_transfers) {
   const int n = world_size();
   std::vector<FlowTiming> out(flows.size());
   std::vector<std::vector<std::size_t>> by_src(n);
+  double max_latency = 0;
   for (std::size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
     PRUNEX_CHECK(f.src >= 0 && f.src < n && f.dst >= 0 && f.dst < n && f.src != f.dst, "flow ",
                  f.src, " -> ", f.dst, " in a world of ", n);
     out[i].route_latency_s = impl_->route_latency(f.src, f.dst);
+    max_latency = std::max(max_latency, out[i].route_latency_s);
     if (f.bytes >= 1) by_src[f.src].push_back(i);
   }
+  // Latency SimGrid itself pays on a flow's route (all of it with rtt_fair_sharing, none
+  // otherwise: then the executor adds it).
+  const bool inside = impl_->platform.latency_in_simgrid;
+  auto delay = [&](std::size_t i) {
+    return align_transfers && inside ? max_latency - out[i].route_latency_s : 0.0;
+  };
   auto& gpus = impl_->platform.gpus;
-  // One actor per sending GPU: it starts its flows together and waits for all of them.
+  const double t0 = sg4::Engine::get_clock();
+  // One actor per sending GPU: it starts its flows (in order of their delays) and waits for
+  // all of them.
   for (int src = 0; src < n; ++src) {
-    if (by_src[src].empty()) continue;
-    sg4::Actor::create("gpu" + std::to_string(src), gpus[src], [&, src] {
+    auto& mine = by_src[src];
+    if (mine.empty()) continue;
+    std::stable_sort(mine.begin(), mine.end(),
+                     [&](std::size_t a, std::size_t b) { return delay(a) < delay(b); });
+    sg4::Actor::create("gpu" + std::to_string(src), gpus[src], [&, src, t0] {
       const auto& mine = by_src[src];
       std::vector<sg4::CommPtr> comms;
       comms.reserve(mine.size());
-      for (std::size_t i : mine)
+      for (std::size_t i : mine) {
+        const double wait = t0 + delay(i) - sg4::Engine::get_clock();
+        if (wait > 1e-12) sg4::this_actor::sleep_for(wait);
         comms.push_back(sg4::Comm::sendto_async(gpus[src], gpus[flows[i].dst],
                                                 static_cast<uint64_t>(flows[i].bytes + 0.5)));
+      }
       sg4::Comm::wait_all(comms);
       for (std::size_t k = 0; k < mine.size(); ++k) {
         FlowTiming& t = out[mine[k]];
-        t.seconds = comms[k]->get_finish_time() - comms[k]->get_start_time();
+        t.seconds = comms[k]->get_finish_time() - comms[k]->get_start_time() +
+                    (inside ? 0.0 : t.route_latency_s);
         t.delivered_bytes = static_cast<double>(static_cast<uint64_t>(flows[mine[k]].bytes + 0.5)) -
                             comms[k]->get_remaining();
       }
@@ -173,7 +195,7 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
                           std::max(1, impl_->topology.nic.rails)};
   CollectiveResult result;
   for (const Phase& phase : build_schedule(op, algo, group, layout, static_cast<double>(bytes))) {
-    const auto timings = run_flows(phase.flows);
+    const auto timings = run_flows(phase.flows, true);
     double alpha = 0, transfer = 0;
     for (const auto& t : timings) {
       alpha = std::max(alpha, t.route_latency_s);

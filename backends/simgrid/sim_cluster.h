@@ -31,6 +31,10 @@ struct SimConfig {
   // latency + size / bandwidth once cross-traffic is off), LV08, SMPI, IB, Constant.
   std::string network_model = "CM02";
   bool crosstraffic = false;
+  // CM02 divides a link among flows in inverse proportion to their route latency (TCP RTT
+  // fairness). Off (default): links have zero latency inside SimGrid (plain max-min sharing,
+  // as on RDMA / NVLink fabrics) and every flow's route latency is added to its time.
+  bool rtt_fair_sharing = false;
 };
 
 // One point-to-point transfer between two world ranks.
@@ -79,8 +83,11 @@ class SimCluster {
   const SimConfig& config() const;
   const Topology& topology() const;
 
-  // Flows started together; per-flow timings (contention among them is simulated).
-  std::vector<FlowTiming> run_flows(const std::vector<Flow>& flows);
+  // Flows started together; per-flow timings (contention among them is simulated). With
+  // align_transfers, a flow with a shorter route starts later by the difference, so that
+  // every flow's transfer begins at the same instant (start + the largest route latency):
+  // collectives account latency terms separately and share bandwidth from a common start.
+  std::vector<FlowTiming> run_flows(const std::vector<Flow>& flows, bool align_transfers = false);
   // A collective of `bytes` per rank (allgather: each rank's block) on `group`: intra runs
   // on every node at once, inter on the node leaders. Returns simulated seconds.
   CollectiveResult run_collective(CollectiveOp op, Algo algo, Group group, std::size_t bytes);
