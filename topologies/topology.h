@@ -35,6 +35,7 @@ struct IntraNode {
   IntraKind kind = IntraKind::nvswitch;
   LinkSpec link;           // one link (nvlink_pairs) or one port (switch kinds)
   int links_per_pair = 1;  // nvlink_pairs only
+  int links_per_gpu = 0;   // nvlink_pairs: NVLink ports per GPU if stated (0 = not stated)
 };
 
 struct NicSpec {
@@ -46,11 +47,12 @@ enum class FabricKind { star, fat_tree, dragonfly };
 
 struct Fabric {
   FabricKind kind = FabricKind::fat_tree;
-  int levels = 2;         // fat_tree
-  int radix = 40;         // switch ports (fat_tree), routers per group (dragonfly)
-  double blocking = 1.0;  // 1 = non-blocking, 2 = 2:1 oversubscribed uplinks
-  LinkSpec link;          // switch-to-switch links
-  int groups = 1;         // dragonfly
+  int levels = 2;                   // fat_tree
+  int radix = 40;                   // switch ports (fat_tree), routers per group (dragonfly)
+  double blocking = 1.0;            // 1 = non-blocking, 2 = 2:1 oversubscribed uplinks
+  LinkSpec link;                    // switch-to-switch links
+  int groups = 1;                   // dragonfly
+  int global_links_per_router = 1;  // dragonfly
 };
 
 struct Topology {
@@ -62,7 +64,8 @@ struct Topology {
   IntraNode intra;
   NicSpec nic;
   Fabric fabric;
-  // "gpu.fp32_flops" -> "NVIDIA V100 datasheet", ... (free text, carried into results)
+  // Keyed by the file's dotted field path: "gpu.fp32_tflops" -> "NVIDIA V100 datasheet", ...
+  // (free text, carried into results).
   std::map<std::string, std::string> sources;
 
   int gpus() const { return nodes * gpus_per_node; }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# prunex topology: presets show and check, bad files exit 2 with one line, nothing is written.
+set -u
+prunex=$(realpath "$1")
+repo=$(pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$work"
+
+out=$("$prunex" topology show puhti) || fail "show puhti exited $?"
+grep -q "80 x 4 GPUs = 320 GPUs" <<<"$out" || fail "show puhti: no 80 nodes line: $out"
+grep -q "bisection *1000 GB/s" <<<"$out" || fail "show puhti: bisection not 1000 GB/s"
+grep -q "assumed" <<<"$out" || fail "show puhti: assumptions not shown"
+
+for p in $("$prunex" topology list | awk '{print $1}'); do
+  line=$("$prunex" topology check "$p") || fail "check $p exited $?"
+  [[ $line == "ok: $p: "* ]] || fail "check $p printed: $line"
+done
+[[ $("$prunex" topology list | wc -l) -eq 7 ]] || fail "list: expected 7 presets"
+
+# --json round trip: the normalised file checks again.
+"$prunex" topology show dgx-a100 --json > "$work/dgx.json" || fail "show --json exited $?"
+"$prunex" topology check "$work/dgx.json" | grep -q "^ok: dgx-a100: 128 nodes" || fail "json recheck"
+
+expect_exit2() {  # expect_exit2 WORDS ARGS...: exit 2, one stderr line containing WORDS
+  local words="$1"; shift
+  "$prunex" "$@" > "$work/stdout" 2> "$work/stderr"
+  local rc=$?
+  [[ $rc -eq 2 ]] || fail "$*: exit $rc, expected 2"
+  [[ $(wc -l < "$work/stderr") -eq 1 ]] || fail "$*: stderr not one line: $(cat "$work/stderr")"
+  grep -qF -- "$words" "$work/stderr" || fail "$*: stderr lacks '$words': $(cat "$work/stderr")"
+  [[ ! -s "$work/stdout" ]] || fail "$*: printed to stdout"
+}
+
+sed 's/"bandwidth_gbits": {"value": 100, "source": "CSC/"bandwidth_gbits": {"value": 0, "source": "CSC/' \
+  "$repo/topologies/presets/puhti.json" > "$work/zero.json"
+expect_exit2 "nic.bandwidth_gbits must be > 0" topology check "$work/zero.json"
+echo '{"name": "x", "nodes": 2,' > "$work/broken.json"
+expect_exit2 "malformed JSON" topology show "$work/broken.json"
+expect_exit2 "unknown topology 'nowhere'" topology show nowhere
+expect_exit2 "cannot open file" topology check "$work/absent.json"
+sed 's/"nodes": {"value": 80,/"nodes": {"value": 5000,/' "$repo/topologies/presets/puhti.json" > "$work/big.json"
+expect_exit2 "fabric.radix 40 with 2 levels" topology check "$work/big.json"
+expect_exit2 "--nodes must be >= 1" topology show puhti --nodes 0
+expect_exit2 "unknown action" topology frobnicate puhti
+
+# Nothing but the files this script made.
+left=$(ls "$work" | sort | tr '\n' ' ')
+[[ $left == "big.json broken.json dgx.json stderr stdout zero.json " ]] || fail "unexpected files: $left"
+echo "topology.sh: ok"

@@ -1,0 +1,163 @@
+// Every shipped preset loads, validates, carries sources, and survives to_json -> parse.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "engine/error.h"
+#include "topologies/topology_io.h"
+
+namespace prunex {
+namespace {
+
+void expect_same(const Topology& a, const Topology& b) {
+  EXPECT_EQ(a.name, b.name);
+  EXPECT_EQ(a.description, b.description);
+  EXPECT_EQ(a.nodes, b.nodes);
+  EXPECT_EQ(a.gpus_per_node, b.gpus_per_node);
+  EXPECT_EQ(a.gpu.name, b.gpu.name);
+  EXPECT_DOUBLE_EQ(a.gpu.fp32_flops, b.gpu.fp32_flops);
+  EXPECT_DOUBLE_EQ(a.gpu.fp16_flops, b.gpu.fp16_flops);
+  EXPECT_DOUBLE_EQ(a.gpu.mem_bandwidth_Bps, b.gpu.mem_bandwidth_Bps);
+  EXPECT_DOUBLE_EQ(a.gpu.efficiency, b.gpu.efficiency);
+  EXPECT_EQ(a.intra.kind, b.intra.kind);
+  EXPECT_DOUBLE_EQ(a.intra.link.bandwidth_Bps, b.intra.link.bandwidth_Bps);
+  EXPECT_DOUBLE_EQ(a.intra.link.latency_s, b.intra.link.latency_s);
+  EXPECT_EQ(a.intra.links_per_pair, b.intra.links_per_pair);
+  EXPECT_EQ(a.intra.links_per_gpu, b.intra.links_per_gpu);
+  EXPECT_EQ(a.nic.rails, b.nic.rails);
+  EXPECT_DOUBLE_EQ(a.nic.link.bandwidth_Bps, b.nic.link.bandwidth_Bps);
+  EXPECT_DOUBLE_EQ(a.nic.link.latency_s, b.nic.link.latency_s);
+  EXPECT_EQ(a.fabric.kind, b.fabric.kind);
+  EXPECT_EQ(a.fabric.levels, b.fabric.levels);
+  EXPECT_EQ(a.fabric.radix, b.fabric.radix);
+  EXPECT_DOUBLE_EQ(a.fabric.blocking, b.fabric.blocking);
+  EXPECT_EQ(a.fabric.groups, b.fabric.groups);
+  EXPECT_EQ(a.fabric.global_links_per_router, b.fabric.global_links_per_router);
+  EXPECT_DOUBLE_EQ(a.fabric.link.bandwidth_Bps, b.fabric.link.bandwidth_Bps);
+  EXPECT_DOUBLE_EQ(a.fabric.link.latency_s, b.fabric.link.latency_s);
+  EXPECT_EQ(a.sources, b.sources);
+}
+
+TEST(TopologyPresets, TheShippedSetIsThere) {
+  std::vector<std::string> want = {"dgx-a100", "ethernet-100m", "ethernet-1g", "ethernet-500m",
+                                   "h100",     "localhost",     "puhti"};
+  EXPECT_EQ(preset_names(), want);
+}
+
+TEST(TopologyPresets, EachLoadsValidatesAndCitesEveryNumber) {
+  for (const auto& name : preset_names()) {
+    SCOPED_TRACE(name);
+    Topology t = load_topology(name);
+    EXPECT_EQ(t.name, name);
+    EXPECT_NO_THROW(validate(t));
+    // Every number in the file has a source: walk the normalised JSON for numeric leaves.
+    nlohmann::json doc = topology_to_json(t);
+    int numbers = 0;
+    for (auto& [section, body] : doc.items()) {
+      auto check = [&](const std::string& path, const nlohmann::json& v) {
+        if (v.is_number()) ADD_FAILURE() << path << " has no source";
+        if (v.is_object() && v.contains("value")) {
+          ++numbers;
+          EXPECT_FALSE(v["source"].get<std::string>().empty()) << path;
+        }
+      };
+      if (body.is_object() && !body.contains("value")) {
+        for (auto& [key, v] : body.items()) check(section + "." + key, v);
+      } else {
+        check(section, body);
+      }
+    }
+    EXPECT_GE(numbers, 13);  // a star fabric has the fewest fields
+    EXPECT_EQ(static_cast<size_t>(numbers), t.sources.size());
+  }
+}
+
+TEST(TopologyPresets, PuhtiHoldsTheDocumentedNumbers) {
+  Topology t = load_topology("puhti");
+  EXPECT_EQ(t.nodes, 80);
+  EXPECT_EQ(t.gpus_per_node, 4);
+  EXPECT_EQ(t.gpus(), 320);
+  EXPECT_DOUBLE_EQ(t.gpu.fp32_flops, 15.7e12);
+  EXPECT_DOUBLE_EQ(t.gpu.fp16_flops, 125e12);
+  EXPECT_DOUBLE_EQ(t.gpu.mem_bandwidth_Bps, 900e9);
+  EXPECT_EQ(t.intra.kind, IntraKind::nvlink_pairs);
+  EXPECT_EQ(t.intra.links_per_pair, 2);
+  EXPECT_DOUBLE_EQ(t.intra.link.bandwidth_Bps, 25e9);
+  EXPECT_DOUBLE_EQ(t.intra.link.latency_s, 0.6e-6);
+  EXPECT_EQ(t.nic.rails, 2);
+  EXPECT_DOUBLE_EQ(t.nic.link.bandwidth_Bps, 12.5e9);  // HDR100
+  EXPECT_DOUBLE_EQ(t.node_injection_Bps(), 25e9);
+  EXPECT_EQ(t.fabric.kind, FabricKind::fat_tree);
+  EXPECT_DOUBLE_EQ(t.fabric.blocking, 1.0);
+  EXPECT_NE(t.sources.at("intra.links_per_pair").find("assumed"), std::string::npos);
+}
+
+TEST(TopologyPresets, OtherPresetsHoldTheirShapes) {
+  Topology a = load_topology("dgx-a100");
+  EXPECT_EQ(a.gpus_per_node, 8);
+  EXPECT_EQ(a.intra.kind, IntraKind::nvswitch);
+  EXPECT_EQ(a.nic.rails, 8);
+  EXPECT_DOUBLE_EQ(a.nic.link.bandwidth_Bps, 25e9);  // HDR200
+  Topology h = load_topology("h100");
+  EXPECT_EQ(h.nic.rails, 8);
+  EXPECT_DOUBLE_EQ(h.nic.link.bandwidth_Bps, 50e9);  // NDR400
+  EXPECT_DOUBLE_EQ(h.intra.link.bandwidth_Bps, 450e9);
+  const std::pair<const char*, double> ethernet[] = {
+      {"ethernet-100m", 100e6 / 8}, {"ethernet-500m", 500e6 / 8}, {"ethernet-1g", 1e9 / 8}};
+  for (const auto& [name, Bps] : ethernet) {
+    Topology e = load_topology(name);
+    EXPECT_EQ(e.gpus_per_node, 1) << name;
+    EXPECT_EQ(e.fabric.kind, FabricKind::star) << name;
+    EXPECT_DOUBLE_EQ(e.nic.link.bandwidth_Bps, Bps) << name;
+  }
+  EXPECT_EQ(load_topology("localhost").intra.kind, IntraKind::loopback);
+}
+
+TEST(TopologyPresets, RoundTripThroughJson) {
+  for (const auto& name : preset_names()) {
+    SCOPED_TRACE(name);
+    Topology t = load_topology(name);
+    nlohmann::json doc = topology_to_json(t);
+    Topology back = parse_topology(doc, "roundtrip");
+    expect_same(t, back);
+    EXPECT_EQ(topology_to_json(back), doc);
+    // Through text too, as a user would save it.
+    expect_same(t, parse_topology(nlohmann::json::parse(doc.dump(2)), "text"));
+  }
+}
+
+TEST(TopologyPresets, LoadsByPathAndRejectsUnknownNames) {
+  Topology by_path =
+      load_topology(std::string(PRUNEX_SOURCE_DIR) + "/topologies/presets/h100.json");
+  expect_same(by_path, load_topology("h100"));
+  try {
+    load_topology("no-such-cluster");
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("unknown topology 'no-such-cluster'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("puhti"), std::string::npos) << msg;
+  }
+}
+
+TEST(TopologyPresets, ScaleOutAddsFatTreeLevels) {
+  Topology puhti = load_topology("puhti");
+  // 1024 nodes x 2 rails = 2048 ports > 800 that two levels of 40-port switches connect.
+  Topology big = scale_to_nodes(puhti, 1024);
+  EXPECT_EQ(big.nodes, 1024);
+  EXPECT_EQ(big.fabric.levels, 3);
+  EXPECT_NE(big.sources.at("fabric.levels").find("raised from 2"), std::string::npos);
+  // Fewer nodes keep the fabric as it is.
+  Topology small = scale_to_nodes(puhti, 16);
+  EXPECT_EQ(small.fabric.levels, 2);
+  EXPECT_EQ(small.sources, puhti.sources);
+  EXPECT_THROW(scale_to_nodes(puhti, 0), UsageError);
+  // Overriding nodes without scaling is caught by validate().
+  Topology over = puhti;
+  over.nodes = 1024;
+  EXPECT_THROW(validate(over), UsageError);
+}
+
+}  // namespace
+}  // namespace prunex

@@ -1,0 +1,100 @@
+#include "topologies/json_fields.h"
+
+#include <cmath>
+#include <limits>
+
+#include "engine/error.h"
+
+namespace prunex {
+
+std::string topology_error_prefix(const std::string& origin) {
+  return "topology " + origin + ": ";
+}
+
+JsonFields::JsonFields(const nlohmann::json& obj, std::string origin, std::string path,
+                       std::map<std::string, std::string>* sources)
+    : obj_(obj), origin_(std::move(origin)), path_(std::move(path)), sources_(sources) {
+  if (!obj_.is_object()) {
+    throw UsageError(topology_error_prefix(origin_) +
+                     (path_.empty() ? std::string("the document") : path_) +
+                     " must be a JSON object");
+  }
+}
+
+void JsonFields::fail(const std::string& key, const std::string& message) const {
+  throw UsageError(topology_error_prefix(origin_) + field(key) + " " + message);
+}
+
+const nlohmann::json& JsonFields::lookup(const std::string& key) {
+  read_.insert(key);
+  auto it = obj_.find(key);
+  if (it == obj_.end()) fail(key, "is missing");
+  return *it;
+}
+
+std::optional<double> JsonFields::optional_number(const std::string& key, double scale) {
+  if (!has(key)) {
+    read_.insert(key);
+    return std::nullopt;
+  }
+  return number(key, scale);
+}
+
+double JsonFields::number(const std::string& key, double scale) {
+  const nlohmann::json& v = lookup(key);
+  if (v.is_number()) return v.get<double>() * scale;
+  if (!v.is_object()) fail(key, "must be a number or {\"value\": number, \"source\": text}");
+  JsonFields inner(v, origin_, field(key), nullptr);
+  const nlohmann::json& value = inner.lookup("value");
+  if (!value.is_number()) inner.fail("value", "must be a number");
+  if (auto source = inner.optional_string("source"); source && sources_)
+    (*sources_)[field(key)] = *source;
+  inner.finish();
+  return value.get<double>() * scale;
+}
+
+int JsonFields::integer(const std::string& key) {
+  double x = number(key);
+  if (x != std::floor(x) || std::fabs(x) > std::numeric_limits<int>::max())
+    fail(key, "must be a whole number (got " + nlohmann::json(x).dump() + ")");
+  return static_cast<int>(x);
+}
+
+std::optional<int> JsonFields::optional_integer(const std::string& key) {
+  if (!has(key)) {
+    read_.insert(key);
+    return std::nullopt;
+  }
+  return integer(key);
+}
+
+std::string JsonFields::string(const std::string& key) {
+  const nlohmann::json& v = lookup(key);
+  if (!v.is_string()) fail(key, "must be a string");
+  return v.get<std::string>();
+}
+
+std::optional<std::string> JsonFields::optional_string(const std::string& key) {
+  if (!has(key)) {
+    read_.insert(key);
+    return std::nullopt;
+  }
+  return string(key);
+}
+
+JsonFields JsonFields::object(const std::string& key) {
+  const nlohmann::json& v = lookup(key);
+  if (!v.is_object()) fail(key, "must be a JSON object");
+  return JsonFields(v, origin_, field(key), sources_);
+}
+
+void JsonFields::finish() const {
+  for (auto it = obj_.begin(); it != obj_.end(); ++it) {
+    if (read_.count(it.key())) continue;
+    std::string accepted;
+    for (const auto& k : read_) accepted += (accepted.empty() ? "" : ", ") + k;
+    fail(it.key(), "is an unknown key (accepted here: " + accepted + ")");
+  }
+}
+
+}  // namespace prunex

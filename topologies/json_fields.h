@@ -1,0 +1,58 @@
+// Reading one JSON object of a topology file field by field: numbers may be plain or
+// {"value": x, "source": "..."}, every key must be read once (leftovers are unknown keys),
+// and every error is one UsageError line naming the origin and the dotted field path.
+#pragma once
+
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace prunex {
+
+// Unit scale factors from file units to SI.
+inline constexpr double kTera = 1e12;         // *_tflops -> FLOP/s
+inline constexpr double kGigaBytes = 1e9;     // *_gbs -> B/s
+inline constexpr double kGigaBits = 1e9 / 8;  // *_gbits -> B/s
+inline constexpr double kMicro = 1e-6;        // *_us -> s
+
+class JsonFields {
+ public:
+  // `path` is the dotted path of `obj` ("" for the document); `sources` collects sources.
+  JsonFields(const nlohmann::json& obj, std::string origin, std::string path,
+             std::map<std::string, std::string>* sources);
+
+  bool has(const std::string& key) const { return obj_.contains(key); }
+  // A number times `scale`; a missing key is an error unless optional.
+  double number(const std::string& key, double scale = 1.0);
+  std::optional<double> optional_number(const std::string& key, double scale = 1.0);
+  // A whole number (plain or with a source) in int range.
+  int integer(const std::string& key);
+  std::optional<int> optional_integer(const std::string& key);
+  std::string string(const std::string& key);
+  std::optional<std::string> optional_string(const std::string& key);
+  // A required sub-object, read with its own JsonFields.
+  JsonFields object(const std::string& key);
+  // Every key must have been read; names the first unknown one and the keys accepted.
+  void finish() const;
+
+  std::string field(const std::string& key) const {
+    return path_.empty() ? key : path_ + "." + key;
+  }
+  [[noreturn]] void fail(const std::string& key, const std::string& message) const;
+
+ private:
+  const nlohmann::json& lookup(const std::string& key);
+
+  const nlohmann::json& obj_;
+  std::string origin_;
+  std::string path_;
+  std::map<std::string, std::string>* sources_;
+  std::set<std::string> read_;
+};
+
+// "topology ORIGIN: " — the prefix of every topology error.
+std::string topology_error_prefix(const std::string& origin);
+
+}  // namespace prunex

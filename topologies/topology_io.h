@@ -1,0 +1,40 @@
+// Topology files (JSON, format in topologies/README.md): loading presets and files, parsing,
+// validation and the normalised JSON form. Every failure is a prunex::UsageError with one
+// line that names the origin and the field, e.g.
+//   "topology puhti.json: nic.bandwidth_gbits must be > 0 (got 0)".
+#pragma once
+
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "topologies/topology.h"
+
+namespace prunex {
+
+// A preset name ("puhti") resolves to PRUNEX_PRESET_DIR/<name>.json; anything containing '/'
+// or ending in ".json" is a file path. Unknown names list the presets.
+Topology load_topology(const std::string& name_or_file);
+
+// Converts a parsed document to SI units, records `source` strings into Topology::sources
+// (keyed by dotted field path) and validates. `origin` names the document in errors.
+Topology parse_topology(const nlohmann::json& doc, const std::string& origin);
+
+// The normalised file form (file units; {"value", "source"} where a source is known).
+// parse_topology(topology_to_json(t), ...) gives back t.
+nlohmann::json topology_to_json(const Topology& t);
+
+// Preset names (file stems under PRUNEX_PRESET_DIR), sorted.
+std::vector<std::string> preset_names();
+
+// Checks values and counts (positive bandwidths, rails >= 1, NVLink ports, fat-tree radix
+// large enough to connect nodes x rails ports, dragonfly groups connected). Call again after
+// overriding a field (e.g. nodes). Errors name the file field; `origin` defaults to t.name.
+void validate(const Topology& t, const std::string& origin = "");
+
+// What-if scale-out: the same cluster with `nodes` nodes. A fat tree gains levels (same
+// switches) until it connects them; a dragonfly gains groups of the same size. The change is
+// recorded in sources; the result is validated.
+Topology scale_to_nodes(const Topology& t, int nodes);
+
+}  // namespace prunex
