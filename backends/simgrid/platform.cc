@@ -27,6 +27,8 @@ sg4::SplitDuplexLink* duplex(Platform& p, sg4::NetZone* zone, const std::string&
 }
 
 // One node: a full zone with one host per GPU and a router standing for the node's NICs.
+// A LinkSpec latency is one hop end to end (GPU to GPU, node to node through one switch), so
+// the two links of a switched hop (port up + port down, NIC up + NIC down) carry half each.
 //
 //   nvlink_pairs                    nvswitch / pcie / loopback
 //   g0 ===== g1                     g0  g1  g2  g3
@@ -69,7 +71,7 @@ sg4::NetZone* build_node(const Topology& t, const RunShape& shape, int node,
     std::vector<sg4::SplitDuplexLink*> ports;
     for (int g = 0; g < gpn; ++g)
       ports.push_back(duplex(plat, zone, prefix + "_port" + std::to_string(g),
-                             in.link.bandwidth_Bps, in.link.latency_s));
+                             in.link.bandwidth_Bps, in.link.latency_s / 2));
     for (int a = 0; a < gpn; ++a)
       for (int b = 0; b < gpn; ++b)
         if (a != b)
@@ -78,17 +80,24 @@ sg4::NetZone* build_node(const Topology& t, const RunShape& shape, int node,
               {sg4::LinkInRoute(ports[a], Dir::UP), sg4::LinkInRoute(ports[b], Dir::DOWN)}, false);
   }
 
+  // NIC rails into the fabric; on a star the switch port may be slower and adds its hop.
   const int rails = std::max(1, t.nic.rails);
+  LinkSpec nic = t.nic.link;
+  if (t.fabric.kind == FabricKind::star) {
+    if (t.fabric.link.bandwidth_Bps > 0)
+      nic.bandwidth_Bps = std::min(nic.bandwidth_Bps, t.fabric.link.bandwidth_Bps);
+    nic.latency_s += t.fabric.link.latency_s;
+  }
   std::vector<sg4::SplitDuplexLink*> nics;
   for (int r = 0; r < rails; ++r)
-    nics.push_back(duplex(plat, zone, prefix + "_nic" + std::to_string(r), t.nic.link.bandwidth_Bps,
-                          t.nic.link.latency_s));
+    nics.push_back(duplex(plat, zone, prefix + "_nic" + std::to_string(r), nic.bandwidth_Bps,
+                          nic.latency_s / 2));
   for (int g = 0; g < gpn; ++g) {
-    auto* nic = nics[rail_of_gpu(g, gpn, rails)];
+    auto* rail = nics[rail_of_gpu(g, gpn, rails)];
     zone->add_route(hosts[g]->get_netpoint(), gw, nullptr, nullptr,
-                    {sg4::LinkInRoute(nic, Dir::UP)}, false);
+                    {sg4::LinkInRoute(rail, Dir::UP)}, false);
     zone->add_route(gw, hosts[g]->get_netpoint(), nullptr, nullptr,
-                    {sg4::LinkInRoute(nic, Dir::DOWN)}, false);
+                    {sg4::LinkInRoute(rail, Dir::DOWN)}, false);
   }
   zone->seal();
   return zone;
@@ -202,11 +211,12 @@ Platform build_platform(const Topology& t, const RunShape& shape, bool latency_i
     build_two_level(t, shape, root, per_leaf, uplink, std::max(1, f.levels - 1) * f.link.latency_s,
                     "leaf", p);
   } else {
-    // Dragonfly: a group's global links (radix routers per group, one global link each) form
-    // its bundle; minimal routes cross local, global, local links = 3 fabric hops in all.
+    // Dragonfly: a group's global links (routers per group x global links per router) form
+    // its bundle; a route between groups adds one global hop (half on each bundle).
     const int per_group = nodes_per_group(t, shape.nodes);
-    build_two_level(t, shape, root, per_group, std::max(1, f.radix) * fabric_link_Bps(t),
-                    1.5 * f.link.latency_s, "group", p);
+    const double global =
+        std::max(1, f.radix) * std::max(1, f.global_links_per_router) * fabric_link_Bps(t);
+    build_two_level(t, shape, root, per_group, global, f.link.latency_s / 2, "group", p);
   }
   root->seal();
   return p;

@@ -31,10 +31,10 @@ std::vector<double> simulate(const Topology& t, int nodes, int gpus, CollectiveO
   });
 }
 
-// Cross-node route latency: NIC up and down, plus an uplink each way when the ring leaves
-// a leaf (fat tree, 4 nodes per leaf).
+// Cross-node route latency: one NIC hop, plus an uplink each way when the route leaves a
+// leaf (fat tree, 4 nodes per leaf).
 double inter_alpha(bool fat_tree, int nodes) {
-  return 2 * kNicLat + (fat_tree && nodes > 4 ? 2 * kFabricLat : 0.0);
+  return kNicLat + (fat_tree && nodes > 4 ? 2 * kFabricLat : 0.0);
 }
 
 Topology fabric(bool fat_tree, int nodes, int gpus) {
@@ -73,12 +73,12 @@ TEST_P(ClosedForm, TreeAllreduce) {
   }
 }
 
-// P GPUs behind a switch per node (ports kPortBw, route 2 x kPortLat), M nodes:
+// P GPUs behind a switch per node (ports kPortBw, one hop kPortLat), M nodes:
 // 2 x [(P-1) a_i + S/B_i] + 2(M-1) a_x + 2(M-1)/M S/B_x.
 TEST_P(ClosedForm, HierarchicalAllreduce) {
   for (int n : kRanks) {
     const int p = n == 2 ? 2 : 4, m = n / p;
-    const double ai = 2 * kPortLat, ax = inter_alpha(GetParam(), m);
+    const double ai = kPortLat, ax = inter_alpha(GetParam(), m);
     std::vector<double> closed;
     for (double s : kSizes) {
       double t = 2 * ((p - 1) * ai + s / kPortBw);
@@ -136,8 +136,8 @@ TEST(SimCollectives, IntraAndInterGroups) {
   const Topology t = star_topology(m, p);
   std::vector<double> intra, inter;
   for (double s : kSizes) {
-    intra.push_back(2.0 * (p - 1) * 2 * kPortLat + 2.0 * (p - 1) / p * s / kPortBw);
-    inter.push_back(2.0 * (m - 1) * 2 * kNicLat + 2.0 * (m - 1) / m * s / kNicBw);
+    intra.push_back(2.0 * (p - 1) * kPortLat + 2.0 * (p - 1) / p * s / kPortBw);
+    inter.push_back(2.0 * (m - 1) * kNicLat + 2.0 * (m - 1) / m * s / kNicBw);
   }
   expect_close(simulate(t, m, p, CollectiveOp::allreduce, Algo::ring, Group::intra), intra,
                "intra ring");

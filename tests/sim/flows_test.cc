@@ -26,12 +26,19 @@ std::vector<double> flow_seconds(const Topology& t, int nodes, int gpus, std::ve
 }
 
 TEST(SimFlows, UncongestedTransferIsLatencyPlusSizeOverBandwidth) {
-  // Cross-node on a star: NIC up + NIC down.
+  // Cross-node on a star: one NIC hop (half its latency on each side's rail).
   auto s = flow_seconds(star_topology(2, 2), 2, 2, {{0, 2, kS}});
-  EXPECT_NEAR(s[0], 2 * kNicLat + kS / kNicBw, 1e-9 * s[0]);
-  // Inside a node through the switch: two ports.
+  EXPECT_NEAR(s[0], kNicLat + kS / kNicBw, 1e-9 * s[0]);
+  // Inside a node through the switch: one port hop.
   s = flow_seconds(star_topology(2, 2), 2, 2, {{0, 1, kS}});
-  EXPECT_NEAR(s[0], 2 * kPortLat + kS / kPortBw, 1e-9 * s[0]);
+  EXPECT_NEAR(s[0], kPortLat + kS / kPortBw, 1e-9 * s[0]);
+}
+
+TEST(SimFlows, StarSwitchPortLimitsAndAddsItsHop) {
+  Topology t = star_topology(2, 1);
+  t.fabric.link = {10e9, 0.2e-6};  // slower switch ports than the NICs
+  const auto s = flow_seconds(t, 2, 1, {{0, 1, kS}});
+  EXPECT_NEAR(s[0], kNicLat + 0.2e-6 + kS / 10e9, 1e-9 * s[0]);
 }
 
 TEST(SimFlows, NvlinkPairsUseTheirOwnLinks) {
@@ -48,8 +55,8 @@ TEST(SimFlows, TwoFlowsThroughOneNicTakeTwiceAsLong) {
   const double one = flow_seconds(star_topology(2, 2), 2, 2, {{0, 2, kS}})[0];
   // GPUs 0 and 1 share the node's single NIC on the way out.
   auto two = flow_seconds(star_topology(2, 2), 2, 2, {{0, 2, kS}, {1, 3, kS}});
-  const double bw_part = one - 2 * kNicLat;
-  for (double x : two) EXPECT_NEAR(x - 2 * kNicLat, 2 * bw_part, 1e-6 * x);
+  const double bw_part = one - kNicLat;
+  for (double x : two) EXPECT_NEAR(x - kNicLat, 2 * bw_part, 1e-6 * x);
   // With two rails each GPU has its own NIC: no slowdown.
   two = flow_seconds(star_topology(2, 2, 2), 2, 2, {{0, 2, kS}, {1, 3, kS}});
   for (double x : two) EXPECT_NEAR(x, one, 1e-6 * x);
@@ -63,14 +70,14 @@ TEST(SimFlows, BlockingFatTreeHalvesCrossPodBandwidth) {
     const Topology t = fat_tree_topology(2 * per_leaf, 1, blocking, 6);
     std::vector<Flow> flows;
     for (int i = 0; i < per_leaf; ++i) flows.push_back({i, per_leaf + i, kS});
-    const double lat = 2 * kNicLat + 2 * kFabricLat;
+    const double lat = kNicLat + 2 * kFabricLat;
     for (double x : flow_seconds(t, 2 * per_leaf, 1, flows)) {
       const double bw = kS / (x - lat);
       EXPECT_NEAR(bw, kNicBw / blocking, 1e-6 * kNicBw) << "blocking " << blocking;
     }
     // Inside a pod the full NIC bandwidth stays.
     auto in_pod = flow_seconds(t, 2 * per_leaf, 1, {{0, 1, kS}, {1, 2, kS}});
-    for (double x : in_pod) EXPECT_NEAR(x, 2 * kNicLat + kS / kNicBw, 1e-6 * x);
+    for (double x : in_pod) EXPECT_NEAR(x, kNicLat + kS / kNicBw, 1e-6 * x);
   }
 }
 
