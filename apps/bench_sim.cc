@@ -2,6 +2,7 @@
 // cluster (backends/simgrid). Each row also carries the alpha-beta closed form and the
 // simulated time's relative error against it (JSON; the footer gives the largest).
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -13,6 +14,7 @@
 #include "backends/simgrid/closed_form.h"
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/error.h"
+#include "engine/phases.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {
@@ -48,7 +50,9 @@ SimBench parse(const Args& args) {
   b.config.network_model = args.get_or("network-model", "CM02");
   b.algo = sim::parse_algo(args.get_or("algo", "ring"));
   const std::string op = args.get_or("op", "allreduce");
-  if (op == "all")
+  if (op == "iteration")
+    b.ops = {};
+  else if (op == "all")
     b.ops = {CollectiveOp::allreduce, CollectiveOp::broadcast, CollectiveOp::allgather};
   else
     b.ops = {sim::parse_op(op)};
@@ -69,8 +73,88 @@ int group_size(const sim::SimConfig& c, Group g) {
                              : c.nodes;
 }
 
+// The shape of one H-SADMM iteration (DESIGN.md phases) for a dense model of `bytes` fp32
+// bytes whose packed inter-node payload keeps `keep` of it: a scale probe for the simulator
+// (wall time, memory), not a model of a particular run; engine plans replace it in simulate.
+IterationPlan hsadmm_shaped_plan(double bytes, double keep, double flops) {
+  auto coll = [](const char* phase, Group g, CollectiveOp op, double b, DType t) {
+    PlanStep s;
+    s.phase = phase;
+    s.kind = StepKind::collective;
+    s.group = g;
+    s.op = op;
+    s.bytes = static_cast<std::size_t>(b);
+    s.dtype = t;
+    return s;
+  };
+  auto mem = [](const char* phase, double b) {
+    PlanStep s;
+    s.phase = phase;
+    s.kind = StepKind::memory;
+    s.mem_bytes = b;
+    return s;
+  };
+  PlanStep compute;
+  compute.phase = phase::local_compute;
+  compute.kind = StepKind::compute;
+  compute.flops = flops;
+  IterationPlan plan;
+  plan.steps = {
+      compute,
+      coll(phase::intra_allreduce, Group::intra, CollectiveOp::allreduce, bytes, DType::f32),
+      mem(phase::projection, 2 * bytes),
+      // one mask byte per 4 parameters' worth of fp32 bytes / 4 (a per-weight u8 mask)
+      coll(phase::mask_sync, Group::inter, CollectiveOp::allreduce, bytes / 4, DType::u8),
+      mem(phase::pack, 2 * keep * bytes),
+      coll(phase::inter_allreduce, Group::inter, CollectiveOp::allreduce, keep * bytes, DType::f32),
+      mem(phase::unpack, 2 * keep * bytes),
+      coll(phase::broadcast, Group::intra, CollectiveOp::broadcast, bytes, DType::f32),
+      mem(phase::dual_update, 3 * bytes)};
+  return plan;
+}
+
+int run_iteration_probe(const Args& args, const SimBench& b) {
+  const double bytes = static_cast<double>(args.get_size("e", 64 << 20));
+  const double keep = args.get_double("keep", 0.5);
+  const double flops = args.get_double("flops", 0);
+  PRUNEX_USAGE(keep > 0 && keep <= 1, "--keep must be in (0, 1], got ", keep);
+  PRUNEX_USAGE(flops >= 0, "--flops must be >= 0, got ", flops);
+  const auto wall0 = std::chrono::steady_clock::now();
+  sim::SimConfig cfg = b.config;
+  cfg.plan_algo = b.algo;
+  sim::SimCluster cluster(b.topology, cfg);
+  const double build_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const sim::PlanTiming t = cluster.run_plan(hsadmm_shaped_plan(bytes, keep, flops));
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  std::printf(
+      "# prunex bench --backend sim --op iteration: topology %s%s, %d nodes x %d GPUs, "
+      "algo %s, model %s\n# H-SADMM-shaped iteration: dense %.0f B, keep %.3f, "
+      "%.3g flops per GPU\n#%16s %14s %14s\n",
+      b.topology.name.c_str(), b.scaled ? " (scaled out)" : "", cfg.nodes, cfg.gpus_per_node,
+      sim::algo_name(b.algo), cluster.model_description().c_str(), bytes, keep, flops, "phase",
+      "start (s)", "seconds");
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& st : t.steps) {
+    std::printf(" %16s %14.6f %14.6f\n", st.phase.c_str(), st.start_s, st.seconds);
+    steps.push_back({{"phase", st.phase}, {"start_s", st.start_s}, {"seconds", st.seconds}});
+  }
+  std::printf("# iteration: %.6f s simulated; wall %.2f s (platform %.2f s)\n", t.iteration_seconds,
+              wall_s, build_s);
+  if (!b.json.empty())
+    write_file_atomic(b.json, nlohmann::json{{"steps", steps},
+                                             {"iteration_seconds", t.iteration_seconds},
+                                             {"wall_seconds", wall_s},
+                                             {"network_model", cluster.model_description()}}
+                                      .dump(2) +
+                                  "\n");
+  return 0;
+}
+
 int run_sim_bench(const Args& args) {
   const SimBench b = parse(args);
+  if (b.ops.empty()) return run_iteration_probe(args, b);
   sim::SimCluster cluster(b.topology, b.config);
   print_bench_header(
       stdout, detail::concat("prunex bench --backend sim: topology ", b.topology.name,

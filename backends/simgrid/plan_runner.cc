@@ -38,7 +38,7 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
         st.seconds = run_memory(step.mem_bytes);
         break;
       case StepKind::collective:
-        st.seconds = run_collective(step.op, Algo::ring, step.group, step.bytes).seconds;
+        st.seconds = run_collective(step.op, cfg.plan_algo, step.group, step.bytes).seconds;
         break;
     }
     if (step.overlap_with < 0) {

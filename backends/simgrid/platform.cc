@@ -26,59 +26,38 @@ sg4::SplitDuplexLink* duplex(Platform& p, sg4::NetZone* zone, const std::string&
   return l;
 }
 
-// One node: a full zone with one host per GPU and a router standing for the node's NICs.
+// A chunk: a full zone holding the GPUs of a few consecutive nodes (one host per GPU), their
+// intra-node links and NIC rails, and a router standing for the chunk's side of the fabric.
 // A LinkSpec latency is one hop end to end (GPU to GPU, node to node through one switch), so
 // the two links of a switched hop (port up + port down, NIC up + NIC down) carry half each.
 //
-//   nvlink_pairs                    nvswitch / pcie / loopback
+//   one node, nvlink_pairs          one node, nvswitch / pcie / loopback
 //   g0 ===== g1                     g0  g1  g2  g3
 //   || \\  // ||                     |   |   |   |   port links (one per GPU)
 //   ||  \\//  ||                    [   switch      ]  (non-blocking, not a resource)
-//   ||  //\\  ||                    g0,g1 -- nic0 --+
-//   g2 ===== g3                                      +-- nic router (zone gateway)
-//   (a link per pair,               g2,g3 -- nic1 --+
-//    links_per_pair x bw)           (GPU g uses rail rail_of_gpu(g))
+//   ||  //\\  ||
+//   g2 ===== g3                     (a link per pair, links_per_pair x bw)
+//
+//   node a: g0,g1 -- nic0 --+                      +-- nic0 -- g0,g1 :node b
+//           g2,g3 -- nic1 --+-- chunk router (gw) -+-- nic1 -- g2,g3
+//   (GPU g uses rail rail_of_gpu(g); a route between nodes of one chunk is its rails only)
 //
 // Routes are explicit for every ordered pair, so a GPU's inter-node traffic takes exactly
-// its own rail and never another GPU's port.
-sg4::NetZone* build_node(const Topology& t, const RunShape& shape, int node,
-                         const sg4::NetZone* parent, Platform& plat) {
-  const std::string prefix = "n" + std::to_string(node);
+// its own rail and never another GPU's port. Chunks rather than one zone per node: SimGrid
+// 3.32 scans every host of the platform when it seals a zone.
+struct Chunk {
+  sg4::NetZone* zone = nullptr;
+  simgrid::kernel::routing::NetPoint* gw = nullptr;
+};
+
+Chunk build_chunk(const Topology& t, const RunShape& shape, int first, int last,
+                  const sg4::NetZone* parent, Platform& plat) {
+  const std::string prefix = "c" + std::to_string(first);
   auto* zone = sg4::create_full_zone(prefix);
   zone->set_parent(parent);
   const int gpn = shape.gpus_per_node;
   const double speed = std::max(1.0, t.gpu.effective_flops());
-  std::vector<sg4::Host*> hosts;
-  for (int g = 0; g < gpn; ++g) {
-    hosts.push_back(zone->create_host(prefix + "g" + std::to_string(g), speed));
-    hosts.back()->seal();
-    plat.gpus.push_back(hosts.back());
-  }
-  auto* gw = zone->create_router(prefix + "_nic");
-
-  const IntraNode& in = t.intra;
-  if (in.kind == IntraKind::nvlink_pairs) {
-    for (int a = 0; a < gpn; ++a)
-      for (int b = a + 1; b < gpn; ++b) {
-        auto* l = duplex(plat, zone, prefix + "_nvl" + std::to_string(a) + "_" + std::to_string(b),
-                         in.links_per_pair * in.link.bandwidth_Bps, in.link.latency_s);
-        zone->add_route(hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr,
-                        {sg4::LinkInRoute(l, Dir::UP)}, false);
-        zone->add_route(hosts[b]->get_netpoint(), hosts[a]->get_netpoint(), nullptr, nullptr,
-                        {sg4::LinkInRoute(l, Dir::DOWN)}, false);
-      }
-  } else if (gpn > 1) {
-    std::vector<sg4::SplitDuplexLink*> ports;
-    for (int g = 0; g < gpn; ++g)
-      ports.push_back(duplex(plat, zone, prefix + "_port" + std::to_string(g),
-                             in.link.bandwidth_Bps, in.link.latency_s / 2));
-    for (int a = 0; a < gpn; ++a)
-      for (int b = 0; b < gpn; ++b)
-        if (a != b)
-          zone->add_route(
-              hosts[a]->get_netpoint(), hosts[b]->get_netpoint(), nullptr, nullptr,
-              {sg4::LinkInRoute(ports[a], Dir::UP), sg4::LinkInRoute(ports[b], Dir::DOWN)}, false);
-  }
+  auto* gw = zone->create_router(prefix + "_gw");
 
   // NIC rails into the fabric; on a star the switch port may be slower and adds its hop.
   const int rails = std::max(1, t.nic.rails);
@@ -88,68 +67,133 @@ sg4::NetZone* build_node(const Topology& t, const RunShape& shape, int node,
       nic.bandwidth_Bps = std::min(nic.bandwidth_Bps, t.fabric.link.bandwidth_Bps);
     nic.latency_s += t.fabric.link.latency_s;
   }
-  std::vector<sg4::SplitDuplexLink*> nics;
-  for (int r = 0; r < rails; ++r)
-    nics.push_back(duplex(plat, zone, prefix + "_nic" + std::to_string(r), nic.bandwidth_Bps,
-                          nic.latency_s / 2));
-  for (int g = 0; g < gpn; ++g) {
-    auto* rail = nics[rail_of_gpu(g, gpn, rails)];
-    zone->add_route(hosts[g]->get_netpoint(), gw, nullptr, nullptr,
-                    {sg4::LinkInRoute(rail, Dir::UP)}, false);
-    zone->add_route(gw, hosts[g]->get_netpoint(), nullptr, nullptr,
-                    {sg4::LinkInRoute(rail, Dir::DOWN)}, false);
+  struct NodeParts {
+    std::vector<sg4::Host*> hosts;
+    std::vector<sg4::SplitDuplexLink*> rails;  // per GPU: its rail
+  };
+  std::vector<NodeParts> nodes;
+  const IntraNode& in = t.intra;
+  for (int node = first; node < last; ++node) {
+    const std::string np = "n" + std::to_string(node);
+    NodeParts parts;
+    for (int g = 0; g < gpn; ++g) {
+      parts.hosts.push_back(zone->create_host(np + "g" + std::to_string(g), speed));
+      parts.hosts.back()->seal();
+      plat.gpus.push_back(parts.hosts.back());
+    }
+    const auto& h = parts.hosts;
+    if (in.kind == IntraKind::nvlink_pairs) {
+      for (int a = 0; a < gpn; ++a)
+        for (int b = a + 1; b < gpn; ++b) {
+          auto* l = duplex(plat, zone, np + "_nvl" + std::to_string(a) + "_" + std::to_string(b),
+                           in.links_per_pair * in.link.bandwidth_Bps, in.link.latency_s);
+          zone->add_route(h[a]->get_netpoint(), h[b]->get_netpoint(), nullptr, nullptr,
+                          {sg4::LinkInRoute(l, Dir::UP)}, false);
+          zone->add_route(h[b]->get_netpoint(), h[a]->get_netpoint(), nullptr, nullptr,
+                          {sg4::LinkInRoute(l, Dir::DOWN)}, false);
+        }
+    } else if (gpn > 1) {
+      std::vector<sg4::SplitDuplexLink*> ports;
+      for (int g = 0; g < gpn; ++g)
+        ports.push_back(duplex(plat, zone, np + "_port" + std::to_string(g), in.link.bandwidth_Bps,
+                               in.link.latency_s / 2));
+      for (int a = 0; a < gpn; ++a)
+        for (int b = 0; b < gpn; ++b)
+          if (a != b)
+            zone->add_route(
+                h[a]->get_netpoint(), h[b]->get_netpoint(), nullptr, nullptr,
+                {sg4::LinkInRoute(ports[a], Dir::UP), sg4::LinkInRoute(ports[b], Dir::DOWN)},
+                false);
+    }
+    std::vector<sg4::SplitDuplexLink*> nics;
+    for (int r = 0; r < rails; ++r)
+      nics.push_back(duplex(plat, zone, np + "_nic" + std::to_string(r), nic.bandwidth_Bps,
+                            nic.latency_s / 2));
+    for (int g = 0; g < gpn; ++g) {
+      auto* rail = nics[rail_of_gpu(g, gpn, rails)];
+      parts.rails.push_back(rail);
+      zone->add_route(h[g]->get_netpoint(), gw, nullptr, nullptr, {sg4::LinkInRoute(rail, Dir::UP)},
+                      false);
+      zone->add_route(gw, h[g]->get_netpoint(), nullptr, nullptr,
+                      {sg4::LinkInRoute(rail, Dir::DOWN)}, false);
+    }
+    nodes.push_back(std::move(parts));
   }
+  // Between nodes of the chunk: the source GPU's rail up, the destination GPU's rail down.
+  for (std::size_t a = 0; a < nodes.size(); ++a)
+    for (std::size_t b = 0; b < nodes.size(); ++b)
+      if (a != b)
+        for (int g = 0; g < gpn; ++g)
+          for (int k = 0; k < gpn; ++k)
+            zone->add_route(nodes[a].hosts[g]->get_netpoint(), nodes[b].hosts[k]->get_netpoint(),
+                            nullptr, nullptr,
+                            {sg4::LinkInRoute(nodes[a].rails[g], Dir::UP),
+                             sg4::LinkInRoute(nodes[b].rails[k], Dir::DOWN)},
+                            false);
   zone->seal();
-  return zone;
+  return {zone, gw};
 }
 
-// Attaches node zones [first, last) to a star `zone` through their NIC routers.
+// Nodes per chunk: up to 64 GPUs, so a chunk's full routing table stays small.
+int chunk_nodes(const RunShape& shape) {
+  return std::max(1, 64 / shape.gpus_per_node);
+}
+
+// Attaches chunks covering nodes [first, last) to a star `zone` through their routers.
 void attach_nodes(const Topology& t, const RunShape& shape, sg4::NetZone* zone, int first, int last,
                   Platform& p) {
-  for (int n = first; n < last; ++n) {
-    auto* node = build_node(t, shape, n, zone, p);
-    auto* gw = sg4::Engine::get_instance()->netpoint_by_name("n" + std::to_string(n) + "_nic");
-    zone->add_route(node->get_netpoint(), nullptr, gw, nullptr, {}, true);
+  for (int n = first; n < last; n += chunk_nodes(shape)) {
+    const Chunk c = build_chunk(t, shape, n, std::min(last, n + chunk_nodes(shape)), zone, p);
+    zone->add_route(c.zone->get_netpoint(), nullptr, c.gw, nullptr, {}, true);
   }
 }
 
 // Star fabric: one non-blocking switch; the only fabric resources are the NIC rails.
 //
-//            [ switch ]
-//          /    |     \        (NIC rail links, inside the node zones)
-//      node0  node1 ... nodeM-1
+//              [ switch ]
+//          /      |       \        (NIC rail links, inside the chunks)
+//      chunk0   chunk1 ... (nodes 0..k-1, k..2k-1, ...)
 void build_star(const Topology& t, const RunShape& shape, sg4::NetZone* root, Platform& p) {
   attach_nodes(t, shape, root, 0, shape.nodes, p);
 }
 
 // Two-level tree (fat tree, and the dragonfly approximation): nodes grouped under leaf
 // switches (fat tree) or groups (dragonfly); each group reaches the rest through one uplink
-// bundle whose bandwidth is the sum of its up ports (split duplex, shared by all flows that
-// leave or enter the group). Above the bundles, a non-blocking core.
+// bundle (split duplex, shared by all flows that leave or enter the group). Above the
+// bundles, a non-blocking core.
 //
 //                     [ core ]
 //          uplink0 //        \\ uplink1       (bundle: per-group bandwidth, latency
 //            [ leaf0 ]      [ leaf1 ]          hops x fabric latency)
 //            /      \        /      \         (NIC rails)
 //        node0    node1   node2    node3
+//
+// A leaf that fits in one chunk is that chunk (its router is the leaf switch); a larger one
+// is a star of chunks whose switch router sits in a zone of its own: SimGrid 3.32 resolves a
+// route from a host two levels down to a router one level down without the host's own zone
+// (its common-ancestor search stops one level short), which would drop the NIC links.
 void build_two_level(const Topology& t, const RunShape& shape, sg4::NetZone* root, int per_leaf,
                      double uplink_Bps, double uplink_latency_s, const char* kind, Platform& p) {
   const int leaves = (shape.nodes + per_leaf - 1) / per_leaf;
   for (int l = 0; l < leaves; ++l) {
     const std::string name = std::string(kind) + std::to_string(l);
+    const int first = l * per_leaf, last = std::min(shape.nodes, (l + 1) * per_leaf);
+    auto* up = duplex(p, root, name + "_up", uplink_Bps, uplink_latency_s);
+    if (last - first <= chunk_nodes(shape)) {
+      const Chunk c = build_chunk(t, shape, first, last, root, p);
+      root->add_route(c.zone->get_netpoint(), nullptr, c.gw, nullptr,
+                      {sg4::LinkInRoute(up, Dir::UP)}, true);
+      continue;
+    }
     auto* leaf = sg4::create_star_zone(name);
     leaf->set_parent(root);
-    // The leaf's gateway router sits in a zone of its own: SimGrid 3.32 resolves a route from
-    // a host two levels down to a router one level down without the host's own zone (its
-    // common-ancestor search stops one level short), which would drop the NIC links.
     auto* sw_zone = sg4::create_full_zone(name + "_swz");
     sw_zone->set_parent(leaf);
     auto* sw = sw_zone->create_router(name + "_sw");
     sw_zone->seal();
     leaf->add_route(sw_zone->get_netpoint(), nullptr, sw, nullptr, {}, true);
-    attach_nodes(t, shape, leaf, l * per_leaf, std::min(shape.nodes, (l + 1) * per_leaf), p);
+    attach_nodes(t, shape, leaf, first, last, p);
     leaf->seal();
-    auto* up = duplex(p, root, name + "_up", uplink_Bps, uplink_latency_s);
     root->add_route(leaf->get_netpoint(), nullptr, sw, nullptr, {sg4::LinkInRoute(up, Dir::UP)},
                     true);
   }

@@ -35,6 +35,8 @@ struct SimConfig {
   // fairness). Off (default): links have zero latency inside SimGrid (plain max-min sharing,
   // as on RDMA / NVLink fabrics) and every flow's route latency is added to its time.
   bool rtt_fair_sharing = false;
+  // Algorithm for the collective steps of run_plan (plan steps name no algorithm).
+  Algo plan_algo = Algo::ring;
 };
 
 // One point-to-point transfer between two world ranks.

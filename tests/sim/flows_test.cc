@@ -81,6 +81,21 @@ TEST(SimFlows, BlockingFatTreeHalvesCrossPodBandwidth) {
   }
 }
 
+TEST(SimFlows, LargeLeavesKeepExactRoutes) {
+  // Radix 40: 20 nodes per leaf; with 8 GPUs per node a leaf spans three 8-node chunks.
+  const Topology t = fat_tree_topology(24, 8, 1.0, 40);
+  // GPU 0 of node 0 to node 10 (same leaf, another chunk), node 3 (same chunk), node 22
+  // (other leaf); one at a time, then all three at once through GPU 0's NIC.
+  const std::vector<Flow> each{{0, 10 * 8, kS}, {0, 3 * 8, kS}, {0, 22 * 8, kS}};
+  const double lats[] = {kNicLat, kNicLat, kNicLat + 2 * kFabricLat};
+  for (int i = 0; i < 3; ++i) {
+    const double x = flow_seconds(t, 24, 8, {each[i]})[0];
+    EXPECT_NEAR(x, lats[i] + kS / kNicBw, 1e-9 * x) << "flow " << i;
+  }
+  const auto all = flow_seconds(t, 24, 8, each);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(all[i], lats[i] + 3 * kS / kNicBw, 1e-6 * all[i]);
+}
+
 TEST(SimFlows, OneEnginePerProcessIsEnforced) {
   EXPECT_THROW(fork_run([] {
                  SimCluster a(star_topology(2, 1), {2, 1});
