@@ -139,8 +139,9 @@ std::string SimCluster::model_description() const {
 std::vector<FlowTiming> SimCluster::run_flows(const std::vector<Flow>& flows,
                                               bool align_transfers) {
   const int n = world_size();
+  const int gpn = impl_->config.gpus_per_node;
   std::vector<FlowTiming> out(flows.size());
-  std::vector<std::vector<std::size_t>> by_src(n);
+  std::vector<std::vector<std::size_t>> by_node(impl_->config.nodes);
   double max_latency = 0;
   for (std::size_t i = 0; i < flows.size(); ++i) {
     const Flow& f = flows[i];
@@ -148,7 +149,7 @@ std::vector<FlowTiming> SimCluster::run_flows(const std::vector<Flow>& flows,
                  f.src, " -> ", f.dst, " in a world of ", n);
     out[i].route_latency_s = impl_->route_latency(f.src, f.dst);
     max_latency = std::max(max_latency, out[i].route_latency_s);
-    if (f.bytes >= 1) by_src[f.src].push_back(i);
+    if (f.bytes >= 1) by_node[f.src / gpn].push_back(i);
   }
   // Latency SimGrid itself pays on a flow's route (all of it with rtt_fair_sharing, none
   // otherwise: then the executor adds it).
@@ -158,21 +159,22 @@ std::vector<FlowTiming> SimCluster::run_flows(const std::vector<Flow>& flows,
   };
   auto& gpus = impl_->platform.gpus;
   const double t0 = sg4::Engine::get_clock();
-  // One actor per sending GPU: it starts its flows (in order of their delays) and waits for
-  // all of them.
-  for (int src = 0; src < n; ++src) {
-    auto& mine = by_src[src];
+  // One actor per node starts its GPUs' flows (in order of their delays) and waits for all
+  // of them. Per node rather than per GPU: SimGrid 3.32 queues woken actors with a linear
+  // duplicate check, quadratic in the actors that wake at one instant.
+  for (int node = 0; node < impl_->config.nodes; ++node) {
+    auto& mine = by_node[node];
     if (mine.empty()) continue;
     std::stable_sort(mine.begin(), mine.end(),
                      [&](std::size_t a, std::size_t b) { return delay(a) < delay(b); });
-    sg4::Actor::create("gpu" + std::to_string(src), gpus[src], [&, src, t0] {
-      const auto& mine = by_src[src];
+    sg4::Actor::create("node" + std::to_string(node), gpus[node * gpn], [&, node, t0] {
+      const auto& mine = by_node[node];
       std::vector<sg4::CommPtr> comms;
       comms.reserve(mine.size());
       for (std::size_t i : mine) {
         const double wait = t0 + delay(i) - sg4::Engine::get_clock();
         if (wait > 1e-12) sg4::this_actor::sleep_for(wait);
-        comms.push_back(sg4::Comm::sendto_async(gpus[src], gpus[flows[i].dst],
+        comms.push_back(sg4::Comm::sendto_async(gpus[flows[i].src], gpus[flows[i].dst],
                                                 static_cast<uint64_t>(flows[i].bytes + 0.5)));
       }
       sg4::Comm::wait_all(comms);
