@@ -159,35 +159,35 @@ std::vector<FlowTiming> SimCluster::run_flows(const std::vector<Flow>& flows,
   };
   auto& gpus = impl_->platform.gpus;
   const double t0 = sg4::Engine::get_clock();
-  // One actor per node starts its GPUs' flows (in order of their delays) and waits for all
-  // of them. Per node rather than per GPU: SimGrid 3.32 queues woken actors with a linear
-  // duplicate check, quadratic in the actors that wake at one instant.
+  // One actor per node starts its GPUs' flows (in order of their delays), detached: nobody
+  // waits on them, their times are read once the engine has run. (Per node rather than per
+  // GPU, and detached rather than waited on: SimGrid 3.32 wakes actors and retires waited
+  // activities through linear list scans, quadratic with tens of thousands of flows.)
+  std::vector<sg4::CommPtr> comms(flows.size());
   for (int node = 0; node < impl_->config.nodes; ++node) {
     auto& mine = by_node[node];
     if (mine.empty()) continue;
     std::stable_sort(mine.begin(), mine.end(),
                      [&](std::size_t a, std::size_t b) { return delay(a) < delay(b); });
     sg4::Actor::create("node" + std::to_string(node), gpus[node * gpn], [&, node, t0] {
-      const auto& mine = by_node[node];
-      std::vector<sg4::CommPtr> comms;
-      comms.reserve(mine.size());
-      for (std::size_t i : mine) {
+      for (std::size_t i : by_node[node]) {
         const double wait = t0 + delay(i) - sg4::Engine::get_clock();
         if (wait > 1e-12) sg4::this_actor::sleep_for(wait);
-        comms.push_back(sg4::Comm::sendto_async(gpus[flows[i].src], gpus[flows[i].dst],
-                                                static_cast<uint64_t>(flows[i].bytes + 0.5)));
-      }
-      sg4::Comm::wait_all(comms);
-      for (std::size_t k = 0; k < mine.size(); ++k) {
-        FlowTiming& t = out[mine[k]];
-        t.seconds = comms[k]->get_finish_time() - comms[k]->get_start_time() +
-                    (inside ? 0.0 : t.route_latency_s);
-        t.delivered_bytes = static_cast<double>(static_cast<uint64_t>(flows[mine[k]].bytes + 0.5)) -
-                            comms[k]->get_remaining();
+        comms[i] = sg4::Comm::sendto_init(gpus[flows[i].src], gpus[flows[i].dst]);
+        comms[i]->set_payload_size(static_cast<uint64_t>(flows[i].bytes + 0.5));
+        comms[i]->detach();
       }
     });
   }
   impl_->engine->run();
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    if (!comms[i]) continue;
+    FlowTiming& t = out[i];
+    t.seconds = comms[i]->get_finish_time() - comms[i]->get_start_time() +
+                (inside ? 0.0 : t.route_latency_s);
+    t.delivered_bytes = static_cast<double>(static_cast<uint64_t>(flows[i].bytes + 0.5)) -
+                        comms[i]->get_remaining();
+  }
   return out;
 }
 
