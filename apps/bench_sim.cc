@@ -166,6 +166,7 @@ int run_sim_bench(const Args& args) {
   std::vector<BenchRow> rows;
   nlohmann::json extra = nlohmann::json::array();
   double worst = 0;
+  int compared = 0;
   for (CollectiveOp op : b.ops)
     for (Group g : b.groups) {
       const int n = group_size(b.config, g);
@@ -201,12 +202,17 @@ int run_sim_bench(const Args& args) {
           e["closed_form_us"] = cf * 1e6;
           e["closed_form_rel_err"] = r.seconds / cf - 1;
           worst = std::max(worst, std::abs(r.seconds / cf - 1));
+          ++compared;
         }
         extra.push_back(e);
       }
     }
   print_bench_footer(stdout, rows);
-  std::printf("# Closed form (alpha-beta, uncongested) : max |rel err| %.4f %%\n", 100 * worst);
+  if (compared > 0)
+    std::printf("# Closed form (alpha-beta, uncongested) : max |rel err| %.4f %% over %d rows\n",
+                100 * worst, compared);
+  else
+    std::printf("# Closed form (alpha-beta, uncongested) : none stated for this case\n");
   if (!b.json.empty()) {
     nlohmann::json j = bench_rows_json(rows);
     for (std::size_t i = 0; i < j.size(); ++i) j[i].update(extra[i]);
