@@ -56,6 +56,9 @@ SimBench parse(const Args& args) {
     b.ops = {CollectiveOp::allreduce, CollectiveOp::broadcast, CollectiveOp::allgather};
   else
     b.ops = {sim::parse_op(op)};
+  for (CollectiveOp o : b.ops)
+    PRUNEX_USAGE(!(o == CollectiveOp::allgather && b.algo == sim::Algo::tree),
+                 "allgather has no tree algorithm (use --algo ring or hierarchical)");
   const std::string group = args.get_or("group", "all");
   if (group == "all") b.groups = {Group::world, Group::intra, Group::inter};
   for (Group g : {Group::world, Group::intra, Group::inter})

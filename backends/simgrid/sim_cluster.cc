@@ -19,7 +19,7 @@ namespace {
 bool engine_created = false;
 
 const std::set<std::string>& known_models() {
-  static const std::set<std::string> models{"CM02", "LV08", "SMPI", "IB", "Constant"};
+  static const std::set<std::string> models{"CM02", "LV08", "SMPI", "IB"};
   return models;
 }
 
@@ -81,7 +81,7 @@ struct SimCluster::Impl {
 SimCluster::SimCluster(const Topology& topology, const SimConfig& config)
     : impl_(std::make_unique<Impl>()) {
   PRUNEX_USAGE(known_models().count(config.network_model), "unknown network model '",
-               config.network_model, "' (CM02, LV08, SMPI, IB, Constant)");
+               config.network_model, "' (CM02, LV08, SMPI, IB)");
   PRUNEX_USAGE(config.nodes >= 1, "--nodes must be >= 1 (got ", config.nodes, ")");
   PRUNEX_USAGE(config.gpus_per_node >= 1, "--gpus-per-node must be >= 1 (got ",
                config.gpus_per_node, ")");

@@ -28,7 +28,7 @@ struct SimConfig {
   int nodes = 1;
   int gpus_per_node = 1;
   // SimGrid network model: CM02 (default: an uncongested transfer takes exactly
-  // latency + size / bandwidth once cross-traffic is off), LV08, SMPI, IB, Constant.
+  // latency + size / bandwidth once cross-traffic is off), LV08, SMPI, IB.
   std::string network_model = "CM02";
   bool crosstraffic = false;
   // CM02 divides a link among flows in inverse proportion to their route latency (TCP RTT

@@ -96,6 +96,21 @@ TEST(SimFlows, LargeLeavesKeepExactRoutes) {
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(all[i], lats[i] + 3 * kS / kNicBw, 1e-6 * all[i]);
 }
 
+TEST(SimFlows, DragonflyGroupsShareTheirGlobalLinks) {
+  // 2 groups of 4 nodes; a group's global bundle = 2 routers x 1 global link x 12.5 GB/s.
+  Topology t = fat_tree_topology(8, 1);
+  t.fabric.kind = FabricKind::dragonfly;
+  t.fabric.groups = 2;
+  t.fabric.radix = 2;  // routers per group
+  t.fabric.global_links_per_router = 1;
+  const double lat = kNicLat + kFabricLat;  // one global hop between groups
+  // Four nodes of group 0 send to group 1 at once: 25 GB/s shared by four flows.
+  const auto x = flow_seconds(t, 8, 1, {{0, 4, kS}, {1, 5, kS}, {2, 6, kS}, {3, 7, kS}});
+  for (double v : x) EXPECT_NEAR(v, lat + kS / (2 * kNicBw / 4), 1e-6 * v);
+  // Inside a group: the NICs only.
+  EXPECT_NEAR(flow_seconds(t, 8, 1, {{0, 1, kS}})[0], kNicLat + kS / kNicBw, 1e-9);
+}
+
 TEST(SimFlows, OneEnginePerProcessIsEnforced) {
   EXPECT_THROW(fork_run([] {
                  SimCluster a(star_topology(2, 1), {2, 1});
