@@ -25,6 +25,7 @@ std::vector<bool> participants(Group g, int nodes, int gpus_per_node) {
 PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
   const SimConfig& cfg = config();
   PlanTiming timing;
+  timing.network_model = model_description();
   double frontier = 0;  // end of everything placed so far
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];

@@ -196,6 +196,7 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
   const RankLayout layout{impl_->config.nodes, impl_->config.gpus_per_node,
                           std::max(1, impl_->topology.nic.rails)};
   CollectiveResult result;
+  result.network_model = model_description();
   for (const Phase& phase : build_schedule(op, algo, group, layout, static_cast<double>(bytes))) {
     const auto timings = run_flows(phase.flows, true);
     double alpha = 0, transfer = 0;

@@ -57,6 +57,7 @@ struct CollectiveResult {
   std::vector<double> phase_seconds;  // the algorithm's sequential phases
   double delivered_bytes = 0;         // over all flows, as SimGrid completed them
   std::size_t flows = 0;
+  std::string network_model;  // model_description()
 };
 
 // Per step of a plan: when it started, how long it took, and each rank's busy time
@@ -72,6 +73,7 @@ struct PlanTiming {
   std::vector<StepTiming> steps;
   double iteration_seconds = 0;
   std::map<std::string, double> phase_seconds;  // summed over steps of each phase
+  std::string network_model;                    // model_description()
 };
 
 class SimCluster {

@@ -52,6 +52,7 @@ TEST(SimPlan, StepsAndOverlapFollowTheirArithmetic) {
   const auto r = sim::fork_run([&] {
     sim::SimCluster c(star_topology(4, 2), {4, 2});
     const sim::PlanTiming t = c.run_plan(plan);
+    if (t.network_model.rfind("CM02", 0) != 0) throw std::runtime_error("model not recorded");
     std::vector<double> v{t.iteration_seconds};
     for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
     for (double x : t.steps[4].rank_seconds) v.push_back(x);
