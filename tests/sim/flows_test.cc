@@ -111,6 +111,29 @@ TEST(SimFlows, DragonflyGroupsShareTheirGlobalLinks) {
   EXPECT_NEAR(flow_seconds(t, 8, 1, {{0, 1, kS}})[0], kNicLat + kS / kNicBw, 1e-9);
 }
 
+TEST(SimFlows, SharingIsMaxMinUnlessRttFairIsAskedFor) {
+  // GPUs 0 and 1 of node 0 share its NIC; one sends inside the leaf, one across the core.
+  const Topology t = fat_tree_topology(8, 2);
+  const std::vector<Flow> flows{{0, 2, kS}, {1, 6 * 2, kS}};
+  const double cross = kNicLat + 2 * kFabricLat;
+  for (bool rtt : {false, true}) {
+    const auto x = sim::fork_run([&] {
+      sim::SimConfig cfg{8, 2};
+      cfg.rtt_fair_sharing = rtt;
+      SimCluster c(t, cfg);
+      std::vector<double> v;
+      for (const auto& f : c.run_flows(flows)) v.push_back(f.seconds);
+      return v;
+    });
+    if (!rtt) {  // equal halves of the NIC
+      EXPECT_NEAR(x[0], kNicLat + 2 * kS / kNicBw, 1e-6 * x[0]);
+      EXPECT_NEAR(x[1], cross + 2 * kS / kNicBw, 1e-6 * x[1]);
+    } else {  // CM02: shares in inverse proportion to route latency, the short route wins
+      EXPECT_LT(x[0], x[1] - 0.1 * kS / kNicBw);
+    }
+  }
+}
+
 TEST(SimFlows, OneEnginePerProcessIsEnforced) {
   EXPECT_THROW(fork_run([] {
                  SimCluster a(star_topology(2, 1), {2, 1});
