@@ -224,6 +224,13 @@ int nodes_per_group(const Topology& t, int nodes) {
   return std::max(1, (std::max(nodes, t.nodes) + groups - 1) / groups);
 }
 
+std::vector<sg4::Link*> Platform::route_links(int src, int dst) const {
+  std::vector<sg4::Link*> links;
+  double lat = 0;
+  gpus[src]->route_to(gpus[dst], links, &lat);
+  return links;
+}
+
 double Platform::route_latency(int src, int dst) const {
   std::vector<sg4::Link*> links;
   double lat = 0;

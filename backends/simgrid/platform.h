@@ -34,6 +34,7 @@ struct Platform {
   std::unordered_map<const sg4::Link*, double> latency;
   // Sum of latencies on the route src -> dst (SimGrid's and the kept-out ones).
   double route_latency(int src, int dst) const;
+  std::vector<sg4::Link*> route_links(int src, int dst) const;
 };
 
 // Requires a live sg4::Engine; creates and seals every zone under a new root zone.

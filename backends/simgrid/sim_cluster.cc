@@ -10,6 +10,7 @@
 
 #include "backends/simgrid/collectives.h"
 #include "backends/simgrid/platform.h"
+#include "backends/simgrid/sim_cluster_impl.h"
 #include "engine/error.h"
 
 namespace prunex::sim {
@@ -62,21 +63,6 @@ const char* op_name(CollectiveOp op) {
   }
   return "?";
 }
-
-struct SimCluster::Impl {
-  Topology topology;
-  SimConfig config;
-  std::unique_ptr<sg4::Engine> engine;
-  Platform platform;
-  std::unordered_map<long long, double> latency_cache;
-
-  double route_latency(int src, int dst) {
-    const long long key = static_cast<long long>(src) * platform.gpus.size() + dst;
-    auto it = latency_cache.find(key);
-    if (it != latency_cache.end()) return it->second;
-    return latency_cache[key] = platform.route_latency(src, dst);
-  }
-};
 
 SimCluster::SimCluster(const Topology& topology, const SimConfig& config)
     : impl_(std::make_unique<Impl>()) {
@@ -134,61 +120,6 @@ std::string SimCluster::model_description() const {
   return c.network_model + " (crosstraffic " + (c.crosstraffic ? "on" : "off") +
          ", TCP-gamma off, " +
          (c.rtt_fair_sharing ? "RTT-fair sharing" : "max-min sharing, route latency added") + ")";
-}
-
-std::vector<FlowTiming> SimCluster::run_flows(const std::vector<Flow>& flows,
-                                              bool align_transfers) {
-  const int n = world_size();
-  const int gpn = impl_->config.gpus_per_node;
-  std::vector<FlowTiming> out(flows.size());
-  std::vector<std::vector<std::size_t>> by_node(impl_->config.nodes);
-  double max_latency = 0;
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const Flow& f = flows[i];
-    PRUNEX_CHECK(f.src >= 0 && f.src < n && f.dst >= 0 && f.dst < n && f.src != f.dst, "flow ",
-                 f.src, " -> ", f.dst, " in a world of ", n);
-    out[i].route_latency_s = impl_->route_latency(f.src, f.dst);
-    max_latency = std::max(max_latency, out[i].route_latency_s);
-    if (f.bytes >= 1) by_node[f.src / gpn].push_back(i);
-  }
-  // Latency SimGrid itself pays on a flow's route (all of it with rtt_fair_sharing, none
-  // otherwise: then the executor adds it).
-  const bool inside = impl_->platform.latency_in_simgrid;
-  auto delay = [&](std::size_t i) {
-    return align_transfers && inside ? max_latency - out[i].route_latency_s : 0.0;
-  };
-  auto& gpus = impl_->platform.gpus;
-  const double t0 = sg4::Engine::get_clock();
-  // One actor per node starts its GPUs' flows (in order of their delays), detached: nobody
-  // waits on them, their times are read once the engine has run. (Per node rather than per
-  // GPU, and detached rather than waited on: SimGrid 3.32 wakes actors and retires waited
-  // activities through linear list scans, quadratic with tens of thousands of flows.)
-  std::vector<sg4::CommPtr> comms(flows.size());
-  for (int node = 0; node < impl_->config.nodes; ++node) {
-    auto& mine = by_node[node];
-    if (mine.empty()) continue;
-    std::stable_sort(mine.begin(), mine.end(),
-                     [&](std::size_t a, std::size_t b) { return delay(a) < delay(b); });
-    sg4::Actor::create("node" + std::to_string(node), gpus[node * gpn], [&, node, t0] {
-      for (std::size_t i : by_node[node]) {
-        const double wait = t0 + delay(i) - sg4::Engine::get_clock();
-        if (wait > 1e-12) sg4::this_actor::sleep_for(wait);
-        comms[i] = sg4::Comm::sendto_init(gpus[flows[i].src], gpus[flows[i].dst]);
-        comms[i]->set_payload_size(static_cast<uint64_t>(flows[i].bytes + 0.5));
-        comms[i]->detach();
-      }
-    });
-  }
-  impl_->engine->run();
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    if (!comms[i]) continue;
-    FlowTiming& t = out[i];
-    t.seconds = comms[i]->get_finish_time() - comms[i]->get_start_time() +
-                (inside ? 0.0 : t.route_latency_s);
-    t.delivered_bytes = static_cast<double>(static_cast<uint64_t>(flows[i].bytes + 0.5)) -
-                        comms[i]->get_remaining();
-  }
-  return out;
 }
 
 CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group group,

@@ -104,6 +104,8 @@ class SimCluster {
   std::string model_description() const;
 
  private:
+  void run_batch(const std::vector<Flow>& flows, const std::vector<std::size_t>& batch,
+                 double align_latency, std::vector<FlowTiming>& out);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
