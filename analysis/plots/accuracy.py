@@ -30,13 +30,14 @@ def draw(inputs, out, layer=None):
     for label, pts in curves:
         vs_t.plot([p[0] * tscale for p in pts], [100 * p[2] for p in pts], "o-", ms=3, label=label)
         vs_b.plot([p[1] * bscale for p in pts], [100 * p[2] for p in pts], "o-", ms=3, label=label)
+    vs_t.set_xlim(left=0)
+    common.log_if_wide(vs_b, [p[1] * bscale for _, pts in curves for p in pts], axis="x")
     vs_t.set_xlabel(f"training time ({tunit})")
     vs_b.set_xlabel(f"cumulative inter-node bytes per rank ({bunit})")
     vs_t.set_title("Accuracy against time")
     vs_b.set_title("Accuracy against inter-node traffic")
     for ax in (vs_t, vs_b):
         ax.set_ylabel("test accuracy (%)")
-        ax.set_xlim(left=0)
         ax.legend(loc="lower right")
     common.save(fig, out)
     parts = ", ".join(f"{label} {100 * p[-1][2]:.2f}% after {p[-1][0]:.4g} s and {p[-1][1]:.0f} B"

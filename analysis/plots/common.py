@@ -177,5 +177,15 @@ def main(kind, draw, takes_layer=False, argv=None):
     return 0
 
 
+def log_if_wide(ax, values, axis="y"):
+    """Log axis when values differ by more than 100x, so small ones stay visible; otherwise
+    a linear axis from zero."""
+    positive = [v for v in values if v > 0]
+    if positive and max(positive) > 100 * min(positive):
+        (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    else:
+        (ax.set_ylim if axis == "y" else ax.set_xlim)(0)
+
+
 def finite(x):
     return isinstance(x, (int, float)) and math.isfinite(x)

@@ -6,7 +6,8 @@ channel are kept; pruned rows and columns are white. Without --layer, up to six 
 
 import sys
 
-import matplotlib.ticker  # noqa: F401  (common.matplotlib.ticker)
+from matplotlib.colors import ListedColormap
+from matplotlib.ticker import MaxNLocator
 
 import common
 
@@ -42,7 +43,7 @@ def draw(inputs, out, layer=None):
     cols = min(3, len(names))
     rows = (len(names) + cols - 1) // cols
     fig, axes = common.new_figure(rows, cols, width=4.2, height=4.0)
-    cmap = common.matplotlib.colors.ListedColormap(["white", "#1f4e99"])
+    cmap = ListedColormap(["white", "#1f4e99"])
     lines = []
     for k, name in enumerate(names):
         ax = axes[k // cols][k % cols]
@@ -58,7 +59,7 @@ def draw(inputs, out, layer=None):
         ax.set_title(f"{name} ({shape})\nkept {kept_o}/{l['shape'][0]} out, "
                      f"{kept_i}/{l['shape'][1]} in: {100 * frac:.1f}% of weights", fontsize=9)
         for axis in (ax.xaxis, ax.yaxis):
-            axis.set_major_locator(common.matplotlib.ticker.MaxNLocator(integer=True))
+            axis.set_major_locator(MaxNLocator(integer=True, min_n_ticks=1))
         ax.set_xlabel("input channel")
         ax.set_ylabel("output channel")
         lines.append(f"{name} {kept_o}/{l['shape'][0]} out {kept_i}/{l['shape'][1]} in "

@@ -8,21 +8,13 @@ import sys
 import common
 
 
-def log_scale(ax, values):
-    """Log axis when the runs differ by more than 100x, so small payloads stay visible."""
-    positive = [v for v in values if v > 0]
-    if positive and max(positive) > 100 * min(positive):
-        ax.set_yscale("log")
-    else:
-        ax.set_ylim(bottom=0)
-
-
 def draw(inputs, out, layer=None):
     runs = [common.load_metrics(p) for p in inputs]
     fig, axes = common.new_figure(1, 2, width=5.4)
     per_it, total = axes[0]
-    peak = max(max(float(it["bytes"].get(t, 0)) for it in m["iterations"] for t in ("inter", "intra"))
-               for m in runs)
+    sizes = [float(it["bytes"].get(t, 0)) for m in runs for it in m["iterations"]
+             for t in ("inter", "intra")]
+    peak = max(sizes)
     scale, unit = common.byte_unit(peak)
     colors = common.plt.get_cmap("tab10").colors
     totals = []
@@ -42,8 +34,7 @@ def draw(inputs, out, layer=None):
     per_it.set_xlabel("iteration")
     per_it.set_ylabel(f"message size per rank ({unit})")
     per_it.set_title("Message size per iteration")
-    log_scale(per_it, [float(it["bytes"].get(t, 0)) * scale for m in runs for it in m["iterations"]
-                       for t in ("inter", "intra")])
+    common.log_if_wide(per_it, [b * scale for b in sizes])
     per_it.legend()
     tscale, tunit = common.byte_unit(max(max(s, d) for _, s, d in totals))
     xs = range(len(totals))
@@ -51,7 +42,7 @@ def draw(inputs, out, layer=None):
     if any(d > 0 for _, _, d in totals):
         total.bar([i + 0.2 for i in xs], [d * tscale for _, _, d in totals], 0.4, color="lightgray",
                   hatch="//", edgecolor="gray", label="dense equivalent")
-    log_scale(total, [v * tscale for _, s, d in totals for v in (s, d)])
+    common.log_if_wide(total, [v * tscale for _, s, d in totals for v in (s, d)])
     total.set_xticks(list(xs), [label for label, _, _ in totals],
                      rotation=15 if len(totals) > 3 else 0)
     total.set_ylabel(f"total inter-node bytes per rank ({tunit})")

@@ -11,6 +11,8 @@ import common
 def load_scaling(path):
     s = common.load_json(path)
     common.require(isinstance(s, dict), path, "not a scaling.json object")
+    common.require("iterations" not in s, path,
+                   "this is a metrics.json; scaling takes scaling.json from `prunex sweep`")
     curves = {}
     for strategy, points in s.items():
         if strategy == "config":

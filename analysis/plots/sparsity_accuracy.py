@@ -33,7 +33,7 @@ def draw(inputs, out, layer=None):
     fig, axes = common.new_figure()
     ax = axes[0][0]
     for key, pts in groups.items():
-        pts.sort()
+        pts.sort(key=lambda p: p[:2])
         ax.plot([100 * s for s, _, _ in pts], [100 * a for _, a, _ in pts], "o-", label=key)
         for s, a, keep in pts:
             if common.finite(keep):
