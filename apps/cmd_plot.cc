@@ -125,7 +125,8 @@ int run_plot(const Args& args) {
     throw std::runtime_error(std::string(kPython) +
                              " not found: scripts/setup.sh installs python3-matplotlib");
 
-  std::vector<std::string> argv = {kPython, (scripts_dir() / kind->script).string()};
+  // -B: no __pycache__ written into the source tree.
+  std::vector<std::string> argv = {kPython, "-B", (scripts_dir() / kind->script).string()};
   argv.insert(argv.end(), pos.begin() + 1, pos.end());
   argv.insert(argv.end(), {"--out", *out});
   if (const auto layer = args.get("layer")) argv.insert(argv.end(), {"--layer", *layer});

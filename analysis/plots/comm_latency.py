@@ -15,7 +15,7 @@ def draw(inputs, out, layer=None):
     ax = axes[0][0]
     for label, x, v in series:
         ax.plot(x, [s * scale for s in v], "o-", ms=3, label=label)
-    ax.set_xlabel("iteration")
+    common.iteration_axis(ax)
     ax.set_ylabel(f"communication latency per iteration ({unit})")
     ax.set_title("Communication latency per iteration (critical path)")
     ax.set_ylim(bottom=0)

@@ -14,6 +14,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # no display: files only
 import matplotlib.pyplot as plt  # noqa: E402
+import matplotlib.ticker  # noqa: E402
 
 # Phases that move data between ranks (engine/phases.h, phase::is_communication).
 COMM_PHASES = ["intra_allreduce", "mask_sync", "inter_allreduce", "broadcast", "allreduce",
@@ -185,6 +186,12 @@ def log_if_wide(ax, values, axis="y"):
         (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
     else:
         (ax.set_ylim if axis == "y" else ax.set_xlim)(0)
+
+
+def iteration_axis(ax):
+    """x axis of whole iterations: integer ticks only."""
+    ax.set_xlabel("iteration")
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True, min_n_ticks=1))
 
 
 def finite(x):

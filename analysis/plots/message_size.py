@@ -31,7 +31,7 @@ def draw(inputs, out, layer=None):
                         label=f"{label} intra-node")
         dense = sum(float(it.get("dense_inter_bytes", 0)) for it in its)
         totals.append((label, sum(inter), dense))
-    per_it.set_xlabel("iteration")
+    common.iteration_axis(per_it)
     per_it.set_ylabel(f"message size per rank ({unit})")
     per_it.set_title("Message size per iteration")
     common.log_if_wide(per_it, [b * scale for b in sizes])

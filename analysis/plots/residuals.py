@@ -53,6 +53,9 @@ def draw(inputs, out, layer=None):
     fig, axes = common.new_figure(2, 2, width=5.4)
     colors = common.plt.get_cmap("tab10").colors
     scope = f"layer {layer}" if layer else "whole model"
+    # The flat variant has one consensus tier over all ranks, recorded as the intra fields.
+    flat = str(m["config"].get("strategy", "")).endswith("-flat")
+    tier_names = {"intra": "flat" if flat else "intra-node", "inter": "inter-node"}
     for col, (kind, name) in enumerate((("r", "primal"), ("s", "dual"))):
         ax = axes[0][col]
         for tier, style in (("intra", "-"), ("inter", "--")):
@@ -60,7 +63,7 @@ def draw(inputs, out, layer=None):
                 if not any(values):  # ranks outside the inter-node tier (non-leaders)
                     continue
                 ax.plot(x, positive(values), style, marker="o", ms=3, color=colors[r % 10],
-                        label=f"rank {r} {tier}-node")
+                        label=f"rank {r} {tier_names[tier]}")
         ax.set_title(f"{name.capitalize()} residual per rank ({scope})")
         ax.set_ylabel(f"‖{kind}‖ (Frobenius norm, weight units)")
         ax.legend(ncol=2, fontsize=7)
@@ -74,8 +77,10 @@ def draw(inputs, out, layer=None):
         ax_l.set_ylabel(f"‖{kind}‖ over ranks and tiers (weight units)")
         ax_l.legend(fontsize=7)
         for a in (ax, ax_l):
-            a.set_xlabel("iteration")
-            a.set_yscale("log")
+            common.iteration_axis(a)
+            ys = [y for line in a.get_lines() for y in line.get_ydata() if y > 0]
+            if ys and max(ys) > 10 * min(ys):  # log only where it helps to read the spread
+                a.set_yscale("log")
     common.save(fig, out)
     last = [combine([v[-1] for v in (per_rank(its, layers, ranks, "r_intra")[r],
                                       per_rank(its, layers, ranks, "r_inter")[r])])
