@@ -22,7 +22,7 @@ def curve(m):
 
 def draw(inputs, out, layer=None):
     runs = [common.load_metrics(p) for p in inputs]
-    curves = [(common.run_label(m), curve(m)) for m in runs]
+    curves = [(label, curve(m)) for label, m in zip(common.run_labels(runs), runs)]
     tscale, tunit = common.time_unit(max(p[-1][0] for _, p in curves) or 1.0)
     bscale, bunit = common.byte_unit(max(p[-1][1] for _, p in curves))
     fig, axes = common.new_figure(1, 2, width=5.2)

@@ -16,7 +16,7 @@ def phase_means(m):
 
 def draw(inputs, out, layer=None):
     runs = [common.load_metrics(p) for p in inputs]
-    means = [(common.run_label(m), phase_means(m)) for m in runs]
+    means = [(label, phase_means(m)) for label, m in zip(common.run_labels(runs), runs)]
     for (label, ph), m in zip(means, runs):
         common.require(ph, m["_path"], "no communication phases recorded")
     scale, unit = common.time_unit(max(sum(ph.values()) for _, ph in means) or 1.0)

@@ -8,8 +8,9 @@ import common
 
 def draw(inputs, out, layer=None):
     runs = [common.load_metrics(p) for p in inputs]
-    series = [(common.run_label(m), [it["iteration"] for it in m["iterations"]],
-               [common.comm_seconds(it) for it in m["iterations"]]) for m in runs]
+    series = [(label, [it["iteration"] for it in m["iterations"]],
+               [common.comm_seconds(it) for it in m["iterations"]])
+              for label, m in zip(common.run_labels(runs), runs)]
     scale, unit = common.time_unit(max(max(v) for _, _, v in series) or 1.0)
     fig, axes = common.new_figure()
     ax = axes[0][0]

@@ -92,6 +92,18 @@ def run_label(m, with_keep=False):
     return label
 
 
+def run_labels(runs):
+    """Labels for several runs, made distinct: 'model / strategy', then the keep rate, then
+    the run's folder name where two runs would still read the same."""
+    labels = [run_label(m) for m in runs]
+    if len(set(labels)) < len(labels):
+        labels = [run_label(m, with_keep=True) for m in runs]
+    if len(set(labels)) < len(labels):
+        labels = [f"{label} ({os.path.basename(os.path.dirname(os.path.abspath(m['_path'])))})"
+                  for label, m in zip(labels, runs)]
+    return labels
+
+
 def comm_seconds(it):
     """Communication time of one iteration: sum of the communication phases' critical paths."""
     return sum(float(it["phases"][p]["critical_path_s"]) for p in COMM_PHASES if p in it["phases"])

@@ -18,12 +18,13 @@ def draw(inputs, out, layer=None):
     scale, unit = common.byte_unit(peak)
     colors = common.plt.get_cmap("tab10").colors
     totals = []
+    labels = common.run_labels(runs)
     for k, m in enumerate(runs):
         its = m["iterations"]
         x = [it["iteration"] for it in its]
         inter = [float(it["bytes"].get("inter", 0)) for it in its]
         intra = [float(it["bytes"].get("intra", 0)) for it in its]
-        label = common.run_label(m)
+        label = labels[k]
         c = colors[k % len(colors)]
         per_it.plot(x, [b * scale for b in inter], "o-", ms=3, color=c, label=f"{label} inter-node")
         if any(intra):
