@@ -1,0 +1,65 @@
+"""Strong scaling (paper Fig. 9): speedup and parallel efficiency against GPUs, one line per
+strategy, from scaling.json written by `prunex sweep`:
+{"<strategy>": [{"gpus", "nodes", "time_per_epoch_s", "speedup", "efficiency"}...], "config": {}}
+Efficiency is a fraction (1 = ideal); it is drawn in percent."""
+
+import sys
+
+import common
+
+
+def load_scaling(path):
+    s = common.load_json(path)
+    common.require(isinstance(s, dict), path, "not a scaling.json object")
+    common.require("iterations" not in s, path,
+                   "this is a metrics.json; scaling takes scaling.json from `prunex sweep`")
+    curves = {}
+    for strategy, points in s.items():
+        if strategy == "config":
+            continue
+        common.require(isinstance(points, list) and points, path,
+                       f"strategy '{strategy}': expected a non-empty list of points")
+        for p in points:
+            common.require(isinstance(p, dict), path, f"strategy '{strategy}': point not an object")
+            for key in ("gpus", "speedup", "efficiency"):
+                common.require(common.finite(p.get(key)), path,
+                               f"strategy '{strategy}': point without a numeric '{key}'")
+        curves[strategy] = sorted(points, key=lambda p: p["gpus"])
+    common.require(curves, path, "no strategies in scaling.json")
+    return curves
+
+
+def draw(inputs, out, layer=None):
+    curves = {}
+    for path in inputs:
+        for strategy, points in load_scaling(path).items():
+            curves[strategy] = points  # a later file's strategy replaces an earlier one's
+    fig, axes = common.new_figure(1, 2, width=5.2)
+    speed, eff = axes[0]
+    all_gpus = sorted({p["gpus"] for pts in curves.values() for p in pts})
+    base = all_gpus[0]
+    speed.plot(all_gpus, [g / base for g in all_gpus], "k--", lw=1, label="ideal (linear)")
+    eff.axhline(100, color="k", ls="--", lw=1, label="ideal")
+    for strategy, pts in curves.items():
+        g = [p["gpus"] for p in pts]
+        speed.plot(g, [p["speedup"] for p in pts], "o-", label=strategy)
+        eff.plot(g, [100 * p["efficiency"] for p in pts], "o-", label=strategy)
+    for ax in (speed, eff):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(all_gpus, [str(g) for g in all_gpus])
+        ax.set_xlabel("GPUs")
+        ax.legend()
+    speed.set_ylabel(f"speedup over {base} GPUs (×)")
+    speed.set_title("Strong scaling: speedup")
+    eff.set_ylabel("parallel efficiency (%)")
+    eff.set_ylim(bottom=0)
+    eff.set_title("Strong scaling: efficiency")
+    common.save(fig, out)
+    top = all_gpus[-1]
+    at_top = [(s, p) for s, pts in curves.items() for p in pts if p["gpus"] == top]
+    parts = ", ".join(f"{s} {p['speedup']:.2f}x ({100 * p['efficiency']:.1f}%)" for s, p in at_top)
+    return f"scaling: {len(curves)} strategies, speedup at {top} GPUs: {parts}"
+
+
+if __name__ == "__main__":
+    sys.exit(common.main("scaling", draw))

@@ -1,0 +1,162 @@
+// `prunex plot`: the paper's figures from run records, drawn by the matplotlib scripts in
+// analysis/plots/ (one per figure kind). This file only checks the command line, finds the
+// scripts and runs Debian's /usr/bin/python3 on them; the script's exit code is ours (2: bad
+// input, with one line on stderr and no output file).
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "apps/cli.h"
+#include "engine/error.h"
+
+#ifndef PRUNEX_PLOTS_DIR
+#error "PRUNEX_PLOTS_DIR must be defined (CMakeLists.txt does it for the prunex target)"
+#endif
+
+namespace prunex::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Debian's interpreter, which has python3-matplotlib (scripts/setup.sh); the `python3` on
+// PATH may be a pyenv without it.
+constexpr const char* kPython = "/usr/bin/python3";
+
+struct PlotKind {
+  const char* name;
+  const char* script;
+  const char* needs;
+  bool takes_layer;
+};
+
+const std::vector<PlotKind>& kinds() {
+  static const std::vector<PlotKind> k = {
+      {"scaling", "scaling.py",
+       "scaling.json from `prunex sweep`: speedup and efficiency against GPUs (Fig. 9)", false},
+      {"comm-latency", "comm_latency.py",
+       "metrics.json per strategy: communication time per iteration (Fig. 7)", false},
+      {"comm-breakdown", "comm_breakdown.py",
+       "metrics.json per strategy: communication time by phase (Fig. 8)", false},
+      {"message-size", "message_size.py",
+       "metrics.json per model/strategy: bytes per iteration, total inter-node (Fig. 6)", false},
+      {"residuals", "residuals.py",
+       "one H-SADMM metrics.json: residuals per rank and per layer (Figs. 10-11)", true},
+      {"accuracy", "accuracy.py",
+       "metrics.json per strategy: accuracy against time and inter-node bytes (Fig. 5)", false},
+      {"sparsity-accuracy", "sparsity_accuracy.py",
+       "metrics.json per keep rate: final accuracy against sparsity (Fig. 12)", false},
+      {"mask", "mask.py", "masks.json (see analysis/plots/README.md): learned masks (Fig. 13)",
+       true},
+  };
+  return k;
+}
+
+std::string kind_list() {
+  std::string s;
+  for (const auto& k : kinds()) s += (s.empty() ? "" : ", ") + std::string(k.name);
+  return s;
+}
+
+// Beside the binary first (build/bin/prunex -> ../../analysis/plots), so a build tree moved
+// together with its sources still works; then the source tree this binary was built from.
+fs::path scripts_dir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path near = exe.parent_path() / ".." / ".." / "analysis" / "plots";
+    if (fs::is_regular_file(near / "common.py", ec)) return near.lexically_normal();
+  }
+  const fs::path baked = PRUNEX_PLOTS_DIR;
+  if (fs::is_regular_file(baked / "common.py", ec)) return baked;
+  throw std::runtime_error("cannot find the plot scripts (analysis/plots/common.py) beside " +
+                           exe.string() + " or in " + baked.string());
+}
+
+// fork + exec (no shell, so file names pass through untouched); returns the exit status.
+int run_python(const std::vector<std::string>& argv) {
+  std::vector<char*> cargv;
+  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
+  cargv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    execv(kPython, cargv.data());
+    std::fprintf(stderr, "prunex plot: cannot run %s: %s\n", kPython, std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
+  }
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  throw std::runtime_error(std::string(kPython) + " was killed by signal " +
+                           std::to_string(WTERMSIG(status)));
+}
+
+int run_plot(const Args& args) {
+  const auto& pos = args.positional();
+  PRUNEX_USAGE(!pos.empty(), "missing KIND (one of ", kind_list(), ")");
+  const PlotKind* kind = nullptr;
+  for (const auto& k : kinds())
+    if (pos[0] == k.name) kind = &k;
+  PRUNEX_USAGE(kind != nullptr, "unknown plot kind '", pos[0], "' (one of ", kind_list(), ")");
+  PRUNEX_USAGE(pos.size() >= 2, "plot ", kind->name, " needs at least one INPUT file");
+  const auto out = args.get("out");
+  PRUNEX_USAGE(out.has_value(), "missing --out FILE.png or FILE.svg");
+  const std::string ext = fs::path(*out).extension().string();
+  PRUNEX_USAGE(ext == ".png" || ext == ".svg", "--out ", *out, " must end in .png or .svg");
+  PRUNEX_USAGE(kind->takes_layer || !args.has("layer"),
+               "--layer applies only to residuals "
+               "and mask, not ",
+               kind->name);
+  for (size_t i = 1; i < pos.size(); ++i)
+    PRUNEX_USAGE(fs::is_regular_file(pos[i]), "input ", pos[i], ": no such file");
+  if (access(kPython, X_OK) != 0)
+    throw std::runtime_error(std::string(kPython) +
+                             " not found: scripts/setup.sh installs python3-matplotlib");
+
+  // -B: no __pycache__ written into the source tree.
+  std::vector<std::string> argv = {kPython, "-B", (scripts_dir() / kind->script).string()};
+  argv.insert(argv.end(), pos.begin() + 1, pos.end());
+  argv.insert(argv.end(), {"--out", *out});
+  if (const auto layer = args.get("layer")) argv.insert(argv.end(), {"--layer", *layer});
+  return run_python(argv);
+}
+
+std::string kinds_help() {
+  std::string s = "kinds:\n";
+  for (const auto& k : kinds()) s += "  " + std::string(k.name) + ": " + k.needs + "\n";
+  return s;
+}
+
+PRUNEX_REGISTER_COMMAND(Command{
+    "plot",
+    "the paper's figures (PNG or SVG) from metrics.json, scaling.json or masks.json",
+    "prunex plot KIND INPUT... --out FILE.png|FILE.svg [--layer NAME]",
+    "Draws one figure with matplotlib (/usr/bin/python3 analysis/plots/KIND.py) and prints\n"
+    "one line summarising what it drew. The format follows the extension of --out; the file\n"
+    "is written whole or not at all. Runs are labelled 'model / strategy' from their config.\n\n" +
+        kinds_help() +
+        "\nexamples:\n"
+        "  prunex plot comm-breakdown out/hsadmm/metrics.json out/ddp/metrics.json "
+        "--out fig8.png\n"
+        "  prunex plot residuals out/hsadmm/metrics.json --layer features.3.weight "
+        "--out fig11.svg",
+    {
+        {"out", "FILE", "output image; .png or .svg", ""},
+        {"layer", "NAME", "residuals: one layer instead of the whole model; mask: one layer", ""},
+    },
+    run_plot});
+
+}  // namespace
+}  // namespace prunex::cli
