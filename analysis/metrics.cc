@@ -138,8 +138,11 @@ void write_run(const RunRecord& run, const std::string& out_dir) {
   // Render both first, then write: an exception while rendering leaves nothing behind.
   const std::string metrics = metrics_json(run).dump(1);
   const std::string trace = trace_json(run).dump();
+  std::vector<std::pair<std::string, std::string>> extra;
+  for (const auto& [name, j] : run.extra_files) extra.emplace_back(name, j.dump());
   write_file_atomic(out_dir + "/metrics.json", metrics);
   write_file_atomic(out_dir + "/trace.json", trace);
+  for (const auto& [name, text] : extra) write_file_atomic(out_dir + "/" + name, text);
 }
 
 }  // namespace prunex

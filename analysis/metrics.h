@@ -55,6 +55,8 @@ struct RunRecord {
   std::vector<IterationRecord> iterations;
   std::vector<TraceEvent> trace;
   nlohmann::json summary_extra = nlohmann::json::object();  // merged into "summary"
+  // Further JSON files written next to metrics.json (e.g. "masks.json").
+  std::map<std::string, nlohmann::json> extra_files;
 };
 
 // Critical path of a phase in one iteration: the slowest rank.

@@ -73,6 +73,18 @@ class HsadmmStrategy : public LiveStrategy {
     return out;
   }
 
+  nlohmann::json masks() const override {
+    nlohmann::json layers = nlohmann::json::object();
+    const ModelMask& m = consensus_.global_mask();
+    for (size_t l = 0; l < m.size(); ++l) {
+      if (!m.pruned(l)) continue;
+      layers[s_.layout.layers[l].name] = {{"shape", s_.layout.layers[l].shape},
+                                          {"keep_out", m[l].keep_out},
+                                          {"keep_in", m[l].keep_in}};
+    }
+    return {{"layers", layers}};
+  }
+
   torch::nn::Module& eval_model() override {
     flat_to_params(consensus_.z(), s_.flat, eval_params_);
     recalibrate_bn(*eval_, s_, comm_, 20);

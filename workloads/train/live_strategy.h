@@ -31,6 +31,9 @@ class LiveStrategy {
   virtual LocalIteration iterate(int k, PhaseClock& clock) = 0;
   // The model whose test accuracy is reported (H-SADMM: the global z), ready to evaluate.
   virtual torch::nn::Module& eval_model() = 0;
+  // The global structured masks of the pruned layers ({"layers": {name: {shape, keep_out,
+  // keep_in}}}, analysis/plots/README.md), or null for strategies without masks.
+  virtual nlohmann::json masks() const { return nullptr; }
 };
 
 std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, bool flat);

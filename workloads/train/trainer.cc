@@ -126,6 +126,8 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
     }
   }
   run.trace = decode_events(gather_ragged(comm, clock.encoded_events()));
+  if (const nlohmann::json masks = strategy->masks(); !masks.is_null())
+    run.extra_files["masks.json"] = masks;
   run.summary_extra["evaluation_seconds"] = eval_seconds;
   run.summary_extra["strategy"] = cfg.strategy;
   if (!root) run.iterations.clear();
