@@ -51,6 +51,7 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"n", "ITERS", "timed iterations per size", "20"},
         {"w", "WARMUP", "warm-up iterations per size", "5"},
         {"json", "FILE", "also write the rows as JSON", ""},
+        {"flops", "F", "compute per GPU per iteration (sim --op iteration)", "0"},
         {"model", "M", "model for --op compaction", "resnet152"},
         {"classes", "C", "classes of the model head", "10"},
         {"sparsity", "KINDS", "filter, channel, shape or a+b (compaction)", "channel"},

@@ -1,0 +1,231 @@
+// `prunex bench --backend sim`: the nccl-tests table from simulated time on a modeled
+// cluster (backends/simgrid). Each row also carries the alpha-beta closed form and the
+// simulated time's relative error against it (JSON; the footer gives the largest).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "analysis/bench_table.h"
+#include "analysis/metrics.h"
+#include "apps/bench_modes.h"
+#include "backends/simgrid/closed_form.h"
+#include "backends/simgrid/sim_cluster.h"
+#include "engine/error.h"
+#include "engine/phases.h"
+#include "topologies/topology_io.h"
+
+namespace prunex::cli {
+namespace {
+
+struct SimBench {
+  Topology topology;
+  sim::SimConfig config;
+  sim::Algo algo = sim::Algo::ring;
+  std::vector<CollectiveOp> ops;
+  std::vector<Group> groups;
+  std::vector<std::size_t> sizes;
+  std::string json;
+  bool scaled = false;
+};
+
+SimBench parse(const Args& args) {
+  SimBench b;
+  PRUNEX_USAGE(args.has("topology"), "--backend sim needs --topology NAME|FILE");
+  PRUNEX_USAGE(!args.has("calibration"), "--calibration is not supported by --backend sim yet");
+  b.topology = load_topology(*args.get("topology"));
+  const long nodes = args.get_int("nodes", b.topology.nodes);
+  const long gpus = args.get_int("gpus-per-node", b.topology.gpus_per_node);
+  PRUNEX_USAGE(nodes >= 1 && nodes <= 1 << 20, "--nodes must be in [1, 1048576], got ", nodes);
+  PRUNEX_USAGE(gpus >= 1 && gpus <= b.topology.gpus_per_node, "--gpus-per-node must be in [1, ",
+               b.topology.gpus_per_node, "] for topology ", b.topology.name, ", got ", gpus);
+  if (nodes > b.topology.nodes) {  // what-if scale-out of the same cluster
+    b.topology = scale_to_nodes(b.topology, static_cast<int>(nodes));
+    b.scaled = true;
+  }
+  b.config.nodes = static_cast<int>(nodes);
+  b.config.gpus_per_node = static_cast<int>(gpus);
+  b.config.network_model = args.get_or("network-model", "CM02");
+  b.algo = sim::parse_algo(args.get_or("algo", "ring"));
+  const std::string op = args.get_or("op", "allreduce");
+  if (op == "iteration")
+    b.ops = {};
+  else if (op == "all")
+    b.ops = {CollectiveOp::allreduce, CollectiveOp::broadcast, CollectiveOp::allgather};
+  else
+    b.ops = {sim::parse_op(op)};
+  for (CollectiveOp o : b.ops)
+    PRUNEX_USAGE(!(o == CollectiveOp::allgather && b.algo == sim::Algo::tree),
+                 "allgather has no tree algorithm (use --algo ring or hierarchical)");
+  const std::string group = args.get_or("group", "all");
+  if (group == "all") b.groups = {Group::world, Group::intra, Group::inter};
+  for (Group g : {Group::world, Group::intra, Group::inter})
+    if (group == group_name(g)) b.groups = {g};
+  PRUNEX_USAGE(!b.groups.empty(), "--group ", group, " is not one of world, intra, inter, all");
+  b.sizes =
+      bench_sizes(args.get_size("b", 8), args.get_size("e", 64 << 20), args.get_double("f", 2));
+  b.json = args.get_or("json", "");
+  return b;
+}
+
+int group_size(const sim::SimConfig& c, Group g) {
+  return g == Group::world   ? c.nodes * c.gpus_per_node
+         : g == Group::intra ? c.gpus_per_node
+                             : c.nodes;
+}
+
+// The shape of one H-SADMM iteration (DESIGN.md phases) for a dense model of `bytes` fp32
+// bytes whose packed inter-node payload keeps `keep` of it: a scale probe for the simulator
+// (wall time, memory), not a model of a particular run; engine plans replace it in simulate.
+IterationPlan hsadmm_shaped_plan(double bytes, double keep, double flops) {
+  auto coll = [](const char* phase, Group g, CollectiveOp op, double b, DType t) {
+    PlanStep s;
+    s.phase = phase;
+    s.kind = StepKind::collective;
+    s.group = g;
+    s.op = op;
+    s.bytes = static_cast<std::size_t>(b);
+    s.dtype = t;
+    return s;
+  };
+  auto mem = [](const char* phase, double b) {
+    PlanStep s;
+    s.phase = phase;
+    s.kind = StepKind::memory;
+    s.mem_bytes = b;
+    return s;
+  };
+  PlanStep compute;
+  compute.phase = phase::local_compute;
+  compute.kind = StepKind::compute;
+  compute.flops = flops;
+  IterationPlan plan;
+  plan.steps = {
+      compute,
+      coll(phase::intra_allreduce, Group::intra, CollectiveOp::allreduce, bytes, DType::f32),
+      mem(phase::projection, 2 * bytes),
+      // one mask byte per 4 parameters' worth of fp32 bytes / 4 (a per-weight u8 mask)
+      coll(phase::mask_sync, Group::inter, CollectiveOp::allreduce, bytes / 4, DType::u8),
+      mem(phase::pack, 2 * keep * bytes),
+      coll(phase::inter_allreduce, Group::inter, CollectiveOp::allreduce, keep * bytes, DType::f32),
+      mem(phase::unpack, 2 * keep * bytes),
+      coll(phase::broadcast, Group::intra, CollectiveOp::broadcast, bytes, DType::f32),
+      mem(phase::dual_update, 3 * bytes)};
+  return plan;
+}
+
+int run_iteration_probe(const Args& args, const SimBench& b) {
+  const double bytes = static_cast<double>(args.get_size("e", 64 << 20));
+  const double keep = args.get_double("keep", 0.5);
+  const double flops = args.get_double("flops", 0);
+  PRUNEX_USAGE(keep > 0 && keep <= 1, "--keep must be in (0, 1], got ", keep);
+  PRUNEX_USAGE(flops >= 0, "--flops must be >= 0, got ", flops);
+  const auto wall0 = std::chrono::steady_clock::now();
+  sim::SimConfig cfg = b.config;
+  cfg.plan_algo = b.algo;
+  sim::SimCluster cluster(b.topology, cfg);
+  const double build_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const sim::PlanTiming t = cluster.run_plan(hsadmm_shaped_plan(bytes, keep, flops));
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  std::printf(
+      "# prunex bench --backend sim --op iteration: topology %s%s, %d nodes x %d GPUs, "
+      "algo %s, model %s\n# H-SADMM-shaped iteration: dense %.0f B, keep %.3f, "
+      "%.3g flops per GPU\n#%16s %14s %14s\n",
+      b.topology.name.c_str(), b.scaled ? " (scaled out)" : "", cfg.nodes, cfg.gpus_per_node,
+      sim::algo_name(b.algo), cluster.model_description().c_str(), bytes, keep, flops, "phase",
+      "start (s)", "seconds");
+  nlohmann::json steps = nlohmann::json::array();
+  for (const auto& st : t.steps) {
+    std::printf(" %16s %14.6f %14.6f\n", st.phase.c_str(), st.start_s, st.seconds);
+    steps.push_back({{"phase", st.phase}, {"start_s", st.start_s}, {"seconds", st.seconds}});
+  }
+  std::printf("# iteration: %.6f s simulated; wall %.2f s (platform %.2f s)\n", t.iteration_seconds,
+              wall_s, build_s);
+  if (!b.json.empty())
+    write_file_atomic(b.json, nlohmann::json{{"steps", steps},
+                                             {"iteration_seconds", t.iteration_seconds},
+                                             {"wall_seconds", wall_s},
+                                             {"network_model", cluster.model_description()}}
+                                      .dump(2) +
+                                  "\n");
+  return 0;
+}
+
+int run_sim_bench(const Args& args) {
+  const SimBench b = parse(args);
+  if (b.ops.empty()) return run_iteration_probe(args, b);
+  sim::SimCluster cluster(b.topology, b.config);
+  print_bench_header(
+      stdout, detail::concat("prunex bench --backend sim: topology ", b.topology.name,
+                             b.scaled ? " (scaled out)" : "", ", ", b.config.nodes, " nodes x ",
+                             b.config.gpus_per_node, " GPUs, algo ", sim::algo_name(b.algo),
+                             ", network model ", cluster.model_description(),
+                             "; simulated time, no data carried: #wrong counts collectives whose "
+                             "delivered bytes differ from the algorithm's total"));
+  std::vector<BenchRow> rows;
+  nlohmann::json extra = nlohmann::json::array();
+  double worst = 0;
+  int compared = 0;
+  for (CollectiveOp op : b.ops)
+    for (Group g : b.groups) {
+      const int n = group_size(b.config, g);
+      if (n < 2) continue;
+      for (std::size_t bytes : b.sizes) {
+        // all-gather's size is the gathered total (nccl-tests); each rank sends bytes / n.
+        const std::size_t count = op == CollectiveOp::allgather ? bytes / (4 * n) : bytes / 4;
+        if (count == 0) continue;
+        const std::size_t per_rank = count * 4;
+        const auto r = cluster.run_collective(op, b.algo, g, per_rank);
+        const double want = sim::expected_total_bytes(op, b.algo, g, b.config.nodes,
+                                                      b.config.gpus_per_node, per_rank);
+        BenchRow row;
+        row.op = sim::op_name(op);
+        row.group = std::string(group_name(g));
+        row.algo = sim::algo_name(b.algo);
+        row.bytes = op == CollectiveOp::allgather ? count * 4 * n : count * 4;
+        row.count = count;
+        row.time_us = r.seconds * 1e6;
+        row.wrong = std::abs(r.delivered_bytes - want) > 0.5 * r.flows + 1e-9 * want;
+        fill_bandwidth(row, n);
+        print_bench_row(stdout, row);
+        rows.push_back(row);
+        const double cf = sim::closed_form_seconds(b.topology, b.config.nodes,
+                                                   b.config.gpus_per_node, op, b.algo, g, per_rank);
+        nlohmann::json e = {{"simulated", true},
+                            {"network_model", cluster.model_description()},
+                            {"topology", b.topology.name},
+                            {"nodes", b.config.nodes},
+                            {"gpus_per_node", b.config.gpus_per_node},
+                            {"flows", r.flows}};
+        if (std::isfinite(cf)) {
+          e["closed_form_us"] = cf * 1e6;
+          e["closed_form_rel_err"] = r.seconds / cf - 1;
+          worst = std::max(worst, std::abs(r.seconds / cf - 1));
+          ++compared;
+        }
+        extra.push_back(e);
+      }
+    }
+  print_bench_footer(stdout, rows);
+  if (compared > 0)
+    std::printf("# Closed form (alpha-beta, uncongested) : max |rel err| %.4f %% over %d rows\n",
+                100 * worst, compared);
+  else
+    std::printf("# Closed form (alpha-beta, uncongested) : none stated for this case\n");
+  if (!b.json.empty()) {
+    nlohmann::json j = bench_rows_json(rows);
+    for (std::size_t i = 0; i < j.size(); ++i) j[i].update(extra[i]);
+    write_file_atomic(b.json, j.dump(2) + "\n");
+  }
+  return 0;
+}
+
+}  // namespace
+
+PRUNEX_REGISTER_BENCH_MODE("backend:sim", run_sim_bench);
+
+}  // namespace prunex::cli

@@ -1,0 +1,125 @@
+#include "backends/simgrid/closed_form.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "backends/simgrid/platform.h"
+
+namespace prunex::sim {
+
+namespace {
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+struct Level {
+  int n = 1;
+  double alpha = 0, bw = 0;
+  int channels = 1;
+};
+
+// The flat communicator a group forms, with its worst hop.
+Level level_of(const Topology& t, int nodes, int p, Group group) {
+  const HopCosts h = hop_costs(t, nodes);
+  Level l;
+  if (group == Group::intra || (group == Group::world && nodes == 1)) {
+    l = {p, h.intra_latency_s, h.intra_Bps, 1};
+  } else if (group == Group::inter || p == 1) {
+    l = {nodes, h.inter_latency_s, h.inter_Bps, 1};
+  } else {
+    // World ring over nodes of P GPUs: C channels, one per rail; all channels cross every
+    // node, so an intra-node link (NVLink pair or switch port) is shared by up to C of them.
+    l.n = nodes * p;
+    l.channels = std::min(std::max(1, t.nic.rails), p);
+    l.alpha = std::max(h.inter_latency_s, h.intra_latency_s);
+    l.bw = std::min(h.inter_Bps, h.intra_Bps / l.channels);
+  }
+  return l;
+}
+
+}  // namespace
+
+HopCosts hop_costs(const Topology& t, int nodes) {
+  HopCosts h;
+  h.intra_latency_s = t.intra.link.latency_s;
+  h.intra_Bps = t.intra.link.bandwidth_Bps *
+                (t.intra.kind == IntraKind::nvlink_pairs ? t.intra.links_per_pair : 1);
+  h.inter_latency_s = t.nic.link.latency_s;
+  h.inter_Bps = t.nic.link.bandwidth_Bps;
+  const Fabric& f = t.fabric;
+  if (f.kind == FabricKind::star) {
+    h.inter_latency_s += f.link.latency_s;
+    if (f.link.bandwidth_Bps > 0) h.inter_Bps = std::min(h.inter_Bps, f.link.bandwidth_Bps);
+  } else if (f.kind == FabricKind::fat_tree && f.levels > 1 && nodes > nodes_per_leaf(t)) {
+    h.inter_latency_s += 2.0 * (f.levels - 1) * f.link.latency_s;
+  } else if (f.kind == FabricKind::dragonfly && nodes > nodes_per_group(t, nodes)) {
+    h.inter_latency_s += f.link.latency_s;
+  }
+  return h;
+}
+
+double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op, Algo algo,
+                           Group group, std::size_t bytes) {
+  const double s = static_cast<double>(bytes);
+  if (algo == Algo::hierarchical && group == Group::world) {
+    const HopCosts h = hop_costs(t, nodes);
+    const double intra = (p - 1) * h.intra_latency_s + (p > 1 ? s / h.intra_Bps : 0.0);
+    const int m = nodes;
+    if (op == CollectiveOp::allreduce)
+      return 2 * intra +
+             (m > 1 ? 2.0 * (m - 1) * h.inter_latency_s + 2.0 * (m - 1) / m * s / h.inter_Bps : 0);
+    if (op == CollectiveOp::broadcast)
+      return intra + (m > 1 ? (m - 1) * h.inter_latency_s + s / h.inter_Bps : 0);
+    return kNaN;
+  }
+  const Level l = level_of(t, nodes, p, group);
+  const int n = l.n;
+  if (n < 2) return 0;
+  const double depth = std::ceil(std::log2(n));
+  const double load = n == 2 ? s : 2 * s;
+  const bool tree_ok = group != Group::world || p == 1 || nodes == 1;
+  switch (op) {
+    case CollectiveOp::allreduce:
+      if (algo == Algo::tree) return tree_ok ? 2 * depth * l.alpha + load / l.bw : kNaN;
+      return 2.0 * (n - 1) * l.alpha + 2.0 * (n - 1) / n * (s / l.channels) / l.bw;
+    case CollectiveOp::allgather:
+      return algo == Algo::tree ? kNaN : (n - 1) * l.alpha + (n - 1) * s / l.channels / l.bw;
+    case CollectiveOp::broadcast:
+      if (algo == Algo::tree) return tree_ok ? depth * l.alpha + load / l.bw : kNaN;
+      return (n - 1) * l.alpha + s / l.channels / l.bw;
+  }
+  return kNaN;
+}
+
+double expected_total_bytes(CollectiveOp op, Algo algo, Group group, int nodes, int p,
+                            std::size_t bytes) {
+  const double s = static_cast<double>(bytes);
+  if (algo == Algo::hierarchical && group == Group::world) {
+    const double m = nodes, n = static_cast<double>(nodes) * p;
+    switch (op) {
+      case CollectiveOp::allreduce:
+        return 2 * m * (p - 1) * s + 2 * (m - 1) * s;
+      case CollectiveOp::allgather:  // gather, leaders' ring of P blocks, chain of n blocks
+        return m * (p - 1) * s + m * (m - 1) * p * s + m * (p - 1) * n * s;
+      case CollectiveOp::broadcast:
+        return (m - 1) * s + m * (p - 1) * s;
+    }
+  }
+  // Every communicator of the group, each over k ranks.
+  const int comms = group == Group::intra ? nodes : 1;
+  const double k = group == Group::intra ? p : group == Group::inter ? nodes : nodes * p;
+  // Ring all-reduce moves 2(k-1)/k S over k edges; the double tree S/2 each way over k-1
+  // edges of two trees: both 2(k-1)S. All-gather (k-1) blocks over k edges; broadcasts S
+  // over k-1 edges (tree: S to each of k-1 children).
+  switch (op) {
+    case CollectiveOp::allreduce:
+      return comms * 2 * (k - 1) * s;
+    case CollectiveOp::allgather:
+      return comms * k * (k - 1) * s;
+    case CollectiveOp::broadcast:
+      return comms * (k - 1) * s;
+  }
+  return 0;
+}
+
+}  // namespace prunex::sim

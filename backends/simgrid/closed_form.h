@@ -1,0 +1,34 @@
+// Alpha-beta closed forms of the simulated collectives, from the topology numbers alone (no
+// SimGrid): what an uncongested platform should give. The bench prints the simulated time's
+// relative error against them. NaN where no simple closed form is stated (hierarchical
+// all-gather; a tree over several GPUs per node on the world group, whose ranks share NICs).
+//
+//   ring all-reduce   2(n-1) a + 2(n-1)/n (S/C) / B      C channels (rails), B per channel
+//   tree all-reduce   2 d a + L / B                      d = ceil(log2 n), L = S (n = 2), 2S
+//   hierarchical      2 [(P-1) a_i + S/B_i] + 2(M-1) a_x + 2(M-1)/M S/B_x
+//   ring all-gather   (n-1) a + (n-1) b / C / B          b = one rank's block
+//   chain broadcast   (n-1) a + S / C / B
+//   tree broadcast    d a + L / B
+//   hierarchical bc.  (M-1) a_x + S/B_x + (P-1) a_i + S/B_i
+#pragma once
+
+#include <cstddef>
+
+#include "backends/simgrid/sim_cluster.h"
+
+namespace prunex::sim {
+
+struct HopCosts {
+  double intra_latency_s = 0, intra_Bps = 0;  // GPU to GPU inside a node
+  double inter_latency_s = 0, inter_Bps = 0;  // node to node (the farthest pair), per rail
+};
+HopCosts hop_costs(const Topology& t, int nodes);
+
+double closed_form_seconds(const Topology& t, int nodes, int gpus_per_node, CollectiveOp op,
+                           Algo algo, Group group, std::size_t bytes);
+
+// Bytes all flows of the collective carry in total (what the simulator must deliver).
+double expected_total_bytes(CollectiveOp op, Algo algo, Group group, int nodes, int gpus_per_node,
+                            std::size_t bytes);
+
+}  // namespace prunex::sim

@@ -1,0 +1,19 @@
+// Ring all-gather: n-1 steps, each forwarding one block along every edge: one flow per edge
+// carrying (n-1) blocks / C.
+#include "backends/simgrid/collectives.h"
+
+namespace prunex::sim {
+
+Schedule ring_allgather(const std::vector<int>& members, const RankLayout& layout, double block) {
+  const int n = static_cast<int>(members.size());
+  if (n < 2 || block <= 0) return {};
+  const auto rings = ring_channels(members, layout);
+  Phase phase;
+  phase.latency_steps = n - 1;
+  for (const auto& ring : rings)
+    for (int i = 0; i < n; ++i)
+      phase.flows.push_back({ring[i], ring[(i + 1) % n], (n - 1) * block / rings.size()});
+  return {phase};
+}
+
+}  // namespace prunex::sim

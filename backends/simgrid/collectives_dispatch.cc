@@ -1,0 +1,83 @@
+// Groups to communicators, and (op, algo) to the algorithm files.
+#include <algorithm>
+
+#include "backends/simgrid/collectives.h"
+#include "engine/error.h"
+
+namespace prunex::sim {
+
+std::vector<std::vector<int>> group_members(Group g, const RankLayout& layout) {
+  const int p = layout.gpus_per_node;
+  std::vector<std::vector<int>> comms;
+  switch (g) {
+    case Group::world:
+      comms.emplace_back();
+      for (int r = 0; r < layout.world(); ++r) comms.back().push_back(r);
+      break;
+    case Group::intra:
+      for (int node = 0; node < layout.nodes; ++node) {
+        comms.emplace_back();
+        for (int i = 0; i < p; ++i) comms.back().push_back(node * p + i);
+      }
+      break;
+    case Group::inter:
+      comms.emplace_back();
+      for (int node = 0; node < layout.nodes; ++node) comms.back().push_back(node * p);
+      break;
+  }
+  return comms;
+}
+
+namespace {
+
+Schedule merge_concurrent(const std::vector<Schedule>& schedules) {
+  Schedule out;
+  for (const auto& s : schedules)
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (out.size() <= i) out.emplace_back();
+      out[i].latency_steps = std::max(out[i].latency_steps, s[i].latency_steps);
+      out[i].flows.insert(out[i].flows.end(), s[i].flows.begin(), s[i].flows.end());
+    }
+  return out;
+}
+
+Schedule flat(CollectiveOp op, Algo algo, const std::vector<int>& m, const RankLayout& layout,
+              double bytes) {
+  switch (op) {
+    case CollectiveOp::allreduce:
+      return algo == Algo::tree ? tree_allreduce(m, bytes) : ring_allreduce(m, layout, bytes);
+    case CollectiveOp::allgather:
+      PRUNEX_USAGE(algo != Algo::tree,
+                   "allgather has no tree algorithm (use ring or hierarchical)");
+      return ring_allgather(m, layout, bytes);
+    case CollectiveOp::broadcast:
+      return algo == Algo::tree ? tree_broadcast(m, bytes) : chain_broadcast(m, layout, bytes);
+  }
+  return {};
+}
+
+}  // namespace
+
+Schedule build_schedule(CollectiveOp op, Algo algo, Group group, const RankLayout& layout,
+                        double bytes) {
+  PRUNEX_USAGE(bytes >= 0, "collective size must be >= 0 (got ", bytes, ")");
+  // Hierarchical needs the node structure of the world group; on intra or inter groups (one
+  // level already) it is the ring.
+  if (algo == Algo::hierarchical && group == Group::world) {
+    switch (op) {
+      case CollectiveOp::allreduce:
+        return hierarchical_allreduce(layout, bytes);
+      case CollectiveOp::allgather:
+        return hierarchical_allgather(layout, bytes);
+      case CollectiveOp::broadcast:
+        return hierarchical_broadcast(layout, bytes);
+    }
+  }
+  if (algo == Algo::hierarchical) algo = Algo::ring;
+  std::vector<Schedule> parts;
+  for (const auto& members : group_members(group, layout))
+    parts.push_back(flat(op, algo, members, layout, bytes));
+  return merge_concurrent(parts);
+}
+
+}  // namespace prunex::sim

@@ -1,0 +1,52 @@
+// Ring all-reduce (reduce-scatter + all-gather), NCCL-style multi-channel over the rails.
+#include <algorithm>
+
+#include "backends/simgrid/collectives.h"
+#include "backends/simgrid/platform.h"
+
+namespace prunex::sim {
+
+std::vector<std::vector<int>> ring_channels(const std::vector<int>& members,
+                                            const RankLayout& layout) {
+  const int p = layout.gpus_per_node;
+  std::vector<std::vector<int>> per_node;  // members grouped by node, in order
+  for (int r : members) {
+    if (per_node.empty() || per_node.back().front() / p != r / p) per_node.push_back({});
+    per_node.back().push_back(r);
+  }
+  const std::size_t m = per_node.empty() ? 0 : per_node.front().size();
+  bool uniform = per_node.size() > 1 && m > 1;
+  for (const auto& node : per_node) uniform = uniform && node.size() == m;
+  const int channels = uniform ? std::min(layout.rails, static_cast<int>(m)) : 1;
+  if (channels <= 1) return {members};
+
+  std::vector<std::vector<int>> rings(channels);
+  for (int k = 0; k < channels; ++k) {
+    for (const auto& node : per_node) {
+      std::size_t start = k * m / channels;
+      for (std::size_t i = 0; i < m; ++i)
+        if (rail_of_gpu(node[i] % p, p, layout.rails) == k) {
+          start = i;
+          break;
+        }
+      for (std::size_t i = 0; i < m; ++i) rings[k].push_back(node[(start + i) % m]);
+    }
+  }
+  return rings;
+}
+
+// n ranks, 2(n-1) steps of S/n per edge per channel: one flow per edge carrying
+// 2(n-1)/n x S/C, all edges of all channels at once.
+Schedule ring_allreduce(const std::vector<int>& members, const RankLayout& layout, double bytes) {
+  const int n = static_cast<int>(members.size());
+  if (n < 2 || bytes <= 0) return {};
+  const auto rings = ring_channels(members, layout);
+  const double per_edge = 2.0 * (n - 1) / n * bytes / rings.size();
+  Phase phase;
+  phase.latency_steps = 2 * (n - 1);
+  for (const auto& ring : rings)
+    for (int i = 0; i < n; ++i) phase.flows.push_back({ring[i], ring[(i + 1) % n], per_edge});
+  return {phase};
+}
+
+}  // namespace prunex::sim

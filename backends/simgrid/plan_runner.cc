@@ -1,0 +1,72 @@
+// An IterationPlan in simulated time. Each step is simulated on its own (compute as
+// executions on every GPU host, memory passes as sleeps, collectives as flows), then placed on
+// the timeline: a step starts when the previous one ends, or, with overlap_with = j, once
+// step j has run ready_fraction of its duration (and after the previous step if that one is
+// not j itself: overlapped buckets queue on one stream, as in DDP).
+#include <algorithm>
+
+#include "backends/simgrid/collectives.h"
+#include "backends/simgrid/sim_cluster.h"
+#include "engine/error.h"
+
+namespace prunex::sim {
+
+namespace {
+
+std::vector<bool> participants(Group g, int nodes, int gpus_per_node) {
+  std::vector<bool> in(static_cast<std::size_t>(nodes) * gpus_per_node, g != Group::inter);
+  if (g == Group::inter)
+    for (int node = 0; node < nodes; ++node) in[node * gpus_per_node] = true;
+  return in;
+}
+
+}  // namespace
+
+PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
+  const SimConfig& cfg = config();
+  PlanTiming timing;
+  timing.network_model = model_description();
+  double frontier = 0;  // end of everything placed so far
+  for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+    const PlanStep& step = plan.steps[i];
+    StepTiming st;
+    st.phase = step.phase;
+    switch (step.kind) {
+      case StepKind::compute:
+        st.seconds = run_compute(step.flops);
+        break;
+      case StepKind::memory:
+        st.seconds = run_memory(step.mem_bytes);
+        break;
+      case StepKind::collective:
+        st.seconds = run_collective(step.op, cfg.plan_algo, step.group, step.bytes).seconds;
+        break;
+    }
+    if (step.overlap_with < 0) {
+      st.start_s = frontier;
+    } else {
+      PRUNEX_USAGE(step.overlap_with < static_cast<int>(i), "plan step ", i, " (", step.phase,
+                   ") overlaps step ", step.overlap_with, ", which is not before it");
+      PRUNEX_USAGE(step.ready_fraction >= 0 && step.ready_fraction <= 1, "plan step ", i,
+                   ": ready_fraction must be in [0, 1] (got ", step.ready_fraction, ")");
+      const StepTiming& base = timing.steps[step.overlap_with];
+      st.start_s = base.start_s + step.ready_fraction * base.seconds;
+      if (step.overlap_with != static_cast<int>(i) - 1) {
+        const StepTiming& prev = timing.steps.back();
+        st.start_s = std::max(st.start_s, prev.start_s + prev.seconds);
+      }
+    }
+    const auto in = participants(step.kind == StepKind::collective ? step.group : Group::world,
+                                 cfg.nodes, cfg.gpus_per_node);
+    st.rank_seconds.assign(in.size(), 0.0);
+    for (std::size_t r = 0; r < in.size(); ++r)
+      if (in[r]) st.rank_seconds[r] = st.seconds;
+    frontier = std::max(frontier, st.start_s + st.seconds);
+    timing.phase_seconds[st.phase] += st.seconds;
+    timing.steps.push_back(std::move(st));
+  }
+  timing.iteration_seconds = frontier;
+  return timing;
+}
+
+}  // namespace prunex::sim

@@ -1,0 +1,269 @@
+#include "backends/simgrid/platform.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "engine/error.h"
+
+namespace prunex::sim {
+
+namespace {
+
+using Dir = sg4::LinkInRoute::Direction;
+
+sg4::SplitDuplexLink* duplex(Platform& p, sg4::NetZone* zone, const std::string& name, double bw,
+                             double lat) {
+  PRUNEX_USAGE(bw > 0, "link ", name, ": bandwidth must be > 0 (got ", bw, ")");
+  auto* l = zone->create_split_duplex_link(name, bw);
+  if (p.latency_in_simgrid) {
+    l->set_latency(lat);
+  } else {
+    p.latency[l->get_link_up()] = lat;
+    p.latency[l->get_link_down()] = lat;
+  }
+  l->seal();
+  return l;
+}
+
+// A chunk: a full zone holding the GPUs of a few consecutive nodes (one host per GPU), their
+// intra-node links and NIC rails, and a router standing for the chunk's side of the fabric.
+// A LinkSpec latency is one hop end to end (GPU to GPU, node to node through one switch), so
+// the two links of a switched hop (port up + port down, NIC up + NIC down) carry half each.
+//
+//   one node, nvlink_pairs          one node, nvswitch / pcie / loopback
+//   g0 ===== g1                     g0  g1  g2  g3
+//   || \\  // ||                     |   |   |   |   port links (one per GPU)
+//   ||  \\//  ||                    [   switch      ]  (non-blocking, not a resource)
+//   ||  //\\  ||
+//   g2 ===== g3                     (a link per pair, links_per_pair x bw)
+//
+//   node a: g0,g1 -- nic0 --+                      +-- nic0 -- g0,g1 :node b
+//           g2,g3 -- nic1 --+-- chunk router (gw) -+-- nic1 -- g2,g3
+//   (GPU g uses rail rail_of_gpu(g); a route between nodes of one chunk is its rails only)
+//
+// Routes are explicit for every ordered pair, so a GPU's inter-node traffic takes exactly
+// its own rail and never another GPU's port. Chunks rather than one zone per node: SimGrid
+// 3.32 scans every host of the platform when it seals a zone.
+struct Chunk {
+  sg4::NetZone* zone = nullptr;
+  simgrid::kernel::routing::NetPoint* gw = nullptr;
+};
+
+Chunk build_chunk(const Topology& t, const RunShape& shape, int first, int last,
+                  const sg4::NetZone* parent, Platform& plat) {
+  const std::string prefix = "c" + std::to_string(first);
+  auto* zone = sg4::create_full_zone(prefix);
+  zone->set_parent(parent);
+  const int gpn = shape.gpus_per_node;
+  const double speed = std::max(1.0, t.gpu.effective_flops());
+  auto* gw = zone->create_router(prefix + "_gw");
+
+  // NIC rails into the fabric; on a star the switch port may be slower and adds its hop.
+  const int rails = std::max(1, t.nic.rails);
+  LinkSpec nic = t.nic.link;
+  if (t.fabric.kind == FabricKind::star) {
+    if (t.fabric.link.bandwidth_Bps > 0)
+      nic.bandwidth_Bps = std::min(nic.bandwidth_Bps, t.fabric.link.bandwidth_Bps);
+    nic.latency_s += t.fabric.link.latency_s;
+  }
+  struct NodeParts {
+    std::vector<sg4::Host*> hosts;
+    std::vector<sg4::SplitDuplexLink*> rails;  // per GPU: its rail
+  };
+  std::vector<NodeParts> nodes;
+  const IntraNode& in = t.intra;
+  for (int node = first; node < last; ++node) {
+    const std::string np = "n" + std::to_string(node);
+    NodeParts parts;
+    for (int g = 0; g < gpn; ++g) {
+      parts.hosts.push_back(zone->create_host(np + "g" + std::to_string(g), speed));
+      parts.hosts.back()->seal();
+      plat.gpus.push_back(parts.hosts.back());
+    }
+    const auto& h = parts.hosts;
+    if (in.kind == IntraKind::nvlink_pairs) {
+      for (int a = 0; a < gpn; ++a)
+        for (int b = a + 1; b < gpn; ++b) {
+          auto* l = duplex(plat, zone, np + "_nvl" + std::to_string(a) + "_" + std::to_string(b),
+                           in.links_per_pair * in.link.bandwidth_Bps, in.link.latency_s);
+          zone->add_route(h[a]->get_netpoint(), h[b]->get_netpoint(), nullptr, nullptr,
+                          {sg4::LinkInRoute(l, Dir::UP)}, false);
+          zone->add_route(h[b]->get_netpoint(), h[a]->get_netpoint(), nullptr, nullptr,
+                          {sg4::LinkInRoute(l, Dir::DOWN)}, false);
+        }
+    } else if (gpn > 1) {
+      std::vector<sg4::SplitDuplexLink*> ports;
+      for (int g = 0; g < gpn; ++g)
+        ports.push_back(duplex(plat, zone, np + "_port" + std::to_string(g), in.link.bandwidth_Bps,
+                               in.link.latency_s / 2));
+      for (int a = 0; a < gpn; ++a)
+        for (int b = 0; b < gpn; ++b)
+          if (a != b)
+            zone->add_route(
+                h[a]->get_netpoint(), h[b]->get_netpoint(), nullptr, nullptr,
+                {sg4::LinkInRoute(ports[a], Dir::UP), sg4::LinkInRoute(ports[b], Dir::DOWN)},
+                false);
+    }
+    std::vector<sg4::SplitDuplexLink*> nics;
+    for (int r = 0; r < rails; ++r)
+      nics.push_back(duplex(plat, zone, np + "_nic" + std::to_string(r), nic.bandwidth_Bps,
+                            nic.latency_s / 2));
+    for (int g = 0; g < gpn; ++g) {
+      auto* rail = nics[rail_of_gpu(g, gpn, rails)];
+      parts.rails.push_back(rail);
+      zone->add_route(h[g]->get_netpoint(), gw, nullptr, nullptr, {sg4::LinkInRoute(rail, Dir::UP)},
+                      false);
+      zone->add_route(gw, h[g]->get_netpoint(), nullptr, nullptr,
+                      {sg4::LinkInRoute(rail, Dir::DOWN)}, false);
+    }
+    nodes.push_back(std::move(parts));
+  }
+  // Between nodes of the chunk: the source GPU's rail up, the destination GPU's rail down.
+  for (std::size_t a = 0; a < nodes.size(); ++a)
+    for (std::size_t b = 0; b < nodes.size(); ++b)
+      if (a != b)
+        for (int g = 0; g < gpn; ++g)
+          for (int k = 0; k < gpn; ++k)
+            zone->add_route(nodes[a].hosts[g]->get_netpoint(), nodes[b].hosts[k]->get_netpoint(),
+                            nullptr, nullptr,
+                            {sg4::LinkInRoute(nodes[a].rails[g], Dir::UP),
+                             sg4::LinkInRoute(nodes[b].rails[k], Dir::DOWN)},
+                            false);
+  zone->seal();
+  return {zone, gw};
+}
+
+// Nodes per chunk: up to 64 GPUs, so a chunk's full routing table stays small.
+int chunk_nodes(const RunShape& shape) {
+  return std::max(1, 64 / shape.gpus_per_node);
+}
+
+// Attaches chunks covering nodes [first, last) to a star `zone` through their routers.
+void attach_nodes(const Topology& t, const RunShape& shape, sg4::NetZone* zone, int first, int last,
+                  Platform& p) {
+  for (int n = first; n < last; n += chunk_nodes(shape)) {
+    const Chunk c = build_chunk(t, shape, n, std::min(last, n + chunk_nodes(shape)), zone, p);
+    zone->add_route(c.zone->get_netpoint(), nullptr, c.gw, nullptr, {}, true);
+  }
+}
+
+// Star fabric: one non-blocking switch; the only fabric resources are the NIC rails.
+//
+//              [ switch ]
+//          /      |       \        (NIC rail links, inside the chunks)
+//      chunk0   chunk1 ... (nodes 0..k-1, k..2k-1, ...)
+void build_star(const Topology& t, const RunShape& shape, sg4::NetZone* root, Platform& p) {
+  attach_nodes(t, shape, root, 0, shape.nodes, p);
+}
+
+// Two-level tree (fat tree, and the dragonfly approximation): nodes grouped under leaf
+// switches (fat tree) or groups (dragonfly); each group reaches the rest through one uplink
+// bundle (split duplex, shared by all flows that leave or enter the group). Above the
+// bundles, a non-blocking core.
+//
+//                     [ core ]
+//          uplink0 //        \\ uplink1       (bundle: per-group bandwidth, latency
+//            [ leaf0 ]      [ leaf1 ]          hops x fabric latency)
+//            /      \        /      \         (NIC rails)
+//        node0    node1   node2    node3
+//
+// A leaf that fits in one chunk is that chunk (its router is the leaf switch); a larger one
+// is a star of chunks whose switch router sits in a zone of its own: SimGrid 3.32 resolves a
+// route from a host two levels down to a router one level down without the host's own zone
+// (its common-ancestor search stops one level short), which would drop the NIC links.
+void build_two_level(const Topology& t, const RunShape& shape, sg4::NetZone* root, int per_leaf,
+                     double uplink_Bps, double uplink_latency_s, const char* kind, Platform& p) {
+  const int leaves = (shape.nodes + per_leaf - 1) / per_leaf;
+  for (int l = 0; l < leaves; ++l) {
+    const std::string name = std::string(kind) + std::to_string(l);
+    const int first = l * per_leaf, last = std::min(shape.nodes, (l + 1) * per_leaf);
+    auto* up = duplex(p, root, name + "_up", uplink_Bps, uplink_latency_s);
+    if (last - first <= chunk_nodes(shape)) {
+      const Chunk c = build_chunk(t, shape, first, last, root, p);
+      root->add_route(c.zone->get_netpoint(), nullptr, c.gw, nullptr,
+                      {sg4::LinkInRoute(up, Dir::UP)}, true);
+      continue;
+    }
+    auto* leaf = sg4::create_star_zone(name);
+    leaf->set_parent(root);
+    auto* sw_zone = sg4::create_full_zone(name + "_swz");
+    sw_zone->set_parent(leaf);
+    auto* sw = sw_zone->create_router(name + "_sw");
+    sw_zone->seal();
+    leaf->add_route(sw_zone->get_netpoint(), nullptr, sw, nullptr, {}, true);
+    attach_nodes(t, shape, leaf, first, last, p);
+    leaf->seal();
+    root->add_route(leaf->get_netpoint(), nullptr, sw, nullptr, {sg4::LinkInRoute(up, Dir::UP)},
+                    true);
+  }
+}
+
+double fabric_link_Bps(const Topology& t) {
+  return t.fabric.link.bandwidth_Bps > 0 ? t.fabric.link.bandwidth_Bps : t.nic.link.bandwidth_Bps;
+}
+
+}  // namespace
+
+int rail_of_gpu(int local_gpu, int gpus_per_node, int rails) {
+  rails = std::max(1, rails);
+  return static_cast<int>(static_cast<long>(local_gpu) * rails / std::max(1, gpus_per_node)) %
+         rails;
+}
+
+// A leaf gives radix x b/(1+b) ports down and the rest up (b = blocking), the same split as
+// topologies/bisection.h; each node takes `rails` down ports.
+int nodes_per_leaf(const Topology& t) {
+  const double b = std::max(1.0, t.fabric.blocking);
+  const int down = static_cast<int>(std::floor(t.fabric.radix * b / (1.0 + b) + 1e-9));
+  return std::max(1, down / std::max(1, t.nic.rails));
+}
+
+int nodes_per_group(const Topology& t, int nodes) {
+  const int groups = std::max(1, t.fabric.groups);
+  return std::max(1, (std::max(nodes, t.nodes) + groups - 1) / groups);
+}
+
+double Platform::route_latency(int src, int dst) const {
+  std::vector<sg4::Link*> links;
+  double lat = 0;
+  gpus[src]->route_to(gpus[dst], links, &lat);
+  for (const auto* l : links) {
+    auto it = latency.find(l);
+    if (it != latency.end()) lat += it->second;
+  }
+  return lat;
+}
+
+Platform build_platform(const Topology& t, const RunShape& shape, bool latency_in_simgrid) {
+  PRUNEX_USAGE(shape.nodes >= 1, "nodes must be >= 1 (got ", shape.nodes, ")");
+  PRUNEX_USAGE(shape.gpus_per_node >= 1, "gpus per node must be >= 1 (got ", shape.gpus_per_node,
+               ")");
+  Platform p;
+  p.gpus.reserve(shape.world());
+  p.latency_in_simgrid = latency_in_simgrid;
+  auto* root = sg4::create_star_zone("fabric");
+  const Fabric& f = t.fabric;
+  if (f.kind == FabricKind::star || (f.kind == FabricKind::fat_tree && f.levels <= 1)) {
+    build_star(t, shape, root, p);
+  } else if (f.kind == FabricKind::fat_tree) {
+    const int per_leaf = nodes_per_leaf(t);
+    // Oversubscription is a bandwidth ratio: a leaf's uplink bundle carries the injection
+    // of the nodes under it divided by the blocking factor.
+    const double uplink = per_leaf * t.node_injection_Bps() / std::max(1.0, f.blocking);
+    // Levels above two add switch hops but (non-blocking above the leaves) no contention.
+    build_two_level(t, shape, root, per_leaf, uplink, std::max(1, f.levels - 1) * f.link.latency_s,
+                    "leaf", p);
+  } else {
+    // Dragonfly: a group's global links (routers per group x global links per router) form
+    // its bundle; a route between groups adds one global hop (half on each bundle).
+    const int per_group = nodes_per_group(t, shape.nodes);
+    const double global =
+        std::max(1, f.radix) * std::max(1, f.global_links_per_router) * fabric_link_Bps(t);
+    build_two_level(t, shape, root, per_group, global, f.link.latency_s / 2, "group", p);
+  }
+  root->seal();
+  return p;
+}
+
+}  // namespace prunex::sim

@@ -1,0 +1,45 @@
+// Builds a SimGrid 3.32 platform in code from a Topology and a run shape. Internal to
+// backends/simgrid (it includes SimGrid); users go through sim_cluster.h.
+#pragma once
+
+#include <simgrid/s4u.hpp>
+#include <unordered_map>
+#include <vector>
+
+#include "topologies/topology.h"
+
+namespace prunex::sim {
+
+namespace sg4 = simgrid::s4u;
+
+// How much of the cluster a run uses.
+struct RunShape {
+  int nodes = 1;
+  int gpus_per_node = 1;
+  int world() const { return nodes * gpus_per_node; }
+};
+
+// The NIC rail a GPU's inter-node traffic uses (GPU-NIC affinity: consecutive GPUs share a
+// rail, as on Puhti where GPUs 0-1 sit next to NIC 0 and GPUs 2-3 next to NIC 1).
+int rail_of_gpu(int local_gpu, int gpus_per_node, int rails);
+
+// Nodes under one fat-tree leaf switch / one dragonfly group (see platform.cc).
+int nodes_per_leaf(const Topology& t);
+int nodes_per_group(const Topology& t, int nodes);
+
+struct Platform {
+  std::vector<sg4::Host*> gpus;  // indexed by world rank (node-major)
+  // Link latencies kept out of SimGrid (see build_platform), per one-way link.
+  bool latency_in_simgrid = true;
+  std::unordered_map<const sg4::Link*, double> latency;
+  // Sum of latencies on the route src -> dst (SimGrid's and the kept-out ones).
+  double route_latency(int src, int dst) const;
+};
+
+// Requires a live sg4::Engine; creates and seals every zone under a new root zone.
+// latency_in_simgrid = false gives SimGrid zero-latency links and keeps the latencies in
+// Platform::latency: CM02 weights a flow's bandwidth share by its route latency (TCP RTT
+// fairness), which RDMA and NVLink fabrics don't have; the executor adds the latencies.
+Platform build_platform(const Topology& t, const RunShape& shape, bool latency_in_simgrid);
+
+}  // namespace prunex::sim

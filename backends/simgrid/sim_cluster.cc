@@ -1,0 +1,240 @@
+// The SimGrid engine, the platform and the flow executor behind SimCluster.
+#include "backends/simgrid/sim_cluster.h"
+
+#include <xbt/log.h>
+
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "backends/simgrid/collectives.h"
+#include "backends/simgrid/platform.h"
+#include "engine/error.h"
+
+namespace prunex::sim {
+
+namespace {
+
+bool engine_created = false;
+
+const std::set<std::string>& known_models() {
+  static const std::set<std::string> models{"CM02", "LV08", "SMPI", "IB"};
+  return models;
+}
+
+}  // namespace
+
+Algo parse_algo(const std::string& name) {
+  if (name == "ring") return Algo::ring;
+  if (name == "tree") return Algo::tree;
+  if (name == "hierarchical") return Algo::hierarchical;
+  throw UsageError("unknown algorithm '" + name + "' (ring, tree, hierarchical)");
+}
+
+const char* algo_name(Algo a) {
+  switch (a) {
+    case Algo::ring:
+      return "ring";
+    case Algo::tree:
+      return "tree";
+    case Algo::hierarchical:
+      return "hierarchical";
+  }
+  return "?";
+}
+
+CollectiveOp parse_op(const std::string& name) {
+  if (name == "allreduce") return CollectiveOp::allreduce;
+  if (name == "allgather") return CollectiveOp::allgather;
+  if (name == "broadcast") return CollectiveOp::broadcast;
+  throw UsageError("unknown collective '" + name + "' (allreduce, allgather, broadcast)");
+}
+
+const char* op_name(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::allreduce:
+      return "allreduce";
+    case CollectiveOp::allgather:
+      return "allgather";
+    case CollectiveOp::broadcast:
+      return "broadcast";
+  }
+  return "?";
+}
+
+struct SimCluster::Impl {
+  Topology topology;
+  SimConfig config;
+  std::unique_ptr<sg4::Engine> engine;
+  Platform platform;
+  std::unordered_map<long long, double> latency_cache;
+
+  double route_latency(int src, int dst) {
+    const long long key = static_cast<long long>(src) * platform.gpus.size() + dst;
+    auto it = latency_cache.find(key);
+    if (it != latency_cache.end()) return it->second;
+    return latency_cache[key] = platform.route_latency(src, dst);
+  }
+};
+
+SimCluster::SimCluster(const Topology& topology, const SimConfig& config)
+    : impl_(std::make_unique<Impl>()) {
+  PRUNEX_USAGE(known_models().count(config.network_model), "unknown network model '",
+               config.network_model, "' (CM02, LV08, SMPI, IB)");
+  PRUNEX_USAGE(config.nodes >= 1, "--nodes must be >= 1 (got ", config.nodes, ")");
+  PRUNEX_USAGE(config.gpus_per_node >= 1, "--gpus-per-node must be >= 1 (got ",
+               config.gpus_per_node, ")");
+  PRUNEX_USAGE(config.nodes <= topology.nodes || topology.nodes <= 0, "topology ", topology.name,
+               " has ", topology.nodes, " nodes, the run asks for ", config.nodes);
+  PRUNEX_USAGE(config.gpus_per_node <= topology.gpus_per_node, "topology ", topology.name, " has ",
+               topology.gpus_per_node, " GPUs per node, the run asks for ", config.gpus_per_node);
+  if (engine_created)
+    throw std::logic_error(
+        "SimGrid 3.32 allows one engine per process: run each SimCluster in its own process "
+        "(backends/simgrid/fork_run.h)");
+  engine_created = true;
+  impl_->topology = topology;
+  impl_->config = config;
+
+  xbt_log_control_set("root.thres:critical");
+  std::vector<std::string> args{
+      "prunex", "--log=root.thres:critical", "--cfg=network/model:" + config.network_model,
+      std::string("--cfg=network/crosstraffic:") + (config.crosstraffic ? "1" : "0"),
+      // RDMA fabrics are not TCP-window bound: lift CM02's gamma/(2 latency) rate cap.
+      "--cfg=network/TCP-gamma:1e30",
+      // Thousands of short-lived actors with shallow stacks.
+      "--cfg=contexts/stack-size:256",
+      // Simulated times to 1e-11 s (the default 1e-5 s would blur microsecond latencies).
+      "--cfg=surf/precision:1e-11",
+      // Plain max-min sharing: no RTT weighting (weight-S) penalising longer routes.
+      "--cfg=network/weight-S:0"};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  impl_->engine = std::make_unique<sg4::Engine>(&argc, argv.data());
+  impl_->platform =
+      build_platform(topology, {config.nodes, config.gpus_per_node}, config.rtt_fair_sharing);
+}
+
+SimCluster::~SimCluster() = default;
+
+int SimCluster::world_size() const {
+  return static_cast<int>(impl_->platform.gpus.size());
+}
+const SimConfig& SimCluster::config() const {
+  return impl_->config;
+}
+const Topology& SimCluster::topology() const {
+  return impl_->topology;
+}
+
+std::string SimCluster::model_description() const {
+  const SimConfig& c = impl_->config;
+  return c.network_model + " (crosstraffic " + (c.crosstraffic ? "on" : "off") +
+         ", TCP-gamma off, " +
+         (c.rtt_fair_sharing ? "RTT-fair sharing" : "max-min sharing, route latency added") + ")";
+}
+
+std::vector<FlowTiming> SimCluster::run_flows(const std::vector<Flow>& flows,
+                                              bool align_transfers) {
+  const int n = world_size();
+  const int gpn = impl_->config.gpus_per_node;
+  std::vector<FlowTiming> out(flows.size());
+  std::vector<std::vector<std::size_t>> by_node(impl_->config.nodes);
+  double max_latency = 0;
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = flows[i];
+    PRUNEX_CHECK(f.src >= 0 && f.src < n && f.dst >= 0 && f.dst < n && f.src != f.dst, "flow ",
+                 f.src, " -> ", f.dst, " in a world of ", n);
+    out[i].route_latency_s = impl_->route_latency(f.src, f.dst);
+    max_latency = std::max(max_latency, out[i].route_latency_s);
+    if (f.bytes >= 1) by_node[f.src / gpn].push_back(i);
+  }
+  // Latency SimGrid itself pays on a flow's route (all of it with rtt_fair_sharing, none
+  // otherwise: then the executor adds it).
+  const bool inside = impl_->platform.latency_in_simgrid;
+  auto delay = [&](std::size_t i) {
+    return align_transfers && inside ? max_latency - out[i].route_latency_s : 0.0;
+  };
+  auto& gpus = impl_->platform.gpus;
+  const double t0 = sg4::Engine::get_clock();
+  // One actor per node starts its GPUs' flows (in order of their delays), detached: nobody
+  // waits on them, their times are read once the engine has run. (Per node rather than per
+  // GPU, and detached rather than waited on: SimGrid 3.32 wakes actors and retires waited
+  // activities through linear list scans, quadratic with tens of thousands of flows.)
+  std::vector<sg4::CommPtr> comms(flows.size());
+  for (int node = 0; node < impl_->config.nodes; ++node) {
+    auto& mine = by_node[node];
+    if (mine.empty()) continue;
+    std::stable_sort(mine.begin(), mine.end(),
+                     [&](std::size_t a, std::size_t b) { return delay(a) < delay(b); });
+    sg4::Actor::create("node" + std::to_string(node), gpus[node * gpn], [&, node, t0] {
+      for (std::size_t i : by_node[node]) {
+        const double wait = t0 + delay(i) - sg4::Engine::get_clock();
+        if (wait > 1e-12) sg4::this_actor::sleep_for(wait);
+        comms[i] = sg4::Comm::sendto_init(gpus[flows[i].src], gpus[flows[i].dst]);
+        comms[i]->set_payload_size(static_cast<uint64_t>(flows[i].bytes + 0.5));
+        comms[i]->detach();
+      }
+    });
+  }
+  impl_->engine->run();
+  for (std::size_t i = 0; i < flows.size(); ++i) {
+    if (!comms[i]) continue;
+    FlowTiming& t = out[i];
+    t.seconds = comms[i]->get_finish_time() - comms[i]->get_start_time() +
+                (inside ? 0.0 : t.route_latency_s);
+    t.delivered_bytes = static_cast<double>(static_cast<uint64_t>(flows[i].bytes + 0.5)) -
+                        comms[i]->get_remaining();
+  }
+  return out;
+}
+
+CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group group,
+                                            std::size_t bytes) {
+  const RankLayout layout{impl_->config.nodes, impl_->config.gpus_per_node,
+                          std::max(1, impl_->topology.nic.rails)};
+  CollectiveResult result;
+  result.network_model = model_description();
+  for (const Phase& phase : build_schedule(op, algo, group, layout, static_cast<double>(bytes))) {
+    const auto timings = run_flows(phase.flows, true);
+    double alpha = 0, transfer = 0;
+    for (const auto& t : timings) {
+      alpha = std::max(alpha, t.route_latency_s);
+      transfer = std::max(transfer, t.seconds - t.route_latency_s);
+      result.delivered_bytes += t.delivered_bytes;
+    }
+    const double seconds = phase.latency_steps * alpha + std::max(0.0, transfer);
+    result.phase_seconds.push_back(seconds);
+    result.seconds += seconds;
+    result.flows += phase.flows.size();
+  }
+  return result;
+}
+
+double SimCluster::run_compute(double flops) {
+  PRUNEX_USAGE(flops >= 0, "compute step with negative flops (", flops, ")");
+  PRUNEX_USAGE(impl_->topology.gpu.effective_flops() > 0, "topology ", impl_->topology.name,
+               " gives no GPU speed (gpu.fp32_flops x efficiency)");
+  const double start = sg4::Engine::get_clock();
+  if (flops <= 0) return 0;
+  for (auto* host : impl_->platform.gpus)
+    sg4::Actor::create("compute", host, [flops] { sg4::this_actor::execute(flops); });
+  impl_->engine->run();
+  return sg4::Engine::get_clock() - start;
+}
+
+double SimCluster::run_memory(double mem_bytes) {
+  PRUNEX_USAGE(mem_bytes >= 0, "memory step with negative bytes (", mem_bytes, ")");
+  const double bw = impl_->topology.gpu.mem_bandwidth_Bps;
+  PRUNEX_USAGE(bw > 0, "topology ", impl_->topology.name, " gives no GPU memory bandwidth");
+  const double start = sg4::Engine::get_clock();
+  if (mem_bytes <= 0) return 0;
+  for (auto* host : impl_->platform.gpus)
+    sg4::Actor::create("memory", host, [=] { sg4::this_actor::sleep_for(mem_bytes / bw); });
+  impl_->engine->run();
+  return sg4::Engine::get_clock() - start;
+}
+
+}  // namespace prunex::sim

@@ -1,0 +1,111 @@
+// A modeled cluster on SimGrid: collectives, compute and whole iteration plans in simulated
+// time. No SimGrid header leaks out of this one (pimpl).
+//
+// SimGrid 3.32 allows one Engine per process, so one SimCluster per process: build it once,
+// then run as many collectives / plans on it as needed (they run one after another on the
+// same clock). To simulate several platforms, fork (backends/simgrid/fork_run.h).
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/plan.h"
+#include "engine/types.h"
+#include "topologies/topology.h"
+
+namespace prunex::sim {
+
+enum class Algo { ring, tree, hierarchical };
+Algo parse_algo(const std::string& name);  // UsageError on unknown
+const char* algo_name(Algo a);
+CollectiveOp parse_op(const std::string& name);
+const char* op_name(CollectiveOp op);
+
+struct SimConfig {
+  int nodes = 1;
+  int gpus_per_node = 1;
+  // SimGrid network model: CM02 (default: an uncongested transfer takes exactly
+  // latency + size / bandwidth once cross-traffic is off), LV08, SMPI, IB.
+  std::string network_model = "CM02";
+  bool crosstraffic = false;
+  // CM02 divides a link among flows in inverse proportion to their route latency (TCP RTT
+  // fairness). Off (default): links have zero latency inside SimGrid (plain max-min sharing,
+  // as on RDMA / NVLink fabrics) and every flow's route latency is added to its time.
+  bool rtt_fair_sharing = false;
+  // Algorithm for the collective steps of run_plan (plan steps name no algorithm).
+  Algo plan_algo = Algo::ring;
+};
+
+// One point-to-point transfer between two world ranks.
+struct Flow {
+  int src = 0;
+  int dst = 0;
+  double bytes = 0;
+};
+
+struct FlowTiming {
+  double seconds = 0;          // start to end, simulated
+  double route_latency_s = 0;  // sum of link latencies on its route
+  double delivered_bytes = 0;  // bytes SimGrid reports as transferred
+};
+
+struct CollectiveResult {
+  double seconds = 0;
+  std::vector<double> phase_seconds;  // the algorithm's sequential phases
+  double delivered_bytes = 0;         // over all flows, as SimGrid completed them
+  std::size_t flows = 0;
+  std::string network_model;  // model_description()
+};
+
+// Per step of a plan: when it started, how long it took, and each rank's busy time
+// (0 for ranks outside the step's group).
+struct StepTiming {
+  std::string phase;
+  double start_s = 0;
+  double seconds = 0;
+  std::vector<double> rank_seconds;
+};
+
+struct PlanTiming {
+  std::vector<StepTiming> steps;
+  double iteration_seconds = 0;
+  std::map<std::string, double> phase_seconds;  // summed over steps of each phase
+  std::string network_model;                    // model_description()
+};
+
+class SimCluster {
+ public:
+  SimCluster(const Topology& topology, const SimConfig& config);
+  ~SimCluster();
+  SimCluster(const SimCluster&) = delete;
+  SimCluster& operator=(const SimCluster&) = delete;
+
+  int world_size() const;
+  const SimConfig& config() const;
+  const Topology& topology() const;
+
+  // Flows started together; per-flow timings (contention among them is simulated). With
+  // align_transfers, a flow with a shorter route starts later by the difference, so that
+  // every flow's transfer begins at the same instant (start + the largest route latency):
+  // collectives account latency terms separately and share bandwidth from a common start.
+  std::vector<FlowTiming> run_flows(const std::vector<Flow>& flows, bool align_transfers = false);
+  // A collective of `bytes` per rank (allgather: each rank's block) on `group`: intra runs
+  // on every node at once, inter on the node leaders. Returns simulated seconds.
+  CollectiveResult run_collective(CollectiveOp op, Algo algo, Group group, std::size_t bytes);
+  // Every rank computes `flops` / runs over `mem_bytes` at the GPU's effective speed.
+  double run_compute(double flops);
+  double run_memory(double mem_bytes);
+  PlanTiming run_plan(const IterationPlan& plan);
+
+  // "CM02 (crosstraffic off)" etc.: goes into every result.
+  std::string model_description() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace prunex::sim

@@ -1,0 +1,154 @@
+// Simulated collectives against their alpha-beta closed forms (uncongested platforms), for
+// 1 KiB, 1 MiB and 1 GiB on 2, 4, 8 and 64 ranks. The closed forms are written out here from
+// the topology numbers; each case simulates in its own process (one SimGrid engine each).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "backends/simgrid/fork_run.h"
+#include "backends/simgrid/sim_cluster.h"
+#include "engine/error.h"
+#include "tests/sim/sim_topologies.h"
+
+namespace prunex {
+namespace {
+
+using sim::Algo;
+using namespace test;
+
+const std::vector<double> kSizes{1024.0, 1024.0 * 1024, 1024.0 * 1024 * 1024};
+const std::vector<int> kRanks{2, 4, 8, 64};
+
+std::vector<double> simulate(const Topology& t, int nodes, int gpus, CollectiveOp op, Algo algo,
+                             Group group = Group::world) {
+  return sim::fork_run([&] {
+    sim::SimCluster c(t, {nodes, gpus});
+    std::vector<double> out;
+    for (double s : kSizes)
+      out.push_back(c.run_collective(op, algo, group, static_cast<std::size_t>(s)).seconds);
+    return out;
+  });
+}
+
+// Cross-node route latency: one NIC hop, plus an uplink each way when the route leaves a
+// leaf (fat tree, 4 nodes per leaf).
+double inter_alpha(bool fat_tree, int nodes) {
+  return kNicLat + (fat_tree && nodes > 4 ? 2 * kFabricLat : 0.0);
+}
+
+Topology fabric(bool fat_tree, int nodes, int gpus) {
+  return fat_tree ? fat_tree_topology(nodes, gpus) : star_topology(nodes, gpus);
+}
+
+void expect_close(const std::vector<double>& sim, const std::vector<double>& closed,
+                  const std::string& what) {
+  for (std::size_t i = 0; i < sim.size(); ++i)
+    EXPECT_NEAR(sim[i] / closed[i], 1.0, 0.01) << what << " size " << kSizes[i] << ": simulated "
+                                               << sim[i] << " s, closed form " << closed[i] << " s";
+}
+
+class ClosedForm : public ::testing::TestWithParam<bool> {};  // param: fat tree?
+
+TEST_P(ClosedForm, RingAllreduce) {
+  for (int n : kRanks) {
+    const double a = inter_alpha(GetParam(), n);
+    std::vector<double> closed;
+    for (double s : kSizes) closed.push_back(2.0 * (n - 1) * a + 2.0 * (n - 1) / n * s / kNicBw);
+    expect_close(simulate(fabric(GetParam(), n, 1), n, 1, CollectiveOp::allreduce, Algo::ring),
+                 closed, "ring n=" + std::to_string(n));
+  }
+}
+
+// Double binary tree, n a power of two: depth log2 n; the busiest rank sends (and receives)
+// 2S in all (inner in one tree: S/2 up + 2 x S/2 down; leaf in the other: S/2), S when n = 2.
+TEST_P(ClosedForm, TreeAllreduce) {
+  for (int n : kRanks) {
+    const double a = inter_alpha(GetParam(), n);
+    const double depth = std::log2(n);
+    std::vector<double> closed;
+    for (double s : kSizes) closed.push_back(2 * depth * a + (n == 2 ? s : 2 * s) / kNicBw);
+    expect_close(simulate(fabric(GetParam(), n, 1), n, 1, CollectiveOp::allreduce, Algo::tree),
+                 closed, "tree n=" + std::to_string(n));
+  }
+}
+
+// P GPUs behind a switch per node (ports kPortBw, one hop kPortLat), M nodes:
+// 2 x [(P-1) a_i + S/B_i] + 2(M-1) a_x + 2(M-1)/M S/B_x.
+TEST_P(ClosedForm, HierarchicalAllreduce) {
+  for (int n : kRanks) {
+    const int p = n == 2 ? 2 : 4, m = n / p;
+    const double ai = kPortLat, ax = inter_alpha(GetParam(), m);
+    std::vector<double> closed;
+    for (double s : kSizes) {
+      double t = 2 * ((p - 1) * ai + s / kPortBw);
+      if (m > 1) t += 2.0 * (m - 1) * ax + 2.0 * (m - 1) / m * s / kNicBw;
+      closed.push_back(t);
+    }
+    expect_close(
+        simulate(fabric(GetParam(), m, p), m, p, CollectiveOp::allreduce, Algo::hierarchical),
+        closed, "hierarchical n=" + std::to_string(n));
+  }
+}
+
+TEST_P(ClosedForm, RingAllgatherAndChainBroadcast) {
+  for (int n : {4, 64}) {
+    const double a = inter_alpha(GetParam(), n);
+    std::vector<double> gather, bcast;
+    for (double s : kSizes) {
+      gather.push_back((n - 1) * a + (n - 1) * s / kNicBw);  // s = each rank's block
+      bcast.push_back((n - 1) * a + s / kNicBw);
+    }
+    const Topology t = fabric(GetParam(), n, 1);
+    expect_close(simulate(t, n, 1, CollectiveOp::allgather, Algo::ring), gather,
+                 "allgather n=" + std::to_string(n));
+    expect_close(simulate(t, n, 1, CollectiveOp::broadcast, Algo::ring), bcast,
+                 "broadcast n=" + std::to_string(n));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(SimCollectives, ClosedForm, ::testing::Values(false, true),
+                         [](const auto& info) { return info.param ? "FatTree" : "Star"; });
+
+// A Puhti-like node (4 GPUs, NVLink pairs of 2 x 25 GB/s, 2 NIC rails): the ring splits into
+// two channels, each leaving every node through its own NIC, so the cross-node term is
+// computed with S/2 per NIC; the rings share NVLink pairs, which stay faster than the NICs.
+TEST(SimCollectives, MultiRailRingUsesEveryNic) {
+  for (int m : {2, 16}) {
+    Topology t = fat_tree_topology(m, 4);
+    t.nic.rails = 2;
+    t.fabric.radix = 16;  // 16 x 1/2 = 8 ports = 4 dual-rail nodes per leaf
+    t.intra.kind = IntraKind::nvlink_pairs;
+    t.intra.links_per_pair = 2;
+    t.intra.link = {25e9, 0.3e-6};
+    const int n = 4 * m;
+    const double a = inter_alpha(true, m);
+    std::vector<double> closed;
+    for (double s : kSizes)
+      closed.push_back(2.0 * (n - 1) * a + 2.0 * (n - 1) / n * (s / 2) / kNicBw);
+    expect_close(simulate(t, m, 4, CollectiveOp::allreduce, Algo::ring), closed,
+                 "multi-rail ring m=" + std::to_string(m));
+  }
+}
+
+TEST(SimCollectives, IntraAndInterGroups) {
+  const int m = 8, p = 4;
+  const Topology t = star_topology(m, p);
+  std::vector<double> intra, inter;
+  for (double s : kSizes) {
+    intra.push_back(2.0 * (p - 1) * kPortLat + 2.0 * (p - 1) / p * s / kPortBw);
+    inter.push_back(2.0 * (m - 1) * kNicLat + 2.0 * (m - 1) / m * s / kNicBw);
+  }
+  expect_close(simulate(t, m, p, CollectiveOp::allreduce, Algo::ring, Group::intra), intra,
+               "intra ring");
+  expect_close(simulate(t, m, p, CollectiveOp::allreduce, Algo::ring, Group::inter), inter,
+               "inter ring");
+}
+
+TEST(SimCollectives, TreeAllgatherIsAUsageError) {
+  EXPECT_THROW(simulate(star_topology(4, 1), 4, 1, CollectiveOp::allgather, Algo::tree),
+               UsageError);
+}
+
+}  // namespace
+}  // namespace prunex

@@ -1,0 +1,162 @@
+// Point-to-point flows on built platforms: exact alpha-beta times and contention.
+#include <gtest/gtest.h>
+
+#include "backends/simgrid/fork_run.h"
+#include "backends/simgrid/sim_cluster.h"
+#include "engine/error.h"
+#include "tests/sim/sim_topologies.h"
+
+namespace prunex {
+namespace {
+
+using sim::Flow;
+using sim::fork_run;
+using sim::SimCluster;
+using namespace test;
+
+constexpr double kS = 64.0 * 1024 * 1024;
+
+std::vector<double> flow_seconds(const Topology& t, int nodes, int gpus, std::vector<Flow> flows) {
+  return fork_run([&] {
+    SimCluster c(t, {nodes, gpus});
+    std::vector<double> s;
+    for (const auto& f : c.run_flows(flows)) s.push_back(f.seconds);
+    return s;
+  });
+}
+
+TEST(SimFlows, UncongestedTransferIsLatencyPlusSizeOverBandwidth) {
+  // Cross-node on a star: one NIC hop (half its latency on each side's rail).
+  auto s = flow_seconds(star_topology(2, 2), 2, 2, {{0, 2, kS}});
+  EXPECT_NEAR(s[0], kNicLat + kS / kNicBw, 1e-9 * s[0]);
+  // Inside a node through the switch: one port hop.
+  s = flow_seconds(star_topology(2, 2), 2, 2, {{0, 1, kS}});
+  EXPECT_NEAR(s[0], kPortLat + kS / kPortBw, 1e-9 * s[0]);
+}
+
+TEST(SimFlows, StarSwitchPortLimitsAndAddsItsHop) {
+  Topology t = star_topology(2, 1);
+  t.fabric.link = {10e9, 0.2e-6};  // slower switch ports than the NICs
+  const auto s = flow_seconds(t, 2, 1, {{0, 1, kS}});
+  EXPECT_NEAR(s[0], kNicLat + 0.2e-6 + kS / 10e9, 1e-9 * s[0]);
+}
+
+TEST(SimFlows, NvlinkPairsUseTheirOwnLinks) {
+  Topology t = star_topology(1, 4);
+  t.intra.kind = IntraKind::nvlink_pairs;
+  t.intra.links_per_pair = 2;
+  t.intra.link = {25e9, 0.3e-6};
+  // 0->1 and 2->3 use different pair links: no sharing; 0->1 and 1->0 opposite directions.
+  auto s = flow_seconds(t, 1, 4, {{0, 1, kS}, {2, 3, kS}, {1, 0, kS}});
+  for (double x : s) EXPECT_NEAR(x, 0.3e-6 + kS / 50e9, 1e-9 * x);
+}
+
+TEST(SimFlows, TwoFlowsThroughOneNicTakeTwiceAsLong) {
+  const double one = flow_seconds(star_topology(2, 2), 2, 2, {{0, 2, kS}})[0];
+  // GPUs 0 and 1 share the node's single NIC on the way out.
+  auto two = flow_seconds(star_topology(2, 2), 2, 2, {{0, 2, kS}, {1, 3, kS}});
+  const double bw_part = one - kNicLat;
+  for (double x : two) EXPECT_NEAR(x - kNicLat, 2 * bw_part, 1e-6 * x);
+  // With two rails each GPU has its own NIC: no slowdown.
+  two = flow_seconds(star_topology(2, 2, 2), 2, 2, {{0, 2, kS}, {1, 3, kS}});
+  for (double x : two) EXPECT_NEAR(x, one, 1e-6 * x);
+}
+
+TEST(SimFlows, BlockingFatTreeHalvesCrossPodBandwidth) {
+  // Radix 6: 3 nodes per leaf when non-blocking, 4 at 2:1. Every node of leaf 0 sends to
+  // its partner in leaf 1 at once; uplink = nodes x NIC / blocking.
+  for (double blocking : {1.0, 2.0}) {
+    const int per_leaf = blocking == 1.0 ? 3 : 4;
+    const Topology t = fat_tree_topology(2 * per_leaf, 1, blocking, 6);
+    std::vector<Flow> flows;
+    for (int i = 0; i < per_leaf; ++i) flows.push_back({i, per_leaf + i, kS});
+    const double lat = kNicLat + 2 * kFabricLat;
+    for (double x : flow_seconds(t, 2 * per_leaf, 1, flows)) {
+      const double bw = kS / (x - lat);
+      EXPECT_NEAR(bw, kNicBw / blocking, 1e-6 * kNicBw) << "blocking " << blocking;
+    }
+    // Inside a pod the full NIC bandwidth stays.
+    auto in_pod = flow_seconds(t, 2 * per_leaf, 1, {{0, 1, kS}, {1, 2, kS}});
+    for (double x : in_pod) EXPECT_NEAR(x, kNicLat + kS / kNicBw, 1e-6 * x);
+  }
+}
+
+TEST(SimFlows, LargeLeavesKeepExactRoutes) {
+  // Radix 40: 20 nodes per leaf; with 8 GPUs per node a leaf spans three 8-node chunks.
+  const Topology t = fat_tree_topology(24, 8, 1.0, 40);
+  // GPU 0 of node 0 to node 10 (same leaf, another chunk), node 3 (same chunk), node 22
+  // (other leaf); one at a time, then all three at once through GPU 0's NIC.
+  const std::vector<Flow> each{{0, 10 * 8, kS}, {0, 3 * 8, kS}, {0, 22 * 8, kS}};
+  const double lats[] = {kNicLat, kNicLat, kNicLat + 2 * kFabricLat};
+  for (int i = 0; i < 3; ++i) {
+    const double x = flow_seconds(t, 24, 8, {each[i]})[0];
+    EXPECT_NEAR(x, lats[i] + kS / kNicBw, 1e-9 * x) << "flow " << i;
+  }
+  const auto all = flow_seconds(t, 24, 8, each);
+  for (int i = 0; i < 3; ++i) EXPECT_NEAR(all[i], lats[i] + 3 * kS / kNicBw, 1e-6 * all[i]);
+}
+
+TEST(SimFlows, DragonflyGroupsShareTheirGlobalLinks) {
+  // 2 groups of 4 nodes; a group's global bundle = 2 routers x 1 global link x 12.5 GB/s.
+  Topology t = fat_tree_topology(8, 1);
+  t.fabric.kind = FabricKind::dragonfly;
+  t.fabric.groups = 2;
+  t.fabric.radix = 2;  // routers per group
+  t.fabric.global_links_per_router = 1;
+  const double lat = kNicLat + kFabricLat;  // one global hop between groups
+  // Four nodes of group 0 send to group 1 at once: 25 GB/s shared by four flows.
+  const auto x = flow_seconds(t, 8, 1, {{0, 4, kS}, {1, 5, kS}, {2, 6, kS}, {3, 7, kS}});
+  for (double v : x) EXPECT_NEAR(v, lat + kS / (2 * kNicBw / 4), 1e-6 * v);
+  // Inside a group: the NICs only.
+  EXPECT_NEAR(flow_seconds(t, 8, 1, {{0, 1, kS}})[0], kNicLat + kS / kNicBw, 1e-9);
+}
+
+TEST(SimFlows, SharingIsMaxMinUnlessRttFairIsAskedFor) {
+  // GPUs 0 and 1 of node 0 share its NIC; one sends inside the leaf, one across the core.
+  const Topology t = fat_tree_topology(8, 2);
+  const std::vector<Flow> flows{{0, 2, kS}, {1, 6 * 2, kS}};
+  const double cross = kNicLat + 2 * kFabricLat;
+  for (bool rtt : {false, true}) {
+    const auto x = sim::fork_run([&] {
+      sim::SimConfig cfg{8, 2};
+      cfg.rtt_fair_sharing = rtt;
+      SimCluster c(t, cfg);
+      std::vector<double> v;
+      for (const auto& f : c.run_flows(flows)) v.push_back(f.seconds);
+      return v;
+    });
+    if (!rtt) {  // equal halves of the NIC
+      EXPECT_NEAR(x[0], kNicLat + 2 * kS / kNicBw, 1e-6 * x[0]);
+      EXPECT_NEAR(x[1], cross + 2 * kS / kNicBw, 1e-6 * x[1]);
+    } else {  // CM02: shares in inverse proportion to route latency, the short route wins
+      EXPECT_LT(x[0], x[1] - 0.1 * kS / kNicBw);
+    }
+  }
+}
+
+TEST(SimFlows, OneEnginePerProcessIsEnforced) {
+  EXPECT_THROW(fork_run([] {
+                 SimCluster a(star_topology(2, 1), {2, 1});
+                 SimCluster b(star_topology(2, 1), {2, 1});
+                 return std::vector<double>{};
+               }),
+               std::runtime_error);
+}
+
+TEST(SimFlows, BadShapeIsAUsageError) {
+  EXPECT_THROW(fork_run([] {
+                 SimCluster a(star_topology(2, 4), {3, 4});
+                 return std::vector<double>{};
+               }),
+               UsageError);
+  EXPECT_THROW(fork_run([] {
+                 sim::SimConfig cfg{2, 1};
+                 cfg.network_model = "CM03";
+                 SimCluster a(star_topology(2, 1), cfg);
+                 return std::vector<double>{};
+               }),
+               UsageError);
+}
+
+}  // namespace
+}  // namespace prunex
