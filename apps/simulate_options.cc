@@ -136,23 +136,25 @@ sim::SimulateSpec base_spec(const Args& args, const std::string& strategy) {
     s.mask = mask_from_densities(s.layout, spec, densities, *args.get("masks"));
   s.sim.network_model = args.get_or("network-model", "CM02");
   s.sim.plan_algo = sim::parse_algo(args.get_or("algo", "ring"));
-  s.config = {{"model", model},
-              {"classes", s.layout.classes},
-              {"input", s.layout.input_size},
-              {"strategy", strategy},
-              {"iterations", s.iterations},
-              {"local_epochs", s.plan.local_epochs},
-              {"batch", s.plan.batch},
-              {"samples", s.plan.samples},
-              {"sparsity", sparsity},
-              {"keep", keep},
-              {"union_growth", densities.empty() ? nlohmann::json(growth) : nlohmann::json()},
-              {"masks", masks},
-              {"t_freeze", s.t_freeze},
-              {"bucket_mib", bucket_mib},
-              {"topk_ratio", s.plan.topk_ratio},
-              {"algo", sim::algo_name(s.sim.plan_algo)},
-              {"compute_model", "3 x forward FLOPs x batch per step at the effective FLOP/s"}};
+  s.config = {
+      {"model", model},
+      {"classes", s.layout.classes},
+      {"input", s.layout.input_size},
+      {"strategy", strategy},
+      {"iterations", s.iterations},
+      {"local_epochs", s.plan.local_epochs},
+      {"batch", s.plan.batch},
+      {"samples", s.plan.samples},
+      {"sparsity", sparsity},
+      {"keep", keep},
+      {"union_growth", densities.empty() ? nlohmann::json(growth) : nlohmann::json()},
+      {"masks", masks},
+      {"t_freeze", s.t_freeze},
+      {"bucket_mib", bucket_mib},
+      {"topk_ratio", s.plan.topk_ratio},
+      {"algo", sim::algo_name(s.sim.plan_algo)},
+      {"compute_model",
+       "3 x forward FLOPs per sample x the GPU's shard per epoch, at the effective FLOP/s"}};
   // Remembered for shape_spec(): the synthetic mask depends on the node count.
   s.config["parameters"] = s.layout.parameters();
   s.config["forward_gflops_per_sample"] = s.layout.forward_flops() / 1e9;

@@ -109,7 +109,7 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
 IterationPlan ddp_plan(const PlanInputs& in) {
   const ModelLayout& layout = *in.layout;
   const double d = static_cast<double>(layout.fp32_bytes());
-  const double fwd = in.layout->forward_flops() * in.batch;
+  const double fwd = step_flops(in) / 3;
   IterationPlan plan;
   plan.steps.push_back(compute_step(phase::local_compute, fwd));
   plan.steps.push_back(compute_step(phase::local_compute, 2 * fwd));
@@ -160,9 +160,12 @@ int world_size(const PlanInputs& in) {
   return in.nodes * in.gpus_per_node;
 }
 
+long shard_samples(const PlanInputs& in) {
+  return (in.samples + world_size(in) - 1) / world_size(in);
+}
+
 long steps_per_epoch(const PlanInputs& in) {
-  const long shard = (in.samples + world_size(in) - 1) / world_size(in);
-  return std::max(1L, (shard + in.batch - 1) / in.batch);
+  return std::max(1L, (shard_samples(in) + in.batch - 1) / in.batch);
 }
 
 long plan_repeats(const PlanInputs& in) {
@@ -172,7 +175,8 @@ long plan_repeats(const PlanInputs& in) {
 }
 
 double step_flops(const PlanInputs& in) {
-  return 3.0 * in.layout->forward_flops() * in.batch;
+  return 3.0 * in.layout->forward_flops() * static_cast<double>(shard_samples(in)) /
+         static_cast<double>(steps_per_epoch(in));
 }
 
 IterationPlan build_plan(const PlanInputs& in) {

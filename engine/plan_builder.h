@@ -4,12 +4,14 @@
 // passes sized from the layer tables.
 //
 // Cost model (every factor stated here, nothing calibrated in this file):
-// - Compute per local step per GPU = 3 x forward FLOPs per sample x batch: the backward pass
+// - Compute per sample = 3 x forward FLOPs per sample: the backward pass
 //   costs about twice the forward (gradients w.r.t. activations and weights), the usual rule
 //   (Kaplan et al. 2020, "Scaling laws", sec. 2.1). Its speed is the topology's effective
 //   FLOP/s (fp32 peak x efficiency, a calibration value with its source in the preset).
 // - Local steps per epoch = ceil(ceil(samples / world) / batch): each rank trains on its
-//   shard of the training set (workloads/data shard()), every step at the full batch.
+//   shard of the training set (workloads/data shard()); a step computes shard / steps
+//   samples on average (the last batch of an epoch is partial, and on large clusters the
+//   shard is smaller than one batch), so an epoch computes 3 x forward x shard FLOPs.
 // - Memory passes, D = dense fp32 bytes of all layout tensors, C = compact bytes:
 //   SGD step with momentum 5D (read w, g, m; write w, m), proximal term 5D (hsadmm, per
 //   step), theta + u 3D and params_to_flat 2D, node candidate 4D, projection 1D (one pass
@@ -61,7 +63,9 @@ long steps_per_epoch(const PlanInputs& in);
 // How many times the plan runs per outer iteration: 1 for hsadmm strategies, steps per epoch
 // x local epochs for ddp / topk.
 long plan_repeats(const PlanInputs& in);
-// FLOPs of one local step on one GPU: 3 x forward x batch.
+// Samples one GPU trains on per epoch: ceil(samples / world).
+long shard_samples(const PlanInputs& in);
+// FLOPs of one (average) local step on one GPU: 3 x forward x shard / steps.
 double step_flops(const PlanInputs& in);
 
 // Bytes of the per-iteration residual all-reduce of the hsadmm strategies (world, f64).

@@ -63,7 +63,7 @@ TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
                                double(res.run.trace.size())};
   });
   const double fwd = make_layout("small_cnn").forward_flops();
-  const double compute = 3 * fwd * 128 * 98 / kFlops;
+  const double compute = 3 * fwd * 12500 / kFlops;  // the 4 GPUs' shard: 50000 / 4
   // 98 steps x 10D (SGD + proximal), 5D, 4D, D (projection), 3C, C + D, 20D.
   const double memory = (98 * 10 * kD + 5 * kD + 4 * kD + kD + 3 * kC + kC + kD + 20 * kD) / kMemBw;
   const double frozen = compute + memory + cf(CollectiveOp::allreduce, Group::intra, kD) +
@@ -102,7 +102,7 @@ TEST(SimulateRun, DdpStepRepeatsAndCountsInterAsWorld) {
   });
   const double fwd = make_layout("small_cnn").forward_flops();
   const double ar = cf(CollectiveOp::allreduce, Group::world, kD);
-  const double step = 3 * fwd * 128 / kFlops + ar + 7 * kD / kMemBw;
+  const double step = 3 * fwd * 12500 / 98 / kFlops + ar + 7 * kD / kMemBw;
   EXPECT_NEAR(r[0], 98 * step, 1e-9 * 98 * step);
   EXPECT_DOUBLE_EQ(r[1], 98 * kD);
   EXPECT_DOUBLE_EQ(r[2], 98 * kD);
