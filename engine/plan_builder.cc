@@ -91,6 +91,7 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
     plan.steps.push_back(
         collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast, bits, DType::u8));
     plan.steps.push_back(memory_step(phase::pack, 3 * c));
+    plan.steps.back().group = Group::inter;  // only leaders pack (records; same duration)
     for (int b = 0; b < compact.buckets(); ++b)
       plan.steps.push_back(collective_step(phase::inter_allreduce, Group::inter,
                                            CollectiveOp::allreduce, compact.bucket_floats(b) * 4));

@@ -32,8 +32,8 @@ Simulated simulate_plan(SimCluster& cluster, const PlanInputs& in) {
 }
 
 bool takes_part(const PlanStep& step, int rank, int gpus_per_node) {
-  return step.kind != StepKind::collective || step.group != Group::inter ||
-         rank % gpus_per_node == 0;
+  // Memory steps may name a group too (pack: leaders only); compute runs everywhere.
+  return step.kind == StepKind::compute || step.group != Group::inter || rank % gpus_per_node == 0;
 }
 
 IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k, bool frozen,

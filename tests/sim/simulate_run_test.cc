@@ -60,7 +60,9 @@ TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
                                double(its[2].phase_seconds.count("mask_sync")),
                                its[0].density.at("features.3.weight"),
                                res.time_per_epoch_s,
-                               double(res.run.trace.size())};
+                               double(res.run.trace.size()),
+                               its[0].phase_seconds.at("pack")[0],
+                               its[0].phase_seconds.at("pack")[1]};
   });
   const double fwd = make_layout("small_cnn").forward_flops();
   const double compute = 3 * fwd * 12500 / kFlops;  // the 4 GPUs' shard: 50000 / 4
@@ -84,10 +86,12 @@ TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
   EXPECT_EQ(r[10], 0.0);
   EXPECT_DOUBLE_EQ(r[11], 0.5);
   EXPECT_NEAR(r[12], (2 * full + frozen) / 3, 1e-9 * full);
-  // Trace, one event per rank per step: 11 steps on all 4 ranks, the inter steps (mask_sync,
-  // inter_allreduce; frozen: inter_allreduce) on the 2 leaders.
-  const double per_full = 4 * 11 + 2 * 2, per_frozen = 4 * 11 + 2 * 1;
+  // Trace, one event per rank per step: 10 steps on all 4 ranks, the leaders' steps (mask_sync,
+  // pack, inter_allreduce; frozen: no mask_sync) on the 2 leaders.
+  const double per_full = 4 * 10 + 2 * 3, per_frozen = 4 * 10 + 2 * 2;
   EXPECT_EQ(r[13], 2 * per_full + per_frozen);
+  EXPECT_NEAR(r[14], 3 * kC / kMemBw, 1e-15);  // the leader packs
+  EXPECT_EQ(r[15], 0.0);                       // the follower does not
 }
 
 TEST(SimulateRun, DdpStepRepeatsAndCountsInterAsWorld) {
