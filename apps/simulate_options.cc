@@ -1,0 +1,187 @@
+#include "apps/simulate_options.h"
+
+#include <cstdio>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/error.h"
+#include "engine/mask_model.h"
+#include "engine/sparsity_spec.h"
+#include "topologies/topology_io.h"
+#include "workloads/layers/model_zoo.h"
+
+namespace prunex::cli {
+namespace {
+
+// The last iteration's "density" map (pruned layer -> kept fraction) of a live run's
+// metrics.json, after checking it was written for `model`.
+std::map<std::string, double> read_densities(const std::string& path, const std::string& model,
+                                             std::string& sparsity) {
+  std::ifstream f(path);
+  PRUNEX_USAGE(f.good(), "--masks: cannot read ", path);
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    PRUNEX_USAGE(false, "--masks ", path, ": not JSON (", e.what(), ")");
+  }
+  const auto& cfg = j.value("config", nlohmann::json::object());
+  const std::string m = cfg.value("model", std::string());
+  PRUNEX_USAGE(m == model, "--masks ", path, ": recorded for model '", m, "', simulating '", model,
+               "'");
+  sparsity = cfg.value("sparsity", sparsity);
+  const auto& its = j.value("iterations", nlohmann::json::array());
+  PRUNEX_USAGE(its.is_array() && !its.empty(), "--masks ", path, ": no iterations recorded");
+  const auto& d = its.back().value("density", nlohmann::json::object());
+  PRUNEX_USAGE(d.is_object() && !d.empty(), "--masks ", path,
+               ": the last iteration records no density (not an hsadmm run?)");
+  std::map<std::string, double> out;
+  for (const auto& [name, v] : d.items()) {
+    PRUNEX_USAGE(v.is_number(), "--masks ", path, ": density of ", name, " is not a number");
+    out[name] = v.get<double>();
+  }
+  return out;
+}
+
+int positive_int(const Args& args, const std::string& name, long fallback) {
+  const long v = args.get_int(name, fallback);
+  PRUNEX_USAGE(v >= 1 && v <= (1L << 30), "--", name, " must be >= 1 (got ", v, ")");
+  return static_cast<int>(v);
+}
+
+}  // namespace
+
+std::vector<Option> simulate_model_options() {
+  return {
+      {"gpus-per-node", "P", "GPUs per node (at most the topology's)", "the topology's"},
+      {"model", "M", "model from the layer tables (prunex model-info)", "resnet152"},
+      {"classes", "C", "output classes", "10"},
+      {"input", "N", "input size (square)", "32"},
+      {"iterations", "N", "outer iterations", "60"},
+      {"local-epochs", "E", "local epochs per outer iteration", "1"},
+      {"batch", "B", "batch per GPU (paper: 128)", "128"},
+      {"samples", "N", "training samples per epoch (CIFAR-10: 50000)", "50000"},
+      {"sparsity", "KINDS", "filter, channel, shape joined by '+'", "channel"},
+      {"keep", "F", "fraction of groups each node's projection keeps, (0, 1]", "0.5"},
+      {"union-growth", "G",
+       "probability that a node keeps a group another node pruned, [0, 1]: the union of M node "
+       "masks keeps 1 - (1 - keep)(1 - G)^(M-1) of the groups (0: nodes agree; keep: "
+       "independent)",
+       "0"},
+      {"masks", "FILE", "metrics.json of a live hsadmm run: use its last global mask densities",
+       ""},
+      {"t-freeze", "T", "mask frozen after iteration T (no mask_sync afterwards); 0 = never", "0"},
+      {"bucket-mib", "MIB", "H-SADMM inter-node bucket size", "32"},
+      {"topk-ratio", "R", "Top-K: kept fraction of each layer's gradient", "0.01"},
+      {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB", "CM02"},
+      {"algo", "A", "collective algorithm: ring, tree, hierarchical", "ring"},
+  };
+}
+
+Topology load_sim_topology(const Args& args) {
+  const auto name = args.get("topology");
+  PRUNEX_USAGE(name.has_value(), "--topology is required (a preset name or a JSON file)");
+  return load_topology(*name);
+}
+
+Topology fit_topology(Topology t, int nodes, int gpus_per_node) {
+  PRUNEX_USAGE(gpus_per_node >= 1 && gpus_per_node <= t.gpus_per_node,
+               "--gpus-per-node must be in [1, ", t.gpus_per_node, "] for topology ", t.name,
+               " (got ", gpus_per_node, ")");
+  PRUNEX_USAGE(nodes >= 1 && nodes <= (1 << 20), "--nodes must be in [1, 1048576] (got ", nodes,
+               ")");
+  if (nodes > t.nodes) {
+    std::fprintf(stderr, "note: topology %s has %d nodes; scaled out to %d (scale_to_nodes)\n",
+                 t.name.c_str(), t.nodes, nodes);
+    t = scale_to_nodes(t, nodes);
+  }
+  return t;
+}
+
+sim::SimulateSpec base_spec(const Args& args, const std::string& strategy) {
+  sim::SimulateSpec s;
+  const Strategy st = parse_strategy(strategy);
+  const std::string model = args.get_or("model", "resnet152");
+  s.layout = make_layout(model, positive_int(args, "classes", 10), positive_int(args, "input", 32));
+  s.plan.strategy = st;
+  s.plan.batch = positive_int(args, "batch", 128);
+  s.plan.samples = positive_int(args, "samples", kCifar10TrainSamples);
+  s.plan.local_epochs = positive_int(args, "local-epochs", 1);
+  const double bucket_mib = args.get_double("bucket-mib", 32);
+  PRUNEX_USAGE(bucket_mib > 0 && bucket_mib <= 4096, "--bucket-mib must be in (0, 4096] (got ",
+               bucket_mib, ")");
+  s.plan.bucket_bytes = static_cast<int64_t>(bucket_mib * (1 << 20));
+  s.plan.topk_ratio = args.get_double("topk-ratio", 0.01);
+  PRUNEX_USAGE(s.plan.topk_ratio > 0 && s.plan.topk_ratio <= 1,
+               "--topk-ratio must be in (0, 1] (got ", s.plan.topk_ratio, ")");
+  s.iterations = positive_int(args, "iterations", 60);
+  const long tf = args.get_int("t-freeze", 0);
+  PRUNEX_USAGE(tf >= 0, "--t-freeze must be >= 0 (got ", tf, ")");
+  s.t_freeze = static_cast<int>(tf);
+  const double keep = args.get_double("keep", 0.5);
+  PRUNEX_USAGE(keep > 0 && keep <= 1, "--keep must be in (0, 1] (got ", keep, ")");
+  const double growth = args.get_double("union-growth", 0);
+  PRUNEX_USAGE(growth >= 0 && growth <= 1, "--union-growth must be in [0, 1] (got ", growth, ")");
+  std::string sparsity = args.get_or("sparsity", "channel");
+  nlohmann::json masks = nullptr;
+  std::map<std::string, double> densities;
+  if (auto file = args.get("masks")) {
+    densities = read_densities(*file, model, sparsity);
+    masks = *file;
+  }
+  const SparsitySpec spec =
+      SparsitySpec::build(s.layout, parse_sparsity_kinds(sparsity), KeepRate::of_fraction(keep));
+  if (!densities.empty())
+    s.mask = mask_from_densities(s.layout, spec, densities, *args.get("masks"));
+  s.sim.network_model = args.get_or("network-model", "CM02");
+  s.sim.plan_algo = sim::parse_algo(args.get_or("algo", "ring"));
+  s.config = {
+      {"model", model},
+      {"classes", s.layout.classes},
+      {"input", s.layout.input_size},
+      {"strategy", strategy},
+      {"iterations", s.iterations},
+      {"local_epochs", s.plan.local_epochs},
+      {"batch", s.plan.batch},
+      {"samples", s.plan.samples},
+      {"sparsity", sparsity},
+      {"keep", keep},
+      {"union_growth", densities.empty() ? nlohmann::json(growth) : nlohmann::json()},
+      {"masks", masks},
+      {"t_freeze", s.t_freeze},
+      {"bucket_mib", bucket_mib},
+      {"topk_ratio", s.plan.topk_ratio},
+      {"algo", sim::algo_name(s.sim.plan_algo)},
+      {"compute_model",
+       "3 x forward FLOPs per sample x the GPU's shard per epoch, at the effective FLOP/s"}};
+  // Remembered for shape_spec(): the synthetic mask depends on the node count.
+  s.config["parameters"] = s.layout.parameters();
+  s.config["forward_gflops_per_sample"] = s.layout.forward_flops() / 1e9;
+  return s;
+}
+
+void shape_spec(sim::SimulateSpec& s, const Args& args, const Topology& topology, int nodes,
+                int gpus_per_node) {
+  s.topology = topology;
+  s.sim.nodes = nodes;
+  s.sim.gpus_per_node = gpus_per_node;
+  s.config["topology"] = topology.name;
+  s.config["nodes"] = nodes;
+  s.config["gpus_per_node"] = gpus_per_node;
+  const auto src = topology.sources.find("gpu.efficiency");
+  s.config["compute_calibration"] = {
+      {"gpu", topology.gpu.name},
+      {"effective_flops", topology.gpu.effective_flops()},
+      {"efficiency", topology.gpu.efficiency},
+      {"source", src != topology.sources.end() ? src->second : "not stated"}};
+  if (args.has("masks")) return;  // the recorded global mask, whatever the size
+  const SparsitySpec spec =
+      SparsitySpec::build(s.layout, parse_sparsity_kinds(s.config["sparsity"].get<std::string>()),
+                          KeepRate::of_fraction(s.config["keep"].get<double>()));
+  // hsadmm-flat has no union: its global mask is one projection (M = 1).
+  const int union_of = s.plan.strategy == Strategy::hsadmm ? nodes : 1;
+  s.mask = synthetic_union_mask(s.layout, spec, s.config["union_growth"].get<double>(), union_of);
+}
+
+}  // namespace prunex::cli

@@ -1,0 +1,30 @@
+// Options shared by `prunex simulate` and `prunex sweep`: the model, strategy, mask model and
+// simulator settings, turned into a sim::SimulateSpec (everything validated up front, so bad
+// input is a UsageError before anything is simulated or written).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "apps/cli.h"
+#include "backends/simgrid/simulate_run.h"
+
+namespace prunex::cli {
+
+// Model / strategy / mask / simulator options (not --topology, --nodes, --strategy, --out).
+std::vector<Option> simulate_model_options();
+
+// The topology named by --topology (required).
+Topology load_sim_topology(const Args& args);
+// Checks gpus_per_node in [1, the topology's] and scales the topology out (a note on
+// stderr) when `nodes` exceeds its node count.
+Topology fit_topology(Topology t, int nodes, int gpus_per_node);
+
+// Everything but the cluster shape, for one strategy; the shape is filled by
+// shape_spec(). Reads --masks (a live run's metrics.json) if given.
+sim::SimulateSpec base_spec(const Args& args, const std::string& strategy);
+// Sets nodes x gpus_per_node (and the topology, the synthetic union mask for that size).
+void shape_spec(sim::SimulateSpec& spec, const Args& args, const Topology& topology, int nodes,
+                int gpus_per_node);
+
+}  // namespace prunex::cli

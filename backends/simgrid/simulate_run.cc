@@ -1,0 +1,163 @@
+#include "backends/simgrid/simulate_run.h"
+
+#include <algorithm>
+#include <chrono>
+
+#include "engine/error.h"
+
+namespace prunex::sim {
+namespace {
+
+bool uses_mask(Strategy s) {
+  return s == Strategy::hsadmm || s == Strategy::hsadmm_flat;
+}
+
+struct Simulated {
+  IterationPlan plan;
+  PlanTiming timing;
+  std::vector<double> exposed;  // per step: its time beyond everything placed before it
+};
+
+Simulated simulate_plan(SimCluster& cluster, const PlanInputs& in) {
+  Simulated s;
+  s.plan = build_plan(in);
+  s.timing = cluster.run_plan(s.plan);
+  double frontier = 0;
+  for (const auto& st : s.timing.steps) {
+    const double end = st.start_s + st.seconds;
+    s.exposed.push_back(std::max(0.0, end - std::max(frontier, st.start_s)));
+    frontier = std::max(frontier, end);
+  }
+  return s;
+}
+
+bool takes_part(const PlanStep& step, int rank, int gpus_per_node) {
+  // Memory steps may name a group too (pack: leaders only); compute runs everywhere.
+  return step.kind == StepKind::compute || step.group != Group::inter || rank % gpus_per_node == 0;
+}
+
+IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k, bool frozen,
+                            long repeats) {
+  const int P = spec.sim.gpus_per_node, W = spec.sim.nodes * P;
+  const double R = static_cast<double>(repeats);
+  IterationRecord it;
+  it.iteration = k;
+  it.wall_seconds = R * s.timing.iteration_seconds;
+  for (size_t i = 0; i < s.plan.steps.size(); ++i) {
+    const PlanStep& step = s.plan.steps[i];
+    auto& per_rank = it.phase_seconds[step.phase];
+    per_rank.resize(W, 0.0);
+    const double t = R * s.exposed[i];
+    for (int r = 0; r < W; ++r)
+      if (takes_part(step, r, P)) per_rank[r] += t;
+    if (step.kind != StepKind::collective) continue;
+    const double b = R * static_cast<double>(step.bytes);
+    (step.group == Group::intra   ? it.bytes.intra
+     : step.group == Group::inter ? it.bytes.inter
+                                  : it.bytes.world) += b;
+  }
+  const Strategy st = spec.plan.strategy;
+  // Counted like the live communicator counts it, not simulated (engine/plan_builder.h).
+  if (uses_mask(st)) it.bytes.world += static_cast<double>(residual_allreduce_bytes(spec.layout));
+  if (st != Strategy::hsadmm && spec.sim.nodes > 1) it.bytes.inter = it.bytes.world;
+  it.dense_inter_bytes = R * static_cast<double>(spec.layout.fp32_bytes());
+  if (uses_mask(st)) {
+    for (size_t l = 0; l < spec.layout.layers.size(); ++l)
+      if (spec.mask.pruned(l)) it.density[spec.layout.layers[l].name] = spec.mask[l].density();
+    it.mask_frozen = frozen;  // after iteration t_freeze's step, as the live freezer reports
+  }
+  it.extra["simulated"] = true;
+  it.extra["plan_repeats"] = repeats;
+  return it;
+}
+
+std::vector<int> traced_ranks(const SimulateSpec& spec) {
+  const int P = spec.sim.gpus_per_node, M = spec.sim.nodes;
+  std::vector<int> ranks;
+  if (M * P <= spec.max_trace_ranks) {
+    for (int r = 0; r < M * P; ++r) ranks.push_back(r);
+    return ranks;
+  }
+  for (int r = 0; r < std::min(M, 2) * P; ++r) ranks.push_back(r);
+  for (int n = 2; n < std::min(M, spec.max_trace_ranks); ++n) ranks.push_back(n * P);
+  return ranks;
+}
+
+void add_trace(const Simulated& s, double t0, const std::vector<int>& ranks, int P,
+               std::vector<TraceEvent>& out) {
+  for (size_t i = 0; i < s.plan.steps.size(); ++i) {
+    const StepTiming& st = s.timing.steps[i];
+    if (st.seconds <= 0) continue;
+    for (int r : ranks)
+      if (takes_part(s.plan.steps[i], r, P))
+        out.push_back({r, st.phase, t0 + st.start_s, st.seconds});
+  }
+}
+
+}  // namespace
+
+SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
+  PRUNEX_USAGE(spec.iterations >= 1, "iterations must be >= 1 (got ", spec.iterations, ")");
+  PRUNEX_USAGE(spec.t_freeze >= 0, "t-freeze must be >= 0 (got ", spec.t_freeze, ")");
+  const auto wall0 = std::chrono::steady_clock::now();
+  SimCluster cluster(spec.topology, spec.sim);
+  PlanInputs in = spec.plan;
+  in.layout = &spec.layout;
+  in.global_mask = &spec.mask;
+  in.nodes = spec.sim.nodes;
+  in.gpus_per_node = spec.sim.gpus_per_node;
+  in.mask_frozen = false;
+  const long repeats = plan_repeats(in);
+  const int first_frozen = spec.t_freeze > 0 ? spec.t_freeze + 1 : spec.iterations + 1;
+  std::vector<Simulated> plans;
+  if (first_frozen > 1) plans.push_back(simulate_plan(cluster, in));
+  if (first_frozen <= spec.iterations) {
+    in.mask_frozen = true;
+    plans.push_back(simulate_plan(cluster, in));
+  }
+  auto plan_of = [&](int k) -> const Simulated& {
+    return k >= first_frozen ? plans.back() : plans.front();
+  };
+
+  SimulationResult out;
+  double total = 0;
+  for (int k = 1; k <= spec.iterations; ++k)
+    total += static_cast<double>(repeats) * plan_of(k).timing.iteration_seconds;
+  out.time_per_iteration_s = total / spec.iterations;
+  out.time_per_epoch_s = out.time_per_iteration_s / spec.plan.local_epochs;
+  if (!records) return out;
+
+  RunRecord& run = out.run;
+  run.ranks = cluster.world_size();
+  run.config = spec.config;
+  run.config["executor"] = "simgrid";
+  run.config["network_model"] = cluster.model_description();
+  run.config["world_size"] = run.ranks;
+  run.config["nodes"] = spec.sim.nodes;
+  run.config["gpus_per_node"] = spec.sim.gpus_per_node;
+  run.config["steps_per_epoch"] = steps_per_epoch(in);
+  run.config["plan_repeats"] = repeats;
+  run.config["effective_flops"] = spec.topology.gpu.effective_flops();
+  const auto ranks = traced_ranks(spec);
+  run.config["trace_ranks"] = static_cast<int>(ranks.size()) == run.ranks
+                                  ? std::string("all")
+                                  : "first 2 nodes + leaders of the first " +
+                                        std::to_string(spec.max_trace_ranks) + " nodes (" +
+                                        std::to_string(ranks.size()) + " ranks)";
+  run.config["trace_steps"] = repeats > 1 ? "first local step of each iteration" : "all";
+  double t0 = 0;
+  for (int k = 1; k <= spec.iterations; ++k) {
+    const Simulated& s = plan_of(k);
+    run.iterations.push_back(
+        make_record(spec, s, k, k >= first_frozen - 1 && spec.t_freeze > 0, repeats));
+    add_trace(s, t0, ranks, spec.sim.gpus_per_node, run.trace);
+    t0 += static_cast<double>(repeats) * s.timing.iteration_seconds;
+  }
+  run.summary_extra["strategy"] = std::string(strategy_name(spec.plan.strategy));
+  run.summary_extra["time_per_epoch_s"] = out.time_per_epoch_s;
+  run.summary_extra["simulation_wall_s"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return out;
+}
+
+}  // namespace prunex::sim

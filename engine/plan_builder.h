@@ -1,0 +1,90 @@
+// Builds the IterationPlan of one outer iteration for the simulated executor, mirroring what
+// the live strategies do (engine/hsadmm_consensus.cc, workloads/train/{ddp,topk}_strategy.cc):
+// the same collectives on the same groups with the same payloads, plus compute and memory
+// passes sized from the layer tables.
+//
+// Cost model (every factor stated here, nothing calibrated in this file):
+// - Compute per sample = 3 x forward FLOPs per sample: the backward pass
+//   costs about twice the forward (gradients w.r.t. activations and weights), the usual rule
+//   (Kaplan et al. 2020, "Scaling laws", sec. 2.1). Its speed is the topology's effective
+//   FLOP/s (fp32 peak x efficiency, a calibration value with its source in the preset).
+// - Local steps per epoch = ceil(ceil(samples / world) / batch): each rank trains on its
+//   shard of the training set (workloads/data shard()); a step computes shard / steps
+//   samples on average (the last batch of an epoch is partial, and on large clusters the
+//   shard is smaller than one batch), so an epoch computes 3 x forward x shard FLOPs.
+// - Memory passes, D = dense fp32 bytes of all layout tensors, C = compact bytes:
+//   SGD step with momentum 5D (read w, g, m; write w, m), proximal term 5D (hsadmm, per
+//   step), theta + u 3D and params_to_flat 2D, node candidate 4D, projection 1D (one pass
+//   over the parameters), pack 3C (read z_i, v_i slices, write the buckets), unpack C + D
+//   (zeros outside the mask), duals after the consensus 20D (copies of z_i, z 4D; update_v
+//   4D; update_u 4D; residual reads 4D; penalty rescale of u and v 4D; flat: 14D, no v).
+// - hsadmm / hsadmm-flat: one iteration = local_epochs epochs of steps (one compute step
+//   and one memory step for all of them) followed by the consensus.
+// - Not in the plan: the world SUM of the residual partial sums (HsadmmConsensus::step,
+//   L x 13 doubles). Live runs leave it outside every phase timer; simulated records count
+//   its bytes (residual_allreduce_bytes) but not its time (a KB-sized all-reduce; on a
+//   16384-rank ring its 2(n-1) latency terms would dominate, which NCCL avoids with trees).
+// - ddp / topk: the plan is ONE local step (they synchronise every step); an iteration is
+//   steps_per_iteration() copies of it, which the caller multiplies (the steps are identical).
+#pragma once
+
+#include <cstdint>
+
+#include "engine/layer_layout.h"
+#include "engine/mask.h"
+#include "engine/plan.h"
+#include "engine/strategy.h"
+
+namespace prunex {
+
+constexpr long kCifar10TrainSamples = 50000;            // CIFAR-10 training set (Krizhevsky 2009)
+constexpr int64_t kDdpBucketBytes = int64_t(25) << 20;  // PyTorch DDP default
+constexpr int64_t kDdpFirstBucketBytes = int64_t(1) << 20;  // PyTorch DDP first bucket
+
+struct PlanInputs {
+  const ModelLayout* layout = nullptr;
+  Strategy strategy = Strategy::hsadmm;
+  int nodes = 1;
+  int gpus_per_node = 1;
+  int batch = 128;  // per GPU
+  long samples = kCifar10TrainSamples;
+  int local_epochs = 1;
+  // hsadmm: the global (union) mask of the iteration; compact sizes and the mask bits come
+  // from it through CompactionPlan and ModelMask::bit_bytes, as in live runs.
+  const ModelMask* global_mask = nullptr;
+  bool mask_frozen = false;                  // frozen: no mask_sync (the union is not recomputed)
+  int64_t bucket_bytes = int64_t(32) << 20;  // hsadmm inter-node buckets
+  double topk_ratio = 0.01;
+};
+
+int world_size(const PlanInputs& in);
+// Local SGD steps one GPU takes per epoch of the training set.
+long steps_per_epoch(const PlanInputs& in);
+// How many times the plan runs per outer iteration: 1 for hsadmm strategies, steps per epoch
+// x local epochs for ddp / topk.
+long plan_repeats(const PlanInputs& in);
+// Samples one GPU trains on per epoch: ceil(samples / world).
+long shard_samples(const PlanInputs& in);
+// FLOPs of one (average) local step on one GPU: 3 x forward x shard / steps.
+double step_flops(const PlanInputs& in);
+
+// Bytes of the per-iteration residual all-reduce of the hsadmm strategies (world, f64).
+int64_t residual_allreduce_bytes(const ModelLayout& layout);
+
+// UsageError on bad inputs (no layout, non-positive sizes, hsadmm without a mask).
+IterationPlan build_plan(const PlanInputs& in);
+
+// The DDP buckets (PyTorch's rule: reverse layout order, the first one 1 MiB, then 25 MiB;
+// a layer goes whole into one bucket): per bucket its float count and the lowest layer
+// index in it (its gradients are ready last).
+struct DdpBucket {
+  int64_t floats = 0;
+  int first_layer = 0;
+};
+std::vector<DdpBucket> ddp_buckets(const ModelLayout& layout);
+
+// Top-K: per layer k = max(1, ceil(ratio x numel)); the all-gather block of one rank is
+// sum_k x 8 bytes (f32 values + i32 indices).
+int64_t topk_total_k(const ModelLayout& layout, double ratio);
+
+}  // namespace prunex

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# prunex simulate / sweep: the same metrics.json summary keys and trace.json as `prunex train`,
+# recorded masks from a metrics.json, bad input exits 2 with nothing written, and a sweep's
+# scaling.json with speedup 1 at the smallest size.
+set -u
+prunex=$(realpath "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$work"
+
+"$prunex" simulate --topology puhti --nodes 2 --gpus-per-node 4 --model small_cnn \
+  --iterations 3 --t-freeze 2 --out "$work/sim" > "$work/log" 2>&1 || fail "simulate exited $?: $(cat "$work/log")"
+[[ -s "$work/sim/trace.json" ]] || fail "no trace.json"
+python3 - "$work/sim" <<'PY' || fail "metrics.json check"
+import json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/metrics.json"))
+s = m["summary"]
+for k in ("time_per_iteration_s", "inter_node_bytes_per_iteration",
+          "dense_inter_node_bytes_per_iteration", "phase_fraction"):
+    assert k in s, k
+assert m["config"]["executor"] == "simgrid" and m["config"]["network_model"].startswith("CM02")
+its = m["iterations"]
+assert len(its) == 3 and [i["mask_frozen"] for i in its] == [False, True, True], its
+# small_cnn, channel keep 0.5: dense 66,410 floats; compact 34,154 floats + 180 mask bytes
+# (mask_sync in iterations 1 and 2 only).
+assert s["dense_inter_node_bytes_per_iteration"] == 66410 * 4
+assert its[0]["bytes"]["inter"] == 34154 * 4 + 180, its[0]["bytes"]
+assert its[2]["bytes"]["inter"] == 34154 * 4, its[2]["bytes"]
+t = json.load(open(d + "/trace.json"))
+assert len(t["traceEvents"]) > 0
+PY
+
+# Masks from a recorded run: the last iteration's densities.
+cat > "$work/live.json" <<'JSON'
+{"config": {"model": "small_cnn", "sparsity": "channel"},
+ "iterations": [{"density": {"features.3.weight": 0.5, "features.7.weight": 0.5, "features.10.weight": 0.5}},
+                {"density": {"features.3.weight": 0.25, "features.7.weight": 0.5, "features.10.weight": 0.75}}]}
+JSON
+"$prunex" simulate --topology puhti --nodes 2 --model small_cnn --iterations 1 \
+  --masks "$work/live.json" --out "$work/masks" > "$work/log" 2>&1 || fail "--masks exited $?: $(cat "$work/log")"
+python3 -c "
+import json; m = json.load(open('$work/masks/metrics.json'))
+# 864 + 384 + 32*8*9 + 64*16*9 + 64*48*9 + 650 = 41066 floats, + 180 mask bytes
+b = m['iterations'][0]['bytes']['inter']; assert b == 41066 * 4 + 180, b" || fail "--masks bytes"
+
+expect_exit2() {  # expect_exit2 WORDS ARGS...: exit 2, the words on stderr, no output folder
+  local words="$1"; shift
+  "$prunex" "$@" --out "$work/bad" > "$work/stdout" 2> "$work/stderr"
+  local rc=$?
+  [[ $rc -eq 2 ]] || fail "$*: exit $rc, expected 2"
+  grep -qF -- "$words" "$work/stderr" || fail "$*: stderr lacks '$words': $(cat "$work/stderr")"
+  [[ ! -e "$work/bad" ]] || fail "$*: wrote $work/bad"
+}
+expect_exit2 "nosuchcluster" simulate --topology nosuchcluster --nodes 2
+expect_exit2 "--keep" simulate --topology puhti --nodes 2 --keep 1.5
+expect_exit2 "--topology is required" simulate --nodes 2
+expect_exit2 "live.json" simulate --topology puhti --nodes 2 --model resnet18 --masks "$work/live.json"
+expect_exit2 "--union-growth" simulate --topology puhti --nodes 2 --union-growth -1
+expect_exit2 "unknown strategy" simulate --topology puhti --nodes 2 --strategy nope
+expect_exit2 "multiple of" sweep --topology puhti --gpus 8,10 --model small_cnn
+
+"$prunex" sweep --topology puhti --model small_cnn --gpus 16,8 --strategy hsadmm,ddp \
+  --iterations 2 --out "$work/sweep" > "$work/log" 2>&1 || fail "sweep exited $?: $(cat "$work/log")"
+python3 - "$work/sweep/scaling.json" <<'PY' || fail "scaling.json check"
+import json, sys
+j = json.load(open(sys.argv[1]))
+for s in ("hsadmm", "ddp"):
+    pts = j[s]
+    assert [p["gpus"] for p in pts] == [8, 16], pts
+    assert pts[0]["speedup"] == 1 and pts[0]["efficiency"] == 1, pts
+    p = pts[1]
+    assert abs(p["speedup"] - pts[0]["time_per_epoch_s"] / p["time_per_epoch_s"]) < 1e-12
+    assert abs(p["efficiency"] - p["speedup"] / 2) < 1e-12
+    assert p["nodes"] == 4
+assert "config" in j
+PY
+echo "simulate: ok"

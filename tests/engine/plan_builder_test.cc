@@ -1,0 +1,231 @@
+// Iteration plans and mask models against hand arithmetic on small_cnn's layer shapes
+// (prunex model-info --model small_cnn): conv 32x3x3x3 (first conv, never pruned),
+// 32x32x3x3, 64x32x3x3, 64x64x3x3, fc 10x64 + bias 10, batch-norm pairs of 32, 32, 64, 64;
+// 66,410 parameters.
+#include "engine/plan_builder.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/error.h"
+#include "engine/mask_model.h"
+#include "engine/phases.h"
+#include "engine/sparsity_spec.h"
+#include "workloads/layers/model_zoo.h"
+
+namespace prunex {
+namespace {
+
+constexpr int64_t kDense = 66410;
+// Channel sparsity at keep 0.5 keeps half the input channels of the three pruned convs:
+// 864 (first conv) + 384 (batch norm) + 32*16*9 + 64*16*9 + 64*32*9 + 650 (fc) floats.
+constexpr int64_t kCompactHalf = 864 + 384 + 4608 + 9216 + 18432 + 650;
+// Mask bits: out + in + in*k per pruned layer: (32+32+288) + (64+32+288) + (64+64+576).
+constexpr int64_t kMaskBytes = (352 + 384 + 704 + 7) / 8;
+
+struct Fixture {
+  ModelLayout layout = make_layout("small_cnn");
+  SparsitySpec spec =
+      SparsitySpec::build(layout, parse_sparsity_kinds("channel"), KeepRate::of_fraction(0.5));
+};
+
+std::vector<const PlanStep*> steps_of(const IterationPlan& p, const char* phase) {
+  std::vector<const PlanStep*> out;
+  for (const auto& s : p.steps)
+    if (s.phase == phase) out.push_back(&s);
+  return out;
+}
+
+PlanInputs inputs(const Fixture& f, Strategy s, const ModelMask* mask, int m = 2, int p = 2) {
+  PlanInputs in;
+  in.layout = &f.layout;
+  in.strategy = s;
+  in.nodes = m;
+  in.gpus_per_node = p;
+  in.global_mask = mask;
+  return in;
+}
+
+TEST(PlanBuilder, HsadmmCollectivesMatchHandCounts) {
+  Fixture f;
+  ASSERT_EQ(f.layout.parameters(), kDense);
+  const ModelMask mask = synthetic_union_mask(f.layout, f.spec, 0.0, 2);
+  const IterationPlan plan = build_plan(inputs(f, Strategy::hsadmm, &mask));
+
+  const auto intra = steps_of(plan, phase::intra_allreduce);
+  ASSERT_EQ(intra.size(), 1u);
+  EXPECT_EQ(intra[0]->bytes, std::size_t(kDense * 4));
+  EXPECT_EQ(intra[0]->group, Group::intra);
+
+  const auto sync = steps_of(plan, phase::mask_sync);
+  ASSERT_EQ(sync.size(), 1u);
+  EXPECT_EQ(sync[0]->bytes, std::size_t(kMaskBytes));
+  EXPECT_EQ(sync[0]->group, Group::inter);
+
+  const auto inter = steps_of(plan, phase::inter_allreduce);
+  ASSERT_EQ(inter.size(), 1u);  // 136,616 bytes: one 32 MiB bucket
+  EXPECT_EQ(inter[0]->bytes, std::size_t(kCompactHalf * 4));
+  EXPECT_EQ(inter[0]->group, Group::inter);
+
+  // Broadcasts: the mask bits, then the compact bucket.
+  const auto bc = steps_of(plan, phase::broadcast);
+  ASSERT_EQ(bc.size(), 2u);
+  EXPECT_EQ(bc[0]->bytes, std::size_t(kMaskBytes));
+  EXPECT_EQ(bc[1]->bytes, std::size_t(kCompactHalf * 4));
+  EXPECT_EQ(bc[1]->op, CollectiveOp::broadcast);
+
+  // 4 GPUs: ceil(50000 / 4) = 12500 samples, ceil(12500 / 128) = 98 steps.
+  EXPECT_EQ(steps_per_epoch(inputs(f, Strategy::hsadmm, &mask)), 98);
+  double flops = 0;
+  for (const auto* s : steps_of(plan, phase::local_compute)) flops += s->flops;
+  EXPECT_DOUBLE_EQ(flops, 3.0 * f.layout.forward_flops() * 12500);  // the shard, once
+
+  // Memory passes (engine/plan_builder.h): pack 3C, unpack C + D, projection D.
+  EXPECT_DOUBLE_EQ(steps_of(plan, phase::pack)[0]->mem_bytes, 3.0 * kCompactHalf * 4);
+  EXPECT_DOUBLE_EQ(steps_of(plan, phase::unpack)[0]->mem_bytes, (kCompactHalf + kDense) * 4.0);
+  EXPECT_DOUBLE_EQ(steps_of(plan, phase::projection)[0]->mem_bytes, kDense * 4.0);
+  EXPECT_EQ(residual_allreduce_bytes(f.layout), 14 * 13 * 8);
+}
+
+TEST(PlanBuilder, BucketsFrozenMaskAndLocalEpochs) {
+  Fixture f;
+  const ModelMask mask = synthetic_union_mask(f.layout, f.spec, 0.0, 2);
+  PlanInputs in = inputs(f, Strategy::hsadmm, &mask);
+  in.bucket_bytes = 64 << 10;  // 16384 floats: 34154 = 16384 + 16384 + 1386
+  in.mask_frozen = true;
+  in.local_epochs = 3;
+  const IterationPlan plan = build_plan(in);
+  const auto inter = steps_of(plan, phase::inter_allreduce);
+  ASSERT_EQ(inter.size(), 3u);
+  EXPECT_EQ(inter[0]->bytes, 16384u * 4);
+  EXPECT_EQ(inter[1]->bytes, 16384u * 4);
+  EXPECT_EQ(inter[2]->bytes, 1386u * 4);
+  EXPECT_EQ(steps_of(plan, phase::broadcast).size(), 4u);  // bits + 3 buckets
+  EXPECT_TRUE(steps_of(plan, phase::mask_sync).empty());
+  EXPECT_DOUBLE_EQ(steps_of(plan, phase::local_compute)[0]->flops,
+                   3.0 * f.layout.forward_flops() * 12500 * 3);
+  EXPECT_DOUBLE_EQ(plan.iterations_per_epoch, 1.0 / 3);
+}
+
+TEST(PlanBuilder, UnionGrowthWidensTheCompactPayload) {
+  Fixture f;
+  // g = keep = 0.5 on 2 nodes: 16 + round(16 x 0.5) = 24 of 32 channels, 32 + 16 = 48 of 64.
+  const ModelMask mask = synthetic_union_mask(f.layout, f.spec, 0.5, 2);
+  const IterationPlan plan = build_plan(inputs(f, Strategy::hsadmm, &mask));
+  const int64_t c = 864 + 384 + 32 * 24 * 9 + 64 * 24 * 9 + 64 * 48 * 9 + 650;
+  EXPECT_EQ(steps_of(plan, phase::inter_allreduce)[0]->bytes, std::size_t(c * 4));
+  EXPECT_EQ(union_groups(64, 32, 0.0, 1000), 32);
+  EXPECT_EQ(union_groups(64, 32, 1.0, 2), 64);
+  EXPECT_EQ(union_groups(100, 50, 0.5, 3), 88);  // 1 - 0.5^3 = 0.875 of 100, rounded half up
+  EXPECT_EQ(union_groups(100, 50, 0.5, 1), 50);
+  EXPECT_THROW(union_groups(100, 50, 1.5, 2), UsageError);
+}
+
+TEST(PlanBuilder, MasksFromRecordedDensities) {
+  Fixture f;
+  const ModelMask mask = mask_from_densities(
+      f.layout, f.spec,
+      {{"features.3.weight", 0.25}, {"features.7.weight", 0.5}, {"features.10.weight", 0.75}},
+      "m.json");
+  const IterationPlan plan = build_plan(inputs(f, Strategy::hsadmm, &mask));
+  const int64_t c = 864 + 384 + 32 * 8 * 9 + 64 * 16 * 9 + 64 * 48 * 9 + 650;
+  EXPECT_EQ(steps_of(plan, phase::inter_allreduce)[0]->bytes, std::size_t(c * 4));
+  EXPECT_THROW(mask_from_densities(f.layout, f.spec, {{"features.3.weight", 0.5}}, "m.json"),
+               UsageError);  // pruned layers missing
+  EXPECT_THROW(mask_from_densities(f.layout, f.spec,
+                                   {{"features.0.weight", 0.5},
+                                    {"features.3.weight", 0.5},
+                                    {"features.7.weight", 0.5},
+                                    {"features.10.weight", 0.5}},
+                                   "m.json"),
+               UsageError);  // the first conv is not pruned
+  EXPECT_THROW(mask_from_densities(f.layout, f.spec, {{"conv9.weight", 0.5}}, "m.json"),
+               UsageError);
+}
+
+TEST(PlanBuilder, FlatIsOneDenseWorldAllreduce) {
+  Fixture f;
+  const IterationPlan plan = build_plan(inputs(f, Strategy::hsadmm_flat, nullptr));
+  const auto ar = steps_of(plan, phase::allreduce);
+  ASSERT_EQ(ar.size(), 1u);
+  EXPECT_EQ(ar[0]->group, Group::world);
+  EXPECT_EQ(ar[0]->bytes, std::size_t(kDense * 4));
+  for (const auto& s : plan.steps) EXPECT_NE(s.group, Group::inter);
+  EXPECT_THROW(build_plan(inputs(f, Strategy::hsadmm, nullptr)), UsageError);
+}
+
+// Four fc layers of 6M, 1M, 100k and 200k floats with forward FLOPs 1, 2, 3, 4.
+ModelLayout four_layers() {
+  ModelLayout l;
+  l.model = "four";
+  const int64_t sizes[] = {6000000, 1000000, 100000, 200000};
+  for (int i = 0; i < 4; ++i) {
+    LayerInfo x;
+    x.name = "fc" + std::to_string(i) + ".weight";
+    x.role = LayerRole::fc_weight;
+    x.shape = {sizes[i], 1};
+    x.forward_flops = i + 1;
+    l.layers.push_back(x);
+  }
+  return l;
+}
+
+TEST(PlanBuilder, DdpBucketsFollowPytorchRule) {
+  // Reverse order: 200k (first bucket, 1 MiB = 262,144 floats); 100k + 1M (25 MiB =
+  // 6,553,600 floats); 6M would overflow: its own bucket.
+  const ModelLayout layout = four_layers();
+  const auto b = ddp_buckets(layout);
+  ASSERT_EQ(b.size(), 3u);
+  EXPECT_EQ(b[0].floats, 200000);
+  EXPECT_EQ(b[1].floats, 1100000);
+  EXPECT_EQ(b[2].floats, 6000000);
+  PlanInputs in;
+  in.layout = &layout;
+  in.strategy = Strategy::ddp;
+  in.nodes = 2;
+  in.gpus_per_node = 2;
+  const IterationPlan plan = build_plan(in);
+  const auto ar = steps_of(plan, phase::allreduce);
+  ASSERT_EQ(ar.size(), 3u);
+  int64_t sum = 0;
+  for (const auto* s : ar) sum += static_cast<int64_t>(s->bytes);
+  EXPECT_EQ(sum, layout.fp32_bytes());
+  // Ready once backward (last layer first) has covered the bucket's lowest layer:
+  // 4/10, (4+3+2)/10, 10/10 of the backward FLOPs.
+  EXPECT_DOUBLE_EQ(ar[0]->ready_fraction, 0.4);
+  EXPECT_DOUBLE_EQ(ar[1]->ready_fraction, 0.9);
+  EXPECT_DOUBLE_EQ(ar[2]->ready_fraction, 1.0);
+  for (const auto* s : ar) EXPECT_EQ(s->overlap_with, 1);  // the backward step
+  // 50000 / 4 = 12500 samples in 98 steps; backward = 2 x forward.
+  EXPECT_NEAR(plan.steps[1].flops, 2 * 10.0 * 12500 / 98, 1e-9);
+  EXPECT_EQ(plan_repeats(in), 98);
+}
+
+TEST(PlanBuilder, TopkAllgatherBlock) {
+  Fixture f;
+  // ceil(0.01 n) per tensor: 9, 1, 1, 93, 1, 1, 185, 1, 1, 369, 1, 1, 7, 1 = 672 entries.
+  EXPECT_EQ(topk_total_k(f.layout, 0.01), 672);
+  const IterationPlan plan = build_plan(inputs(f, Strategy::topk, nullptr));
+  const auto ag = steps_of(plan, phase::allgather);
+  ASSERT_EQ(ag.size(), 1u);
+  EXPECT_EQ(ag[0]->bytes, 672u * 8);
+  EXPECT_EQ(ag[0]->op, CollectiveOp::allgather);
+  EXPECT_EQ(ag[0]->group, Group::world);
+  EXPECT_DOUBLE_EQ(plan.iterations_per_epoch, 1.0 / 98);
+}
+
+TEST(PlanBuilder, BadInputsAreUsageErrors) {
+  Fixture f;
+  PlanInputs in = inputs(f, Strategy::ddp, nullptr);
+  in.batch = 0;
+  EXPECT_THROW(build_plan(in), UsageError);
+  in = inputs(f, Strategy::topk, nullptr);
+  in.topk_ratio = 0;
+  EXPECT_THROW(build_plan(in), UsageError);
+  in.layout = nullptr;
+  EXPECT_THROW(build_plan(in), UsageError);
+}
+
+}  // namespace
+}  // namespace prunex
