@@ -38,6 +38,18 @@ for s in ("hsadmm", "ddp"):
           f"test accuracy {100*m['test_accuracy']:.2f}%")
 PY
 
+section "The same plan on a modeled Puhti: ResNet-152, 16 nodes x 4 V100 (SimGrid)"
+for s in hsadmm ddp; do
+  $prunex simulate --topology puhti --nodes 16 --gpus-per-node 4 --model resnet152 \
+    --strategy $s --iterations 60 --t-freeze 30 --out $out/sim_$s | tail -4
+done
+section "Strong scaling 8 -> 64 GPUs on the modeled Puhti"
+$prunex sweep --topology puhti --model resnet152 --gpus 8,16,32,64 \
+  --strategy hsadmm,hsadmm-flat,ddp,topk --out $out/sweep 2>/dev/null | tail -8
+$prunex plot scaling $out/sweep/scaling.json --out $out/scaling.png
+
 section "Outputs"
 echo "  $out/hsadmm/metrics.json, $out/hsadmm/trace.json (open in https://ui.perfetto.dev)"
 echo "  $out/ddp/metrics.json,    $out/ddp/trace.json"
+echo "  $out/sim_hsadmm/, $out/sim_ddp/ (simulated metrics.json, trace.json)"
+echo "  $out/sweep/scaling.json and $out/scaling.png (strong scaling)"
