@@ -57,6 +57,8 @@ class HsadmmConsensus {
   const SparsitySpec& spec() const { return spec_; }
   const ModelLayout& layout() const { return layout_; }
   bool flat() const { return flat_; }
+  // The mask is frozen: later iterations apply global_mask() instead of projecting.
+  bool frozen() const { return freezer_.frozen(); }
   // Bytes of all layout tensors in fp32: what the inter tier carries without shrinkage.
   int64_t dense_bytes() const { return n_ * 4; }
 

@@ -70,6 +70,11 @@ TEST(LiveHsadmm, ConsistentMaskedZAndPredictedPayload) {
     const int64_t nonzero_channels =
         w.abs().sum(std::vector<int64_t>{0, 2}).gt(0).sum().item().toLong();
     EXPECT_EQ(nonzero_channels, keep) << info.name;
+    // Masked retraining: after the freeze theta lives on the same sparse manifold.
+    auto t = s.params[l].reshape({out, in, k});
+    const int64_t theta_channels =
+        t.abs().sum(std::vector<int64_t>{0, 2}).gt(0).sum().item().toLong();
+    EXPECT_EQ(theta_channels, keep) << info.name << " (theta)";
   }
   if (comm->is_leader())
     EXPECT_EQ(inter_bytes, expected_floats * 4.0);

@@ -39,12 +39,10 @@ class DdpStrategy : public LiveStrategy {
     }
   }
 
-  LocalIteration iterate(int k, PhaseClock& clock) override {
+  LocalIteration iterate(int /*k*/, PhaseClock& clock) override {
     clock_ = &clock;
     LocalIteration out;
-    for (int e = 0; e < s_.cfg.local_epochs; ++e)
-      out.loss = run_epoch(s_, static_cast<int64_t>(k - 1) * s_.cfg.local_epochs + e, clock,
-                           [&] { finish_step(); });
+    out.loss = run_local_steps(s_, clock, [&] { finish_step(); });
     out.dense_inter_bytes = static_cast<double>(s_.flat.total) * 4 * steps_per_iteration_;
     steps_per_iteration_ = 0;
     return out;

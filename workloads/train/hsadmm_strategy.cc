@@ -47,14 +47,26 @@ class HsadmmStrategy : public LiveStrategy {
   LocalIteration iterate(int k, PhaseClock& clock) override {
     LocalIteration out;
     const int L = static_cast<int>(s_.params.size());
-    for (int e = 0; e < s_.cfg.local_epochs; ++e)
-      out.loss = run_epoch(s_, static_cast<int64_t>(k - 1) * s_.cfg.local_epochs + e, clock, [&] {
-        clock.time(phase::local_compute, [&] {
-          for (int l = 0; l < L; ++l)
-            consensus_.add_proximal(l, s_.params[l].mutable_grad().data_ptr<float>(),
-                                    s_.params[l].data_ptr<float>());
+    // Once the mask is frozen, local training runs on the fixed sparse manifold (paper
+    // section 4.5): the mask is applied to theta after every step, as to z_i.
+    const bool masked = consensus_.frozen() && s_.cfg.masked_retraining;
+    out.loss = run_local_steps(
+        s_, clock,
+        [&] {
+          clock.time(phase::local_compute, [&] {
+            for (int l = 0; l < L; ++l)
+              consensus_.add_proximal(l, s_.params[l].mutable_grad().data_ptr<float>(),
+                                      s_.params[l].data_ptr<float>());
+          });
+        },
+        [&] {
+          if (!masked) return;
+          clock.time(phase::local_compute, [&] {
+            const ModelMask& m = consensus_.global_mask();
+            for (int l = 0; l < L; ++l)
+              if (m.pruned(l)) apply_mask(s_.params[l].data_ptr<float>(), m[l]);
+          });
         });
-      });
     clock.time(phase::dual_update, [&] { params_to_flat(s_.params, s_.flat, theta_.data()); });
     const ConsensusStep step = consensus_.step(k, theta_.data(), clock);
     check_finite(consensus_.z(), s_.flat, s_.layout, "z", k);

@@ -27,12 +27,10 @@ class TopkStrategy : public LiveStrategy {
     recv_.assign(send_.size() * comm.size(Group::world), 0);
   }
 
-  LocalIteration iterate(int k, PhaseClock& clock) override {
+  LocalIteration iterate(int /*k*/, PhaseClock& clock) override {
     clock_ = &clock;
     LocalIteration out;
-    for (int e = 0; e < s_.cfg.local_epochs; ++e)
-      out.loss = run_epoch(s_, static_cast<int64_t>(k - 1) * s_.cfg.local_epochs + e, clock,
-                           [&] { exchange(); });
+    out.loss = run_local_steps(s_, clock, [&] { exchange(); });
     out.dense_inter_bytes = static_cast<double>(s_.flat.total) * 4 * steps_;
     steps_ = 0;
     return out;

@@ -93,9 +93,15 @@ const std::vector<TrainField>& train_fields() {
       int_field("iterations", "outer iterations (ddp/topk: rounds of --local-epochs)",
                 &C::iterations),
       int_field("local-epochs", "local epochs per outer iteration", &C::local_epochs),
+      long_field("local-steps",
+                 "local SGD steps per outer iteration instead of --local-epochs (0: epochs)",
+                 &C::local_steps),
       int_field("t-freeze", "freeze the mask after this iteration (0: off)", &C::t_freeze),
       int_field("freeze-after", "freeze once the mask is unchanged this many iterations (0: off)",
                 &C::freeze_after),
+      bool_field("masked-retraining",
+                 "once the mask is frozen, apply it to theta after every local step",
+                 &C::masked_retraining),
       dbl_field("eps-abs", "absolute tolerance of the stopping test", &C::eps_abs),
       dbl_field("eps-rel", "relative tolerance of the stopping test", &C::eps_rel),
       dbl_field("bucket-mib", "inter-node bucket size in MiB", &C::bucket_mib),
@@ -174,6 +180,7 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(c.lambda >= 0, "--lambda must be >= 0");
   PRUNEX_USAGE(c.iterations >= 1, "--iterations must be at least 1, got ", c.iterations);
   PRUNEX_USAGE(c.local_epochs >= 1, "--local-epochs must be at least 1, got ", c.local_epochs);
+  PRUNEX_USAGE(c.local_steps >= 0, "--local-steps must be >= 0, got ", c.local_steps);
   PRUNEX_USAGE(c.gpus_per_node >= 0, "--gpus-per-node must be >= 0");
   PRUNEX_USAGE(c.bucket_mib > 0, "--bucket-mib must be positive");
   PRUNEX_USAGE(c.topk_ratio > 0 && c.topk_ratio <= 1, "--topk-ratio must be in (0, 1]");

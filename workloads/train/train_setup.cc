@@ -66,19 +66,10 @@ TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
   PRUNEX_USAGE(train.classes <= cfg.classes, "dataset has ", train.classes,
                " classes but --classes is ", cfg.classes);
 
-  TrainSetup s{cfg,
-               make_layout(cfg.model, cfg.classes, static_cast<int>(train.image_size()),
-                           static_cast<int>(train.channels())),
-               FlatLayout(ModelLayout{}),
-               nullptr,
-               {},
-               {},
-               nullptr,
-               {},
-               nullptr,
-               train.size(),
-               test.size()};
-  s.flat = FlatLayout(s.layout);
+  TrainSetup s(cfg, make_layout(cfg.model, cfg.classes, static_cast<int>(train.image_size()),
+                                static_cast<int>(train.channels())));
+  s.train_samples_total = train.size();
+  s.test_samples_total = test.size();
 
   ShardSpec spec{g.nodes(), g.gpus_per_node, comm.node(), comm.local_rank()};
   s.train_shard = shard(train, spec);
@@ -103,29 +94,36 @@ TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
   return s;
 }
 
-double run_epoch(TrainSetup& s, int64_t epoch, PhaseClock& clock,
-                 const std::function<void()>& after_backward) {
+int64_t steps_per_iteration(const TrainSetup& s) {
+  if (s.cfg.local_steps > 0) return s.cfg.local_steps;
+  return s.cfg.local_epochs * s.loader->batches_per_epoch();
+}
+
+double run_local_steps(TrainSetup& s, PhaseClock& clock,
+                       const std::function<void()>& after_backward,
+                       const std::function<void()>& after_step) {
   s.model->train();
-  s.loader->start_epoch(epoch);
+  const int64_t steps = steps_per_iteration(s);
   double loss_sum = 0;
-  int64_t batches = 0;
-  while (true) {
-    std::optional<Batch> b;
+  for (int64_t i = 0; i < steps; ++i) {
     torch::Tensor loss;
     clock.time(phase::local_compute, [&] {
-      b = s.loader->next();
-      if (!b) return;
+      std::optional<Batch> b = s.epoch_open ? s.loader->next() : std::nullopt;
+      if (!b) {  // every rank's shard has the same size: all ranks turn epochs together
+        s.loader->start_epoch(s.epoch++);
+        s.epoch_open = true;
+        b = s.loader->next();
+      }
       s.optimizer->zero_grad();
       loss = torch::nn::functional::cross_entropy(s.model->forward(b->images), b->labels);
       loss.backward();
     });
-    if (!b) break;
     if (after_backward) after_backward();
     clock.time(phase::local_compute, [&] { s.optimizer->step(); });
+    if (after_step) after_step();
     loss_sum += loss.item<double>();
-    ++batches;
   }
-  return batches ? loss_sum / batches : 0.0;
+  return steps ? loss_sum / steps : 0.0;
 }
 
 void params_to_flat(const std::vector<torch::Tensor>& params, const FlatLayout& fl, float* flat) {

@@ -27,15 +27,20 @@ struct FlatLayout {
 };
 
 struct TrainSetup {
+  TrainSetup(TrainConfig c, ModelLayout l)
+      : cfg(std::move(c)), layout(std::move(l)), flat(layout) {}
+
   TrainConfig cfg;
   ModelLayout layout;
   FlatLayout flat;
-  ModelHandle model;
+  ModelHandle model = nullptr;
   std::vector<torch::Tensor> params;  // layout order, share storage with model
   Dataset train_shard;                // this rank's shard (i, j)
   std::unique_ptr<BatchLoader> loader;
   Dataset test;  // this rank's part of the test set
   std::unique_ptr<torch::optim::SGD> optimizer;
+  int64_t epoch = 0;  // the loader's current epoch (local steps continue across epochs)
+  bool epoch_open = false;
   int64_t train_samples_total = 0;  // before sharding
   int64_t test_samples_total = 0;
 };
@@ -44,11 +49,16 @@ struct TrainSetup {
 // ranks start from the same theta) and the optimiser.
 TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm);
 
-// One local epoch of SGD. after_backward(params) runs between backward and the optimiser
-// step (the proximal term of eq. 8, DDP's bucket waits, Top-K's exchange); returns the mean
-// training loss. Forward/backward/step time goes to local_compute; the hook times itself.
-double run_epoch(TrainSetup& s, int64_t epoch, PhaseClock& clock,
-                 const std::function<void()>& after_backward);
+// Local SGD steps of one outer iteration: --local-steps steps, or --local-epochs epochs;
+// steps continue across epoch boundaries. after_backward runs between backward and the
+// optimiser step (the proximal term of eq. 8, DDP's bucket waits, Top-K's exchange),
+// after_step after it (masked retraining). Returns the mean training loss. Forward,
+// backward and step time goes to local_compute; the hooks time themselves.
+double run_local_steps(TrainSetup& s, PhaseClock& clock,
+                       const std::function<void()>& after_backward,
+                       const std::function<void()>& after_step = {});
+// Steps run_local_steps takes per outer iteration on this rank.
+int64_t steps_per_iteration(const TrainSetup& s);
 
 // Copies the model's parameters into flat (theta) / writes flat into a model's parameters.
 void params_to_flat(const std::vector<torch::Tensor>& params, const FlatLayout& fl, float* flat);
