@@ -19,15 +19,16 @@ $prunex model-info --model small_cnn --input 28 --input-channels 1 | tail -4
 section "The paper's cluster: CSC Puhti"
 $prunex topology show puhti | head -8
 
-# A short run: 8,000 training samples (2,000 per rank), 3 outer iterations, mask frozen
-# after iteration 2. The full-size runs are scripts/run_fashion_mnist.sh (README results).
+# A short run: the shipped configs (README results) on 8,000 training samples (2,000 per
+# rank) for 3 outer iterations. The full runs are scripts/run_fashion_mnist.sh.
 short=(--gpus-per-node 2 --dataset fashion-mnist --model small_cnn --train-samples 8000
-       --batch 32 --lr 0.05 --lr-schedule cosine --iterations 3)
+       --iterations 3)
 section "Live H-SADMM, channel keep 0.5 (4 ranks = 2 nodes x 2)"
-mpirun -q --oversubscribe -np 4 $prunex train "${short[@]}" --strategy hsadmm --rho1 0.01 \
-  --rho2 0.001 --t-freeze 2 --out $out/hsadmm
+mpirun -q --oversubscribe -np 4 $prunex train "${short[@]}" --strategy hsadmm \
+  --config workloads/configs/fashion_mnist_small_cnn_hsadmm.json --out $out/hsadmm
 section "Live DDP on the same work"
-mpirun -q --oversubscribe -np 4 $prunex train "${short[@]}" --strategy ddp --out $out/ddp
+mpirun -q --oversubscribe -np 4 $prunex train "${short[@]}" --strategy ddp \
+  --config workloads/configs/fashion_mnist_small_cnn_ddp.json --out $out/ddp
 
 section "Inter-node bytes per iteration (H-SADMM against its dense size)"
 python3 - $out <<'PY'
