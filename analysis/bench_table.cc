@@ -18,6 +18,20 @@ void fill_bandwidth(BenchRow& row, int n) {
   row.busbw_gbs = row.algbw_gbs * busbw_factor(row.op, n);
 }
 
+BenchRow memory_bench_row(const std::string& op, const std::string& algo, double bytes,
+                          double time_us, long wrong) {
+  BenchRow r;
+  r.op = op;
+  r.group = "-";
+  r.algo = algo;
+  r.bytes = static_cast<std::size_t>(bytes);
+  r.count = r.bytes / 4;
+  r.time_us = time_us;
+  r.wrong = wrong;
+  fill_bandwidth(r, 1);
+  return r;
+}
+
 void print_bench_header(std::FILE* f, const std::string& title) {
   fmt::print(f, "# {}\n", title);
   fmt::print(f, "#{:>12} {:>12} {:>8} {:>10} {:>6} {:>13} {:>10} {:>10} {:>8}\n", "size", "count",

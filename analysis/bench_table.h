@@ -31,6 +31,11 @@ double busbw_factor(const std::string& op, int n);
 // Fills algbw and busbw from bytes and time_us (GB/s = 1e9 bytes per second).
 void fill_bandwidth(BenchRow& row, int n);
 
+// A row for a single-device memory benchmark (pack, unpack, copy): count in floats, busbw =
+// algbw.
+BenchRow memory_bench_row(const std::string& op, const std::string& algo, double bytes,
+                          double time_us, long wrong);
+
 void print_bench_header(std::FILE* f, const std::string& title);
 void print_bench_row(std::FILE* f, const BenchRow& row);
 // "# Avg bus bandwidth : X GB/s" plus "# Out of bounds values : N" like nccl-tests.

@@ -69,16 +69,7 @@ long count_wrong(const ModelLayout& layout, const ModelMask& mask,
 }
 
 BenchRow make_row(const std::string& op, double bytes, double us, long wrong) {
-  BenchRow r;
-  r.op = op;
-  r.group = "-";
-  r.algo = "cpu";
-  r.bytes = static_cast<std::size_t>(bytes);
-  r.count = r.bytes / 4;
-  r.time_us = us;
-  r.wrong = wrong;
-  fill_bandwidth(r, 1);
-  return r;
+  return memory_bench_row(op, "cpu", bytes, us, wrong);
 }
 
 int run_compaction_bench(const Args& args) {

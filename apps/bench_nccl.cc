@@ -55,16 +55,7 @@ long count_bit_diffs(const float* a, const float* b, int64_t n) {
 }
 
 BenchRow make_row(const std::string& op, double bytes, double us, long wrong) {
-  BenchRow r;
-  r.op = op;
-  r.group = "-";
-  r.algo = "cuda";
-  r.bytes = static_cast<std::size_t>(bytes);
-  r.count = r.bytes / 4;
-  r.time_us = us;
-  r.wrong = wrong;
-  fill_bandwidth(r, 1);
-  return r;
+  return memory_bench_row(op, "cuda", bytes, us, wrong);
 }
 
 // The model's tensors on the host and the device.
