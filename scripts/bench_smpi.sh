@@ -41,6 +41,7 @@ export PRUNEX_TOPOLOGY=$topology PRUNEX_GPUS_PER_NODE=$gpn
 cfg=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:1e30
      --cfg=network/weight-S:0 --cfg=surf/precision:1e-11
      --cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no
+     --cfg=smpi/shared-malloc:global
      --log=root.thres:warning)
 
 # run_smpi RANKS ALGO: prints "wall_s simulated_s" (or "timeout -")
@@ -48,7 +49,7 @@ run_smpi() {
   local n=$1 algo=$2 log="$out/smpi_${1}_${2}.log"
   local t0 t1 rc=0
   t0=$(date +%s.%N)
-  timeout "$limit" smpirun -np "$n" -platform "$bin/platform_plugin.so" -hostfile "$out/hosts_$n" \
+  PRUNEX_NODES=$((n / gpn)) timeout "$limit" smpirun -np "$n" -platform "$bin/platform_plugin.so" -hostfile "$out/hosts_$n" \
     "${cfg[@]}" --cfg=smpi/allreduce:"$algo" "$bin/allreduce_probe" "$bytes" 1 >"$log" 2>&1 || rc=$?
   t1=$(date +%s.%N)
   if [[ $rc -ne 0 ]]; then
@@ -105,7 +106,7 @@ for n in $ranks_list; do
 import sys
 n, g, sw, pw, ss, ps, b = sys.argv[1:]
 sw, pw, ss, ps, b = map(float, (sw, pw, ss, ps, b))
-print(f"| {n} | {int(n)//int(g)} x {g} | {sw:.2f} | {pw:.2f} | {sw/pw:.1f} | {ss:.6f} | {ps:.6f} | {ss/ps:.3f} | {b:.6f} |")
+print(f"| {n} | {int(n)//int(g)} x {g} | {sw:.2f} | {pw:.2f} | {sw/pw:.2f} | {ss:.6f} | {ps:.6f} | {ss/ps:.3f} | {b:.6f} |")
 PY
   tail -n 1 "$table"
   for d in $default_ranks; do
@@ -117,5 +118,9 @@ PY
     fi
   done
 done
+t0=$(date +%s.%N)
+"$prunex" --help >/dev/null 2>&1 || true
+t1=$(date +%s.%N)
+echo "prunex startup alone (prunex --help): $(python3 -c "print(f'{$t1 - $t0:.2f}')") s" | tee "$out/startup.txt"
 echo "bytes $bytes, topology $topology, $gpn GPUs per node; table in $table"
 cat "$table"
