@@ -41,7 +41,7 @@ export PRUNEX_TOPOLOGY=$topology PRUNEX_GPUS_PER_NODE=$gpn
 cfg=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:1e30
      --cfg=network/weight-S:0 --cfg=surf/precision:1e-11
      --cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no
-     --cfg=smpi/shared-malloc:global
+     --cfg=smpi/shared-malloc:global --cfg=smpi/wtime:0
      --log=root.thres:warning)
 
 # run_smpi RANKS ALGO: prints "wall_s simulated_s" (or "timeout -")
