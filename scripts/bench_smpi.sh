@@ -41,16 +41,26 @@ export PRUNEX_TOPOLOGY=$topology PRUNEX_GPUS_PER_NODE=$gpn
 cfg=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:1e30
      --cfg=network/weight-S:0 --cfg=surf/precision:1e-11
      --cfg=smpi/simulate-computation:no --cfg=smpi/privatization:no
-     --cfg=smpi/shared-malloc:global --cfg=smpi/wtime:0
+     --cfg=smpi/shared-malloc:global
+     --cfg=smpi/wtime:0
      --log=root.thres:warning)
 
 # run_smpi RANKS ALGO: prints "wall_s simulated_s" (or "timeout -")
 run_smpi() {
   local n=$1 algo=$2 log="$out/smpi_${1}_${2}.log"
-  local t0 t1 rc=0
+  local t0 t1 rc=0 block
+  # Shared malloc maps one block file over and over: each rank's two buffers take
+  # 2 x ceil(S/block) mappings, and all ranks together must stay under vm.max_map_count
+  # (65530 by default). The smallest power-of-two block >= 1 MiB (SMPI's default) that fits.
+  block=$(python3 -c "
+import math
+b, cap = 1 << 20, int(open('/proc/sys/vm/max_map_count').read()) * 0.9
+while $n * (2 * math.ceil($bytes / b) + 4) > cap: b *= 2
+print(b)")
   t0=$(date +%s.%N)
-  PRUNEX_NODES=$((n / gpn)) timeout "$limit" smpirun -np "$n" -platform "$bin/platform_plugin.so" -hostfile "$out/hosts_$n" \
-    "${cfg[@]}" --cfg=smpi/allreduce:"$algo" "$bin/allreduce_probe" "$bytes" 1 >"$log" 2>&1 || rc=$?
+  # TMPDIR=/dev/shm: the block file lives in memory (on disk, dirty pages get written back).
+  TMPDIR=/dev/shm PRUNEX_NODES=$((n / gpn)) timeout "$limit" smpirun -np "$n" -platform "$bin/platform_plugin.so" -hostfile "$out/hosts_$n" \
+    "${cfg[@]}" --cfg=smpi/shared-malloc-blocksize:"$block" --cfg=smpi/allreduce:"$algo" "$bin/allreduce_probe" "$bytes" 1 >"$log" 2>&1 || rc=$?
   t1=$(date +%s.%N)
   if [[ $rc -ne 0 ]]; then
     [[ $rc -eq 124 ]] && { echo "timeout -"; return; }
