@@ -8,8 +8,9 @@
 # Builds what it needs into build/smpi (about a minute the first time, cached after);
 # skips when smpicc, smpirun or pkg-config simgrid is missing.
 set -u
-prunex=$(realpath "$1")
 fail() { echo "FAIL: $*" >&2; exit 1; }
+[[ -x ${1:-} ]] || fail "usage: smpi_platform.sh PRUNEX_BINARY (got '${1:-}')"
+prunex=$(realpath "$1")
 for tool in smpicc smpirun pkg-config python3; do
   command -v "$tool" >/dev/null || { echo "SKIP: $tool not found"; exit 0; }
 done
