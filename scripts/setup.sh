@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   cmake g++ make pkg-config ccache clang-format
   libopenmpi-dev openmpi-bin
-  libsimgrid-dev simgrid
+  libsimgrid-dev
   libtorch-dev
   nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev
   dataset-fashion-mnist
