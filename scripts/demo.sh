@@ -42,11 +42,12 @@ PY
 section "The same plan on a modeled Puhti: ResNet-152, 16 nodes x 4 V100 (SimGrid)"
 for s in hsadmm ddp; do
   $prunex simulate --topology puhti --nodes 16 --gpus-per-node 4 --model resnet152 \
-    --strategy $s --iterations 60 --t-freeze 30 --out $out/sim_$s | tail -4
+    --strategy $s --iterations 60 --t-freeze 30 --out $out/sim_$s |
+    grep -E "s per iteration|bytes per iteration" | sed "s/^/  $s: /"
 done
 section "Strong scaling 8 -> 64 GPUs on the modeled Puhti"
 $prunex sweep --topology puhti --model resnet152 --gpus 8,16,32,64 \
-  --strategy hsadmm,hsadmm-flat,ddp,topk --out $out/sweep 2>/dev/null | tail -8
+  --strategy hsadmm,hsadmm-flat,ddp,topk --out $out/sweep 2>/dev/null | tail -18
 $prunex plot scaling $out/sweep/scaling.json --out $out/scaling.png
 
 section "Outputs"
