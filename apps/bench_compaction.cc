@@ -16,6 +16,7 @@
 
 #include "analysis/bench_table.h"
 #include "analysis/metrics.h"
+#include "apps/bench_model_args.h"
 #include "apps/bench_modes.h"
 #include "engine/compaction.h"
 #include "engine/error.h"
@@ -73,16 +74,10 @@ BenchRow make_row(const std::string& op, double bytes, double us, long wrong) {
 }
 
 int run_compaction_bench(const Args& args) {
-  const std::string model = args.get_or("model", "resnet152");
-  const long classes = args.get_int("classes", 10);
-  PRUNEX_USAGE(classes >= 1 && classes <= INT_MAX, "--classes must be a positive integer");
-  const long iters = args.get_int("n", 20), warmup = args.get_int("w", 5);
-  PRUNEX_USAGE(iters >= 1, "-n must be at least 1, got ", iters);
-  PRUNEX_USAGE(warmup >= 0, "-w must be at least 0, got ", warmup);
-  const SparsityKinds kinds = parse_sparsity_kinds(args.get_or("sparsity", "channel"));
-  const KeepRate keep = KeepRate::parse(args.get_or("keep", "0.5"));
-  const ModelLayout layout = make_layout(model, static_cast<int>(classes));
-  const SparsitySpec spec = SparsitySpec::build(layout, kinds, keep);
+  const ModelBenchArgs parsed = parse_model_bench_args(args);
+  const ModelLayout& layout = parsed.layout;
+  const SparsitySpec& spec = parsed.spec;
+  const long iters = parsed.iters, warmup = parsed.warmup;
 
   // z: the projected node consensus (so its masks are what a real projection gives on
   // unstructured values); v: a dense dual.
@@ -146,11 +141,12 @@ int run_compaction_bench(const Args& args) {
   const double pu_gbs = rows[2].algbw_gbs, mc_gbs = rows[3].algbw_gbs;
   const double ratio = mc_gbs > 0 ? pu_gbs / mc_gbs : 0.0;
 
-  print_bench_header(stdout, fmt::format("compaction: {} ({} classes), {} keep {}, {} of {} layers "
-                                         "pruned, {} buckets of {} MiB",
-                                         layout.model, classes, sparsity_kinds_name(kinds),
-                                         keep.str(), spec.pruned_layers(), n_layers, plan.buckets(),
-                                         plan.bucket_capacity() * 4 >> 20));
+  print_bench_header(stdout,
+                     fmt::format("compaction: {} ({} classes), {} keep {}, {} of {} layers "
+                                 "pruned, {} buckets of {} MiB",
+                                 layout.model, layout.classes, sparsity_kinds_name(spec.kinds),
+                                 spec.global.str(), spec.pruned_layers(), n_layers, plan.buckets(),
+                                 plan.bucket_capacity() * 4 >> 20));
   for (const auto& r : rows) print_bench_row(stdout, r);
   print_bench_footer(stdout, rows);
   fmt::print("# dense {:.1f} MB, compact {:.1f} MB ({:.1f}%), mask density {:.3f}\n", d_bytes / 1e6,
@@ -160,8 +156,8 @@ int run_compaction_bench(const Args& args) {
 
   if (auto path = args.get("json")) {
     const nlohmann::json j = {{"model", layout.model},
-                              {"sparsity", sparsity_kinds_name(kinds)},
-                              {"keep", keep.str()},
+                              {"sparsity", sparsity_kinds_name(spec.kinds)},
+                              {"keep", spec.global.str()},
                               {"pack_unpack_gbs", pu_gbs},
                               {"memcpy_gbs", mc_gbs},
                               {"ratio", ratio},

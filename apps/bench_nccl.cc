@@ -21,6 +21,7 @@
 
 #include "analysis/bench_table.h"
 #include "analysis/metrics.h"
+#include "apps/bench_model_args.h"
 #include "apps/bench_modes.h"
 #include "backends/nccl/cuda_handles.h"
 #include "backends/nccl/gpu_compaction.h"
@@ -83,16 +84,10 @@ int run_nccl_bench(const Args& args) {
   if (cuda_device_count() == 0)
     throw UsageError("no CUDA device: " + cuda_unavailable_reason() +
                      " (prunex bench --backend nccl needs a GPU)");
-  const std::string model = args.get_or("model", "resnet152");
-  const long classes = args.get_int("classes", 10);
-  PRUNEX_USAGE(classes >= 1 && classes <= INT_MAX, "--classes must be a positive integer");
-  const long iters = args.get_int("n", 20), warmup = args.get_int("w", 5);
-  PRUNEX_USAGE(iters >= 1, "-n must be at least 1, got ", iters);
-  PRUNEX_USAGE(warmup >= 0, "-w must be at least 0, got ", warmup);
-  const SparsityKinds kinds = parse_sparsity_kinds(args.get_or("sparsity", "channel"));
-  const KeepRate keep = KeepRate::parse(args.get_or("keep", "0.5"));
-  const ModelLayout layout = make_layout(model, static_cast<int>(classes));
-  const SparsitySpec spec = SparsitySpec::build(layout, kinds, keep);
+  const ModelBenchArgs parsed = parse_model_bench_args(args);
+  const ModelLayout& layout = parsed.layout;
+  const SparsitySpec& spec = parsed.spec;
+  const long iters = parsed.iters, warmup = parsed.warmup;
   const size_t n_layers = layout.layers.size();
 
   CudaStream stream;
@@ -200,8 +195,8 @@ int run_nccl_bench(const Args& args) {
   print_bench_header(
       stdout, fmt::format("gpu kernels on {}: {} ({} classes), {} keep {}, {} of {} "
                           "layers pruned, {} buckets of {} MiB",
-                          prop.name, layout.model, classes, sparsity_kinds_name(kinds), keep.str(),
-                          spec.pruned_layers(), n_layers, plan.buckets(),
+                          prop.name, layout.model, layout.classes, sparsity_kinds_name(spec.kinds),
+                          spec.global.str(), spec.pruned_layers(), n_layers, plan.buckets(),
                           plan.bucket_capacity() * 4 >> 20));
   for (const auto& r : rows) print_bench_row(stdout, r);
   print_bench_footer(stdout, rows);
@@ -215,8 +210,8 @@ int run_nccl_bench(const Args& args) {
   if (auto path = args.get("json")) {
     const nlohmann::json j = {{"gpu", prop.name},
                               {"model", layout.model},
-                              {"sparsity", sparsity_kinds_name(kinds)},
-                              {"keep", keep.str()},
+                              {"sparsity", sparsity_kinds_name(spec.kinds)},
+                              {"keep", spec.global.str()},
                               {"pack_unpack_gbs", rows[2].algbw_gbs},
                               {"memcpy_d2d_gbs", rows[3].algbw_gbs},
                               {"ratio", ratio},

@@ -81,29 +81,12 @@ int group_size(const sim::SimConfig& c, Group g) {
 // (wall time, memory), not a model of a particular run; engine plans replace it in simulate.
 IterationPlan hsadmm_shaped_plan(double bytes, double keep, double flops) {
   auto coll = [](const char* phase, Group g, CollectiveOp op, double b, DType t) {
-    PlanStep s;
-    s.phase = phase;
-    s.kind = StepKind::collective;
-    s.group = g;
-    s.op = op;
-    s.bytes = static_cast<std::size_t>(b);
-    s.dtype = t;
-    return s;
+    return collective_step(phase, g, op, static_cast<int64_t>(b), t);
   };
-  auto mem = [](const char* phase, double b) {
-    PlanStep s;
-    s.phase = phase;
-    s.kind = StepKind::memory;
-    s.mem_bytes = b;
-    return s;
-  };
-  PlanStep compute;
-  compute.phase = phase::local_compute;
-  compute.kind = StepKind::compute;
-  compute.flops = flops;
+  auto mem = memory_step;
   IterationPlan plan;
   plan.steps = {
-      compute,
+      compute_step(phase::local_compute, flops),
       coll(phase::intra_allreduce, Group::intra, CollectiveOp::allreduce, bytes, DType::f32),
       mem(phase::projection, 2 * bytes),
       // one mask byte per 4 parameters' worth of fp32 bytes / 4 (a per-weight u8 mask)

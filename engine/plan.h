@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,33 @@ struct IterationPlan {
   // How many of these iterations make one epoch of the dataset.
   double iterations_per_epoch = 1;
 };
+
+inline PlanStep compute_step(const char* phase, double flops) {
+  PlanStep s;
+  s.phase = phase;
+  s.kind = StepKind::compute;
+  s.flops = flops;
+  return s;
+}
+
+inline PlanStep memory_step(const char* phase, double bytes) {
+  PlanStep s;
+  s.phase = phase;
+  s.kind = StepKind::memory;
+  s.mem_bytes = bytes;
+  return s;
+}
+
+inline PlanStep collective_step(const char* phase, Group g, CollectiveOp op, int64_t bytes,
+                                DType dtype = DType::f32) {
+  PlanStep s;
+  s.phase = phase;
+  s.kind = StepKind::collective;
+  s.group = g;
+  s.op = op;
+  s.bytes = static_cast<std::size_t>(bytes);
+  s.dtype = dtype;
+  return s;
+}
 
 }  // namespace prunex

@@ -11,34 +11,6 @@
 namespace prunex {
 namespace {
 
-PlanStep compute_step(const char* phase, double flops) {
-  PlanStep s;
-  s.phase = phase;
-  s.kind = StepKind::compute;
-  s.flops = flops;
-  return s;
-}
-
-PlanStep memory_step(const char* phase, double bytes) {
-  PlanStep s;
-  s.phase = phase;
-  s.kind = StepKind::memory;
-  s.mem_bytes = bytes;
-  return s;
-}
-
-PlanStep collective_step(const char* phase, Group g, CollectiveOp op, int64_t bytes,
-                         DType dtype = DType::f32) {
-  PlanStep s;
-  s.phase = phase;
-  s.kind = StepKind::collective;
-  s.group = g;
-  s.op = op;
-  s.bytes = static_cast<std::size_t>(bytes);
-  s.dtype = dtype;
-  return s;
-}
-
 void check_inputs(const PlanInputs& in) {
   PRUNEX_USAGE(in.layout != nullptr && !in.layout->layers.empty(), "plan: no model layout");
   PRUNEX_USAGE(in.nodes >= 1 && in.gpus_per_node >= 1,
