@@ -2,7 +2,6 @@
 
 #include <memory>
 
-#include "engine/compaction.h"
 #include "engine/hsadmm_updates.h"
 #include "engine/phases.h"
 #include "engine/projection.h"
@@ -129,12 +128,16 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
   global_mask_.from_bits(bits.data(), bits.size());
   if (!was_frozen) freezer_.observe(k, bits);
 
-  std::unique_ptr<CompactionPlan> plan;
-  std::unique_ptr<BucketSet> buckets;
-  timer.time(phase::pack, [&] {
-    plan = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
-    buckets = std::make_unique<BucketSet>(*plan);
-  });
+  // Once the mask is frozen the compact shapes no longer change: the plan and its buckets
+  // are built once and reused ("one-shot buffer allocation", paper section 4.5).
+  if (!was_frozen || !plan_) {
+    timer.time(phase::pack, [&] {
+      plan_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
+      buckets_ = std::make_unique<BucketSet>(*plan_);
+    });
+  }
+  CompactionPlan* plan = plan_.get();
+  BucketSet* buckets = buckets_.get();
   std::vector<const float*> zp(L), vp(L);
   std::vector<float*> outp(L);
   for (int l = 0; l < L; ++l) {
@@ -163,6 +166,7 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
     // more groups while nodes still disagree.
     timer.time(phase::projection,
                [&] { global_mask_ = project_model(outp.data(), layout_, spec_); });
+    plan_.reset();  // built for the union mask; the frozen mask needs its own
   }
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/communicator.h"
+#include "engine/compaction.h"
 #include "engine/hsadmm_config.h"
 #include "engine/layer_layout.h"
 #include "engine/mask.h"
@@ -78,6 +79,8 @@ class HsadmmConsensus {
   std::vector<int64_t> offset_;
   int64_t n_ = 0;
   std::vector<float> u_, v_, zi_, zi_prev_, z_, z_prev_, buf_;
+  std::unique_ptr<CompactionPlan> plan_;  // for global_mask_; kept while the mask is frozen
+  std::unique_ptr<BucketSet> buckets_;
 };
 
 }  // namespace prunex
