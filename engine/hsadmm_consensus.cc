@@ -44,6 +44,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
 
   // Phase 2: consensus inside the node (flat: the world), eq. 9.
   timer.time(phase::dual_update, [&] { theta_plus_u(theta, u_.data(), buf_.data(), n_); });
+  timer.align(comm_, flat_ ? Group::world : Group::intra);
   timer.time(flat_ ? phase::allreduce : phase::intra_allreduce, [&] {
     comm_.allreduce(buf_.data(), n_, DType::f32, ReduceOp::sum,
                     flat_ ? Group::world : Group::intra);
@@ -113,6 +114,7 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
   const bool was_frozen = freezer_.frozen();
   if (comm_.is_leader()) {
     if (!was_frozen) {
+      timer.align(comm_, Group::inter);
       timer.time(phase::mask_sync, [&] {
         node_mask.to_bits(bits.data());
         comm_.allreduce(bits.data(), bits.size(), DType::u8, ReduceOp::bor, Group::inter);
@@ -123,6 +125,7 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
   }
   // Every rank of the node learns the union mask from its leader: followers need it to
   // unpack the compact buffers they receive.
+  timer.align(comm_, Group::intra);
   timer.time(phase::broadcast,
              [&] { comm_.broadcast(bits.data(), bits.size(), DType::u8, 0, Group::intra); });
   global_mask_.from_bits(bits.data(), bits.size());
@@ -147,12 +150,14 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
   }
   if (comm_.is_leader()) {
     timer.time(phase::pack, [&] { pack(*plan, zp.data(), vp.data(), buckets->data()); });
+    timer.align(comm_, Group::inter);
     timer.time(phase::inter_allreduce, [&] {
       for (int b = 0; b < buckets->size(); ++b)
         comm_.allreduce(buckets->bucket(b), buckets->floats(b), DType::f32, ReduceOp::sum,
                         Group::inter);
     });
   }
+  timer.align(comm_, Group::intra);
   timer.time(phase::broadcast, [&] {
     for (int b = 0; b < buckets->size(); ++b)
       comm_.broadcast(buckets->bucket(b), buckets->floats(b), DType::f32, 0, Group::intra);

@@ -11,6 +11,12 @@ class PhaseTimer {
   virtual ~PhaseTimer() = default;
   virtual void add(const char* phase, double start, double seconds) = 0;
 
+  // Called before a communication phase on every rank of `group`. A timer that separates
+  // waiting from communicating (PhaseClock with --sync-phases) barriers the group here and
+  // reports the wait as phase::sync_wait, so the phase that follows times the collective
+  // alone instead of the collective plus the slowest rank's late arrival. Default: nothing.
+  virtual void align(Communicator& /*comm*/, Group /*group*/) {}
+
   // Times fn() as `phase`.
   template <typename Fn>
   auto time(const char* phase, Fn&& fn) {

@@ -18,6 +18,9 @@ inline constexpr const char* dual_update = "dual_update";
 inline constexpr const char* allreduce = "allreduce";
 inline constexpr const char* allgather = "allgather";
 inline constexpr const char* compress = "compress";
+// Measurement mode (--sync-phases): waiting at a barrier for the group's slowest rank before a
+// communication phase (load imbalance, not communication).
+inline constexpr const char* sync_wait = "sync_wait";
 
 // Phases that move data between ranks (their times make up "communication").
 inline bool is_communication(const char* name) {

@@ -72,7 +72,9 @@ class DdpStrategy : public LiveStrategy {
     if (b.pending == 0) b.pending = static_cast<int>(b.layers.size());
     auto g = grad.contiguous();
     std::memcpy(b.data.data() + slot_[l].offset, g.data_ptr<float>(), g.numel() * sizeof(float));
-    if (--b.pending == 0)
+    // --sync-phases: all-reduced after backward instead (finish_step), so that the phase
+    // times the collective alone.
+    if (--b.pending == 0 && !s_.cfg.sync_phases)
       b.work =
           comm_.allreduce_async(b.data.data(), b.floats, DType::f32, ReduceOp::avg, Group::world);
     // Let earlier buckets progress (MPI progresses non-blocking collectives inside calls).
@@ -82,8 +84,13 @@ class DdpStrategy : public LiveStrategy {
 
   // After backward: the exposed part of the all-reduces, then the averaged gradients.
   void finish_step() {
+    if (s_.cfg.sync_phases) clock_->align(comm_, Group::world);
     clock_->time(phase::allreduce, [&] {
       for (auto& b : buckets_) {
+        if (s_.cfg.sync_phases) {
+          comm_.allreduce(b.data.data(), b.floats, DType::f32, ReduceOp::avg, Group::world);
+          continue;
+        }
         PRUNEX_CHECK(b.work != nullptr, "DDP bucket never launched (a gradient missing?)");
         b.work->wait();
         b.work.reset();

@@ -11,7 +11,8 @@ const std::vector<std::string>& live_phase_names() {
   static const std::vector<std::string> names = {
       phase::local_compute, phase::intra_allreduce, phase::projection, phase::mask_sync,
       phase::pack,          phase::inter_allreduce, phase::unpack,     phase::broadcast,
-      phase::dual_update,   phase::allreduce,       phase::allgather,  phase::compress};
+      phase::dual_update,   phase::allreduce,       phase::allgather,  phase::compress,
+      phase::sync_wait};
   return names;
 }
 
@@ -32,6 +33,11 @@ void PhaseClock::add(const char* phase, double start, double seconds) {
     return;
   }
   events_.insert(events_.end(), {static_cast<double>(i), start - t0_, seconds});
+}
+
+void PhaseClock::align(Communicator& comm, Group group) {
+  if (!sync_) return;
+  time(phase::sync_wait, [&] { comm.barrier(group); });
 }
 
 std::vector<double> PhaseClock::take_iteration() {

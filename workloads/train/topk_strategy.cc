@@ -60,6 +60,7 @@ class TopkStrategy : public LiveStrategy {
         at += k_[l];
       }
     });
+    clock_->align(comm_, Group::world);
     clock_->time(phase::allgather, [&] {
       comm_.allgather(send_.data(), recv_.data(), send_.size(), DType::u8, Group::world);
     });

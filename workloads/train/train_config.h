@@ -34,13 +34,15 @@ struct TrainConfig {
   int local_epochs = 1;
   long local_steps = 0;  // > 0: an outer iteration is this many local steps instead
   int t_freeze = 0;      // freeze the mask after this iteration (0: never by count)
-  int freeze_after = 3;
-  bool masked_retraining = true;  // after freezing, theta is masked too (section 4.5)  // ... or
-                                  // once it has been unchanged this many iterations (0: off)
+  int freeze_after = 3;  // ... or once it has been unchanged this many iterations (0: off)
+  bool masked_retraining = true;  // after freezing, theta is masked too (section 4.5)
   double eps_abs = 1e-4, eps_rel = 1e-3;
   double bucket_mib = 32;  // inter-node buckets (hsadmm) / DDP buckets use 25 MiB
   double topk_ratio = 0.01;
   int eval_every = 1;
+  // Measurement mode: a barrier before every communication phase, its wait recorded as
+  // sync_wait, so the phases time communication alone (DDP then all-reduces after backward).
+  bool sync_phases = false;
   long train_samples = 0;  // 0: the whole training set; else the first N (quick runs)
   long test_samples = 0;
   long synthetic_samples = 4096;

@@ -78,6 +78,10 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
   run.config["nodes"] = comm.grouping().nodes();
   run.config["gpus_per_node"] = comm.grouping().gpus_per_node;
   run.config["backend"] = "mpi";
+  // What a simulation of this run needs (prunex calibrate / simulate read them).
+  run.config["input"] = setup.layout.input_size;
+  run.config["input_channels"] = setup.layout.input_channels;
+  run.config["samples"] = setup.train_samples_total;
   if (root)
     std::printf(
         "train: %s on %s, %d ranks = %d nodes x %d, %lld params, %lld train / %lld test "
@@ -88,7 +92,7 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
         static_cast<long long>(setup.test_samples_total));
 
   comm.barrier(Group::world);
-  PhaseClock clock(now_seconds());
+  PhaseClock clock(now_seconds(), cfg.sync_phases);
   double eval_seconds = 0;
   for (int k = 1; k <= cfg.iterations; ++k) {
     const double lr = learning_rate(cfg, k);
