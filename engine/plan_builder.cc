@@ -20,6 +20,7 @@ void check_inputs(const PlanInputs& in) {
   PRUNEX_USAGE(in.batch >= 1, "batch must be >= 1 (got ", in.batch, ")");
   PRUNEX_USAGE(in.samples >= 1, "samples must be >= 1 (got ", in.samples, ")");
   PRUNEX_USAGE(in.local_epochs >= 1, "local epochs must be >= 1 (got ", in.local_epochs, ")");
+  PRUNEX_USAGE(in.local_steps >= 0, "local steps must be >= 0 (got ", in.local_steps, ")");
   PRUNEX_USAGE(in.bucket_bytes >= 4, "bucket size must be >= 4 bytes (got ", in.bucket_bytes, ")");
   PRUNEX_USAGE(in.topk_ratio > 0 && in.topk_ratio <= 1, "topk ratio must be in (0, 1] (got ",
                in.topk_ratio, ")");
@@ -27,7 +28,7 @@ void check_inputs(const PlanInputs& in) {
 
 // Local epochs of steps: the model's compute, then the per-step SGD (and proximal) passes.
 void add_local_steps(const PlanInputs& in, bool proximal, IterationPlan& plan) {
-  const double steps = static_cast<double>(steps_per_epoch(in)) * in.local_epochs;
+  const double steps = static_cast<double>(steps_per_iteration(in));
   const double d = static_cast<double>(in.layout->fp32_bytes());
   plan.steps.push_back(compute_step(phase::local_compute, steps * step_flops(in)));
   plan.steps.push_back(memory_step(phase::local_compute, steps * (proximal ? 10 : 5) * d));
@@ -73,7 +74,8 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
     plan.steps.push_back(memory_step(phase::unpack, c + d));
     plan.steps.push_back(memory_step(phase::dual_update, 20 * d));
   }
-  plan.iterations_per_epoch = 1.0 / in.local_epochs;
+  plan.iterations_per_epoch =
+      static_cast<double>(steps_per_epoch(in)) / static_cast<double>(steps_per_iteration(in));
   return plan;
 }
 
@@ -95,7 +97,7 @@ IterationPlan ddp_plan(const PlanInputs& in) {
       done += layout.layers[l].forward_flops;
     PlanStep s =
         collective_step(phase::allreduce, Group::world, CollectiveOp::allreduce, b.floats * 4);
-    s.overlap_with = backward;
+    if (in.ddp_overlap) s.overlap_with = backward;
     s.ready_fraction = total > 0 ? std::min(1.0, done / total) : 1.0;
     plan.steps.push_back(s);
   }
@@ -141,13 +143,20 @@ long steps_per_epoch(const PlanInputs& in) {
   return std::max(1L, (shard_samples(in) + in.batch - 1) / in.batch);
 }
 
+long steps_per_iteration(const PlanInputs& in) {
+  return in.local_steps > 0 ? in.local_steps : steps_per_epoch(in) * in.local_epochs;
+}
+
 long plan_repeats(const PlanInputs& in) {
   if (in.strategy == Strategy::ddp || in.strategy == Strategy::topk)
-    return steps_per_epoch(in) * in.local_epochs;
+    return steps_per_iteration(in);
   return 1;
 }
 
 double step_flops(const PlanInputs& in) {
+  if (in.local_steps > 0)
+    return 3.0 * in.layout->forward_flops() *
+           static_cast<double>(std::min<long>(in.batch, shard_samples(in)));
   return 3.0 * in.layout->forward_flops() * static_cast<double>(shard_samples(in)) /
          static_cast<double>(steps_per_epoch(in));
 }

@@ -49,6 +49,12 @@ struct PlanInputs {
   int batch = 128;  // per GPU
   long samples = kCifar10TrainSamples;
   int local_epochs = 1;
+  // > 0: an outer iteration is this many local steps of full batches (a live run's
+  // --local-steps) instead of local_epochs epochs.
+  long local_steps = 0;
+  // ddp: a bucket's all-reduce starts as its gradients are ready, overlapping the rest of the
+  // backward pass. false: all buckets after backward (a live run's --sync-phases).
+  bool ddp_overlap = true;
   // hsadmm: the global (union) mask of the iteration; compact sizes and the mask bits come
   // from it through CompactionPlan and ModelMask::bit_bytes, as in live runs.
   const ModelMask* global_mask = nullptr;
@@ -60,12 +66,15 @@ struct PlanInputs {
 int world_size(const PlanInputs& in);
 // Local SGD steps one GPU takes per epoch of the training set.
 long steps_per_epoch(const PlanInputs& in);
+// Local steps one GPU takes per outer iteration: local_steps, or local_epochs epochs.
+long steps_per_iteration(const PlanInputs& in);
 // How many times the plan runs per outer iteration: 1 for hsadmm strategies, steps per epoch
 // x local epochs for ddp / topk.
 long plan_repeats(const PlanInputs& in);
 // Samples one GPU trains on per epoch: ceil(samples / world).
 long shard_samples(const PlanInputs& in);
-// FLOPs of one (average) local step on one GPU: 3 x forward x shard / steps.
+// FLOPs of one (average) local step on one GPU: 3 x forward x shard / steps per epoch, or
+// 3 x forward x min(batch, shard) with local_steps.
 double step_flops(const PlanInputs& in);
 
 // Bytes of the per-iteration residual all-reduce of the hsadmm strategies (world, f64).

@@ -124,7 +124,8 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   for (int k = 1; k <= spec.iterations; ++k)
     total += static_cast<double>(repeats) * plan_of(k).timing.iteration_seconds;
   out.time_per_iteration_s = total / spec.iterations;
-  out.time_per_epoch_s = out.time_per_iteration_s / spec.plan.local_epochs;
+  out.time_per_epoch_s = out.time_per_iteration_s * static_cast<double>(steps_per_epoch(in)) /
+                         static_cast<double>(steps_per_iteration(in));
   if (!records) return out;
 
   RunRecord& run = out.run;

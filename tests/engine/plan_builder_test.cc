@@ -108,6 +108,26 @@ TEST(PlanBuilder, BucketsFrozenMaskAndLocalEpochs) {
   EXPECT_DOUBLE_EQ(plan.iterations_per_epoch, 1.0 / 3);
 }
 
+TEST(PlanBuilder, LocalStepsReplaceEpochs) {
+  // A live run's --local-steps: 30 full batches of 32 per iteration, whatever the shard.
+  Fixture f;
+  const ModelMask mask = synthetic_union_mask(f.layout, f.spec, 0.0, 2);
+  PlanInputs in = inputs(f, Strategy::hsadmm, &mask);
+  in.batch = 32;
+  in.samples = 16000;  // 4000 per rank: 125 steps per epoch
+  in.local_steps = 30;
+  EXPECT_EQ(steps_per_iteration(in), 30);
+  EXPECT_EQ(plan_repeats(in), 1);
+  const IterationPlan plan = build_plan(in);
+  EXPECT_DOUBLE_EQ(steps_of(plan, phase::local_compute)[0]->flops,
+                   3.0 * f.layout.forward_flops() * 32 * 30);
+  EXPECT_DOUBLE_EQ(plan.iterations_per_epoch, 125.0 / 30);
+  in.strategy = Strategy::ddp;
+  EXPECT_EQ(plan_repeats(in), 30);
+  in.ddp_overlap = false;  // --sync-phases: all-reduced after backward
+  for (const auto* s : steps_of(build_plan(in), phase::allreduce)) EXPECT_EQ(s->overlap_with, -1);
+}
+
 TEST(PlanBuilder, UnionGrowthWidensTheCompactPayload) {
   Fixture f;
   // g = keep = 0.5 on 2 nodes: 16 + round(16 x 0.5) = 24 of 32 channels, 32 + 16 = 48 of 64.
