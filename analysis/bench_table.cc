@@ -14,6 +14,7 @@ double busbw_factor(const std::string& op, int n) {
 }
 
 void fill_bandwidth(BenchRow& row, int n) {
+  row.ranks = n;
   row.algbw_gbs = row.time_us > 0 ? row.bytes / (row.time_us * 1e-6) / 1e9 : 0.0;
   row.busbw_gbs = row.algbw_gbs * busbw_factor(row.op, n);
 }
@@ -57,19 +58,16 @@ void print_bench_footer(std::FILE* f, const std::vector<BenchRow>& rows) {
   fmt::print(f, "# Avg bus bandwidth    : {:.4f} GB/s\n", rows.empty() ? 0.0 : sum / rows.size());
 }
 
-nlohmann::json bench_rows_json(const std::vector<BenchRow>& rows) {
+nlohmann::json bench_rows_json(const std::vector<BenchRow>& rows, const nlohmann::json& context) {
   nlohmann::json a = nlohmann::json::array();
-  for (const auto& r : rows)
-    a.push_back({{"op", r.op},
-                 {"group", r.group},
-                 {"algo", r.algo},
-                 {"bytes", r.bytes},
-                 {"count", r.count},
-                 {"dtype", r.dtype},
-                 {"time_us", r.time_us},
-                 {"algbw_gbs", r.algbw_gbs},
-                 {"busbw_gbs", r.busbw_gbs},
-                 {"wrong", r.wrong}});
+  for (const auto& r : rows) {
+    nlohmann::json j = {{"op", r.op},           {"group", r.group},         {"algo", r.algo},
+                        {"bytes", r.bytes},     {"count", r.count},         {"dtype", r.dtype},
+                        {"time_us", r.time_us}, {"algbw_gbs", r.algbw_gbs}, {"busbw_gbs", r.busbw_gbs},
+                        {"wrong", r.wrong},     {"ranks", r.ranks}};
+    j.update(context);
+    a.push_back(std::move(j));
+  }
   return a;
 }
 

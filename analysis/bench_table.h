@@ -23,12 +23,13 @@ struct BenchRow {
   double algbw_gbs = 0;
   double busbw_gbs = 0;
   long wrong = 0;
+  int ranks = 1;  // ranks in the group that ran it (fill_bandwidth sets it)
 };
 
 // nccl-tests' bus-bandwidth factor for an op over n ranks: all-reduce 2(n-1)/n, all-gather
 // and reduce-scatter (n-1)/n, broadcast 1.
 double busbw_factor(const std::string& op, int n);
-// Fills algbw and busbw from bytes and time_us (GB/s = 1e9 bytes per second).
+// Fills ranks, algbw and busbw from bytes and time_us (GB/s = 1e9 bytes per second).
 void fill_bandwidth(BenchRow& row, int n);
 
 // A row for a single-device memory benchmark (pack, unpack, copy): count in floats, busbw =
@@ -41,7 +42,10 @@ void print_bench_row(std::FILE* f, const BenchRow& row);
 // "# Avg bus bandwidth : X GB/s" plus "# Out of bounds values : N" like nccl-tests.
 void print_bench_footer(std::FILE* f, const std::vector<BenchRow>& rows);
 
-nlohmann::json bench_rows_json(const std::vector<BenchRow>& rows);
+// The rows as JSON objects; `context` (e.g. backend, nodes, gpus_per_node, world) is merged
+// into every row, so a row alone says where it was measured (prunex calibrate reads them).
+nlohmann::json bench_rows_json(const std::vector<BenchRow>& rows,
+                               const nlohmann::json& context = nlohmann::json::object());
 // Sizes from -b to -e multiplying by -f (nccl-tests' sweep).
 std::vector<std::size_t> bench_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor);
 

@@ -21,6 +21,8 @@ struct MpiBenchConfig {
   std::vector<std::size_t> sizes;
   int gpus_per_node = 0;  // 0: the ranks sharing a host form a node
   int iters = 20, warmup = 5;
+  bool sync = false;     // barrier on the group before every iteration
+  double busy_us = 0;    // CPU work on every rank before that barrier
   std::string json;
 };
 
@@ -49,6 +51,9 @@ MpiBenchConfig parse_config(const Args& args) {
   c.iters = static_cast<int>(n);
   c.warmup = static_cast<int>(w);
   c.json = args.get_or("json", "");
+  c.sync = args.flag("sync");
+  c.busy_us = args.get_double("busy-us", 0);
+  PRUNEX_USAGE(c.busy_us >= 0 && c.busy_us <= 1e7, "--busy-us must be in [0, 1e7], got ", c.busy_us);
   return c;
 }
 
@@ -62,6 +67,13 @@ std::string title(const NodeGrouping& ng, const MpiBenchConfig& cfg) {
                         cfg.gpus_per_node > 0 ? " (emulated nodes)" : " (real hosts)",
                         ", float sum, ", cfg.iters, " iterations after ", cfg.warmup,
                         " warm-up, time = max over ranks of the mean");
+}
+
+// Spins the CPU for `us` microseconds (a stand-in for the compute between training steps).
+void busy(double us) {
+  const double end = now_seconds() + us * 1e-6;
+  volatile double x = 1;
+  while (now_seconds() < end) x = x * 1.0000001 + 1e-9;
 }
 
 struct Measured {
@@ -86,6 +98,8 @@ Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::si
       std::copy(in.begin(), in.end(), buf.begin());
     else
       std::fill(buf.begin(), buf.end(), -1.0f);
+    if (cfg.busy_us > 0) busy(cfg.busy_us);
+    if (cfg.sync) comm.barrier(g);
     comm.clear_calls();
     if (op == "allreduce")
       comm.allreduce(buf.data(), count, DType::f32, ReduceOp::sum, g);
@@ -167,7 +181,13 @@ int run_mpi_bench(const Args& args) {
   long wrong = 0;
   for (const auto& r : rows) wrong += r.wrong;
   if (comm->world_rank() == 0) {
-    if (!cfg.json.empty()) write_file_atomic(cfg.json, bench_rows_json(rows).dump(2) + "\n");
+    const NodeGrouping& ng = comm->grouping();
+    const nlohmann::json context = {{"backend", "mpi"},
+                                    {"nodes", ng.nodes()},
+                                    {"gpus_per_node", ng.gpus_per_node},
+                                    {"world", ng.world_size}};
+    if (!cfg.json.empty())
+      write_file_atomic(cfg.json, bench_rows_json(rows, context).dump(2) + "\n");
     if (wrong) std::fprintf(stderr, "prunex bench: %ld wrong elements\n", wrong);
   }
   return wrong ? 1 : 0;

@@ -29,13 +29,15 @@ python3 - out.json <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))
 keys = {"op", "group", "algo", "bytes", "count", "dtype", "time_us", "algbw_gbs",
-        "busbw_gbs", "wrong"}
+        "busbw_gbs", "wrong", "ranks", "backend", "nodes", "gpus_per_node", "world"}
 assert len(rows) == 63, len(rows)
 for r in rows:
     assert set(r) == keys, sorted(r)
     assert r["wrong"] == 0 and r["time_us"] > 0 and r["dtype"] == "float", r
     # allgather's size is the gathered total: 4 bytes x count x group size (4 ranks = 2 x 2).
     n = {"world": 4, "intra": 2, "inter": 2}[r["group"]]
+    assert (r["ranks"], r["backend"], r["nodes"], r["gpus_per_node"], r["world"]) == \
+        (n, "mpi", 2, 2, 4), r
     per = 4 * (n if r["op"] == "allgather" else 1)
     assert r["bytes"] == per * r["count"], r
 PY
