@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/simgrid/calibration.h"
 #include "engine/error.h"
 #include "engine/mask_model.h"
 #include "engine/sparsity_spec.h"
@@ -58,8 +59,16 @@ std::vector<Option> simulate_model_options() {
       {"model", "M", "model from the layer tables (prunex model-info)", "resnet152"},
       {"classes", "C", "output classes", "10"},
       {"input", "N", "input size (square)", "32"},
+      {"input-channels", "N", "input channels (3 for CIFAR-10, 1 for Fashion-MNIST)", "3"},
       {"iterations", "N", "outer iterations", "60"},
       {"local-epochs", "E", "local epochs per outer iteration", "1"},
+      {"local-steps", "N",
+       "local steps (full batches) per outer iteration instead of --local-epochs (0: epochs)",
+       "0"},
+      {"ddp-overlap", "BOOL",
+       "ddp: start a bucket's all-reduce during backward (false: after it, as a live run with "
+       "--sync-phases)",
+       "true"},
       {"batch", "B", "batch per GPU (paper: 128)", "128"},
       {"samples", "N", "training samples per epoch (CIFAR-10: 50000)", "50000"},
       {"sparsity", "KINDS", "filter, channel, shape joined by '+'", "channel"},
@@ -75,6 +84,10 @@ std::vector<Option> simulate_model_options() {
       {"bucket-mib", "MIB", "H-SADMM inter-node bucket size", "32"},
       {"topk-ratio", "R", "Top-K: kept fraction of each layer's gradient", "0.01"},
       {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB", "CM02"},
+      {"calibration", "FILE",
+       "calibration.json from prunex calibrate: its latencies, bandwidths and compute speed "
+       "replace the topology's",
+       ""},
       {"algo", "A", "collective algorithm: ring, tree, hierarchical", "ring"},
   };
 }
@@ -83,6 +96,16 @@ Topology load_sim_topology(const Args& args) {
   const auto name = args.get("topology");
   PRUNEX_USAGE(name.has_value(), "--topology is required (a preset name or a JSON file)");
   return load_topology(*name);
+}
+
+Topology calibrated(Topology t, const Args& args, int ranks) {
+  const auto file = args.get("calibration");
+  if (!file) return t;
+  const sim::Calibration c = sim::read_calibration(*file);
+  if (!c.topology.empty() && c.topology != t.name)
+    std::fprintf(stderr, "note: %s was fitted on topology %s, applied to %s\n", file->c_str(),
+                 c.topology.c_str(), t.name.c_str());
+  return sim::apply_calibration(std::move(t), c, ranks);
 }
 
 Topology fit_topology(Topology t, int nodes, int gpus_per_node) {
@@ -103,11 +126,20 @@ sim::SimulateSpec base_spec(const Args& args, const std::string& strategy) {
   sim::SimulateSpec s;
   const Strategy st = parse_strategy(strategy);
   const std::string model = args.get_or("model", "resnet152");
-  s.layout = make_layout(model, positive_int(args, "classes", 10), positive_int(args, "input", 32));
+  s.layout = make_layout(model, positive_int(args, "classes", 10), positive_int(args, "input", 32),
+                         positive_int(args, "input-channels", 3));
   s.plan.strategy = st;
   s.plan.batch = positive_int(args, "batch", 128);
   s.plan.samples = positive_int(args, "samples", kCifar10TrainSamples);
   s.plan.local_epochs = positive_int(args, "local-epochs", 1);
+  const long local_steps = args.get_int("local-steps", 0);
+  PRUNEX_USAGE(local_steps >= 0 && local_steps <= (1L << 30), "--local-steps must be >= 0 (got ",
+               local_steps, ")");
+  s.plan.local_steps = local_steps;
+  const std::string overlap = args.get_or("ddp-overlap", "true");
+  PRUNEX_USAGE(overlap == "true" || overlap == "false", "--ddp-overlap must be true or false (got '",
+               overlap, "')");
+  s.plan.ddp_overlap = overlap == "true";
   const double bucket_mib = args.get_double("bucket-mib", 32);
   PRUNEX_USAGE(bucket_mib > 0 && bucket_mib <= 4096, "--bucket-mib must be in (0, 4096] (got ",
                bucket_mib, ")");
@@ -143,6 +175,9 @@ sim::SimulateSpec base_spec(const Args& args, const std::string& strategy) {
       {"strategy", strategy},
       {"iterations", s.iterations},
       {"local_epochs", s.plan.local_epochs},
+      {"local_steps", s.plan.local_steps},
+      {"ddp_overlap", s.plan.ddp_overlap},
+      {"input_channels", s.layout.input_channels},
       {"batch", s.plan.batch},
       {"samples", s.plan.samples},
       {"sparsity", sparsity},
@@ -161,8 +196,13 @@ sim::SimulateSpec base_spec(const Args& args, const std::string& strategy) {
   return s;
 }
 
-void shape_spec(sim::SimulateSpec& s, const Args& args, const Topology& topology, int nodes,
+void shape_spec(sim::SimulateSpec& s, const Args& args, const Topology& uncalibrated, int nodes,
                 int gpus_per_node) {
+  const Topology topology = calibrated(uncalibrated, args, nodes * gpus_per_node);
+  if (auto file = args.get("calibration"))
+    s.sim.op_costs = sim::op_costs(sim::read_calibration(*file), topology, nodes, gpus_per_node);
+  s.config["calibration"] = args.has("calibration") ? nlohmann::json(*args.get("calibration"))
+                                                     : nlohmann::json();
   s.topology = topology;
   s.sim.nodes = nodes;
   s.sim.gpus_per_node = gpus_per_node;
@@ -174,7 +214,20 @@ void shape_spec(sim::SimulateSpec& s, const Args& args, const Topology& topology
       {"gpu", topology.gpu.name},
       {"effective_flops", topology.gpu.effective_flops()},
       {"efficiency", topology.gpu.efficiency},
-      {"source", src != topology.sources.end() ? src->second : "not stated"}};
+      {"source", src != topology.sources.end() ? src->second : "not stated"},
+      {"memory_bandwidth_Bps", topology.gpu.mem_bandwidth_Bps}};
+  const auto source_of = [&](const char* key) {
+    const auto it = topology.sources.find(key);
+    return it != topology.sources.end() ? it->second : std::string("not stated");
+  };
+  s.config["links"] = {
+      {"intra", {{"latency_s", topology.intra.link.latency_s},
+                 {"bandwidth_Bps", topology.intra.link.bandwidth_Bps},
+                 {"source", source_of("intra.bandwidth_gbs")}}},
+      {"nic", {{"latency_s", topology.nic.link.latency_s},
+               {"bandwidth_Bps", topology.nic.link.bandwidth_Bps},
+               {"rails", topology.nic.rails},
+               {"source", source_of("nic.bandwidth_gbits")}}}};
   if (args.has("masks")) return;  // the recorded global mask, whatever the size
   const SparsitySpec spec =
       SparsitySpec::build(s.layout, parse_sparsity_kinds(s.config["sparsity"].get<std::string>()),

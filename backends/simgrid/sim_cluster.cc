@@ -119,7 +119,8 @@ std::string SimCluster::model_description() const {
   const SimConfig& c = impl_->config;
   return c.network_model + " (crosstraffic " + (c.crosstraffic ? "on" : "off") +
          ", TCP-gamma off, " +
-         (c.rtt_fair_sharing ? "RTT-fair sharing" : "max-min sharing, route latency added") + ")";
+         (c.rtt_fair_sharing ? "RTT-fair sharing" : "max-min sharing, route latency added") +
+         (c.op_costs.empty() ? "" : ", calibrated per-op costs") + ")";
 }
 
 CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group group,
@@ -128,14 +129,33 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
                           std::max(1, impl_->topology.nic.rails)};
   CollectiveResult result;
   result.network_model = model_description();
-  for (const Phase& phase : build_schedule(op, algo, group, layout, static_cast<double>(bytes))) {
+  const SimConfig::OpCost* cost = nullptr;
+  const auto costs = impl_->config.op_costs.find(std::string(op_name(op)) + "/" +
+                                                 std::string(group_name(group)));
+  if (costs != impl_->config.op_costs.end() && !costs->second.empty()) {
+    const int n = group == Group::intra   ? layout.gpus_per_node
+                  : group == Group::inter ? layout.nodes
+                                          : layout.world();
+    const double size = static_cast<double>(bytes) * (op == CollectiveOp::allgather ? n : 1);
+    cost = &costs->second.back();
+    for (const auto& c : costs->second)
+      if (size <= c.max_bytes) {
+        cost = &c;
+        break;
+      }
+  }
+  const bool calibrated = cost != nullptr;
+  const double scale = calibrated ? cost->bytes_scale : 1.0;
+  for (Phase phase : build_schedule(op, algo, group, layout, static_cast<double>(bytes))) {
+    for (auto& f : phase.flows) f.bytes *= scale;
     const auto timings = run_flows(phase.flows, true);
     double alpha = 0, transfer = 0;
     for (const auto& t : timings) {
       alpha = std::max(alpha, t.route_latency_s);
       transfer = std::max(transfer, t.seconds - t.route_latency_s);
-      result.delivered_bytes += t.delivered_bytes;
+      result.delivered_bytes += t.delivered_bytes / scale;
     }
+    if (calibrated) alpha = cost->latency_s;
     const double seconds = phase.latency_steps * alpha + std::max(0.0, transfer);
     result.phase_seconds.push_back(seconds);
     result.seconds += seconds;

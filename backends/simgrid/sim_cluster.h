@@ -37,6 +37,21 @@ struct SimConfig {
   bool rtt_fair_sharing = false;
   // Algorithm for the collective steps of run_plan (plan steps name no algorithm).
   Algo plan_algo = Algo::ring;
+  // Calibrated per-operation costs (prunex calibrate), keyed "op/group" (e.g.
+  // "allreduce/intra"): where a live library implements operations at different speeds over
+  // the same links, a collective of that op on that group pays latency_s per latency term
+  // instead of the route latency, and its flows carry bytes x bytes_scale (the links' speed
+  // over the op's fitted speed), so it takes its measured time while its flows still share
+  // links as the schedule says.
+  // An op may have several size ranges (a library switches algorithms by size): a cost applies
+  // to collectives of at most max_bytes (all-gather: the gathered total, as bench rows count),
+  // the first that fits; the last applies beyond.
+  struct OpCost {
+    double max_bytes = 0;
+    double latency_s = 0;
+    double bytes_scale = 1;
+  };
+  std::map<std::string, std::vector<OpCost>> op_costs = {};
 };
 
 // One point-to-point transfer between two world ranks.

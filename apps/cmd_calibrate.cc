@@ -1,0 +1,237 @@
+// `prunex calibrate`: fits a topology's tier latencies and bandwidths to live `prunex bench`
+// rows, a rank's compute throughput to measured local steps (a live run's metrics.json) and
+// its memory bandwidth to the compaction bench's memcpy row, and writes calibration.json for
+// `simulate`, `sweep` and `bench --backend sim` (--calibration). The model is in
+// backends/simgrid/calibration.h.
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "analysis/metrics.h"
+#include "apps/cli.h"
+#include "backends/simgrid/calibration.h"
+#include "engine/error.h"
+#include "engine/plan_builder.h"
+#include "topologies/topology_io.h"
+#include "workloads/layers/model_zoo.h"
+
+namespace prunex::cli {
+namespace {
+
+nlohmann::json read_json_file(const std::string& path, const char* what) {
+  std::ifstream f(path);
+  PRUNEX_USAGE(f.good(), what, ": cannot read ", path);
+  try {
+    return nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    PRUNEX_USAGE(false, what, " ", path, ": not JSON (", e.what(), ")");
+  }
+  return {};
+}
+
+// FLOPs one rank computes per outer iteration of a live run, from its recorded config (the
+// simulator's compute model: 3 x forward FLOPs per sample, engine/plan_builder.h).
+double flops_per_iteration(const nlohmann::json& cfg, const std::string& where) {
+  auto num = [&](const char* key) {
+    PRUNEX_USAGE(cfg.contains(key) && cfg[key].is_number(), where, ": config.", key,
+                 " missing (a `prunex train` metrics.json is needed)");
+    return cfg[key].get<double>();
+  };
+  const std::string dataset = cfg.value("dataset", std::string());
+  const int input = cfg.contains("input") ? static_cast<int>(num("input"))
+                                          : (dataset == "fashion-mnist" ? 28 : 32);
+  const int channels = cfg.contains("input_channels") ? static_cast<int>(num("input_channels"))
+                                                      : (dataset == "fashion-mnist" ? 1 : 3);
+  static ModelLayout layout;
+  layout = make_layout(cfg.value("model", std::string()), static_cast<int>(num("classes")), input,
+                       channels);
+  PlanInputs in;
+  in.layout = &layout;
+  in.nodes = static_cast<int>(num("nodes"));
+  in.gpus_per_node = static_cast<int>(num("gpus_per_node"));
+  in.batch = static_cast<int>(num("batch"));
+  PRUNEX_USAGE(cfg.contains("samples"), where,
+               ": config.samples missing (rerun with this version of prunex train)");
+  in.samples = static_cast<long>(num("samples"));
+  in.local_epochs = static_cast<int>(num("local-epochs"));
+  in.local_steps = static_cast<long>(num("local-steps"));
+  return step_flops(in) * static_cast<double>(steps_per_iteration(in));
+}
+
+// Effective FLOP/s of one rank over the runs' iterations (the first skipped when there are
+// more: start-up), from the slowest rank's local_compute.
+sim::ComputeFit fit_compute(const std::vector<std::string>& files) {
+  sim::ComputeFit f;
+  double flops = 0, seconds = 0;
+  int ranks = 0;
+  for (const auto& path : files) {
+    const nlohmann::json j = read_json_file(path, "--steps");
+    PRUNEX_USAGE(j.is_object() && j.contains("config") && j.contains("iterations"), "--steps ",
+                 path, ": not a metrics.json");
+    const auto& cfg = j["config"];
+    PRUNEX_USAGE(cfg.value("executor", std::string()) != "simgrid", "--steps ", path,
+                 ": a simulated run; calibrate from live runs");
+    const int w = cfg.value("world_size", 0);
+    PRUNEX_USAGE(ranks == 0 || w == ranks, "--steps: ", path, " ran on ", w,
+                 " ranks, an earlier file on ", ranks, "; calibrate each world size separately");
+    ranks = w;
+    const double per_iteration = flops_per_iteration(cfg, "--steps " + path);
+    const auto& its = j["iterations"];
+    const size_t first = its.size() > 1 ? 1 : 0;
+    for (size_t k = first; k < its.size(); ++k) {
+      const auto& ph = its[k].value("phases", nlohmann::json::object());
+      PRUNEX_USAGE(ph.contains("local_compute"), "--steps ", path, ": iteration ", k + 1,
+                   " has no local_compute phase");
+      seconds += ph["local_compute"].value("critical_path_s", 0.0);
+      flops += per_iteration;
+      ++f.iterations;
+    }
+  }
+  PRUNEX_USAGE(seconds > 0 && f.iterations > 0, "--steps: no local_compute time recorded");
+  f.flops_per_rank = flops / seconds;
+  f.ranks = ranks;
+  f.source = "local steps of " + std::to_string(files.size()) + " live run(s) (" + files.front() +
+             (files.size() > 1 ? ", ..." : "") + "), " + std::to_string(f.iterations) +
+             " iterations, slowest rank, " + std::to_string(ranks) + " ranks";
+  return f;
+}
+
+sim::MemoryFit fit_memory(const std::string& path) {
+  const nlohmann::json j = read_json_file(path, "--memory");
+  PRUNEX_USAGE(j.is_object() && j.contains("rows") && j["rows"].is_array(), "--memory ", path,
+               ": not a `prunex bench --op compaction --json` file");
+  for (const auto& r : j["rows"])
+    if (r.value("op", std::string()) == "memcpy") {
+      const double bytes = r.value("bytes", 0.0), us = r.value("time_us", 0.0);
+      PRUNEX_USAGE(bytes > 0 && us > 0, "--memory ", path, ": memcpy row without size or time");
+      return {bytes / (us * 1e-6), 1,
+              "memcpy row of " + path + " (bytes read + written per second, one process)"};
+    }
+  PRUNEX_USAGE(false, "--memory ", path, ": no memcpy row");
+  return {};
+}
+
+std::vector<std::string> file_list(const Args& args, const std::string& name) {
+  std::vector<std::string> out;
+  if (auto v = args.get(name))
+    for (auto& s : split_list(*v)) out.push_back(s);
+  return out;
+}
+
+int run_calibrate(const Args& args) {
+  std::vector<std::string> bench = file_list(args, "from");
+  for (const auto& p : args.positional()) bench.push_back(p);
+  const std::vector<std::string> steps = file_list(args, "steps");
+  const auto memory = args.get("memory");
+  PRUNEX_USAGE(!bench.empty() || !steps.empty() || memory,
+               "nothing to calibrate from: give --from BENCH_JSON, --steps METRICS_JSON or "
+               "--memory COMPACTION_JSON");
+  const auto out = args.get("out");
+  PRUNEX_USAGE(out.has_value(), "--out FILE is required");
+  sim::FitOptions opt;
+  opt.ops = args.has("ops") ? split_list(*args.get("ops")) : std::vector<std::string>{};
+  for (const auto& op : opt.ops) sim::parse_op(op);
+  opt.min_bytes = static_cast<double>(args.get_size("min-bytes", 0));
+  opt.max_bytes = args.has("max-bytes") ? static_cast<double>(args.get_size("max-bytes", 0)) : 1e300;
+  PRUNEX_USAGE(opt.max_bytes >= opt.min_bytes, "--max-bytes is below --min-bytes");
+  const long cores =
+      args.get_int("host-cores", static_cast<long>(std::thread::hardware_concurrency()));
+  PRUNEX_USAGE(cores >= 0, "--host-cores must be >= 0 (got ", cores, ")");
+
+  sim::Calibration cal;
+  const Topology base = load_topology(args.get_or("topology", "localhost"));
+  cal.topology = base.name;
+  cal.host_cores = static_cast<int>(cores);
+  std::vector<sim::FittedPoint> fitted;
+  if (!bench.empty()) {
+    std::vector<sim::BenchPoint> pts;
+    for (const auto& f : bench) {
+      auto p = sim::read_bench_points(f);
+      pts.insert(pts.end(), p.begin(), p.end());
+    }
+    sim::fit_bench(base, pts, opt, cal, fitted);
+    PRUNEX_USAGE(!cal.tiers.empty() || !cal.ops.empty(), "no rows within the chosen ops and sizes");
+  }
+  if (!steps.empty()) cal.compute = fit_compute(steps);
+  if (memory) cal.memory = fit_memory(*memory);
+  cal.inputs = bench;
+  cal.inputs.insert(cal.inputs.end(), steps.begin(), steps.end());
+  if (memory) cal.inputs.push_back(*memory);
+
+  if (!fitted.empty()) {
+    std::printf("# prunex calibrate: ring closed form per tier, fitted on topology %s\n",
+                base.name.c_str());
+    std::printf("#%9s %6s %6s %12s %13s %13s %9s %s\n", "op", "group", "ranks", "bytes",
+                "measured(us)", "model(us)", "error", "");
+    for (const auto& fp : fitted)
+      std::printf(" %9s %6s %6d %12.0f %13.2f %13.2f %+8.1f%% %s\n", fp.point.op.c_str(),
+                  fp.point.group.c_str(), fp.point.ranks, fp.point.bytes, fp.point.seconds * 1e6,
+                  fp.predicted_s * 1e6, 100 * fp.rel_err(), fp.fitted ? "fit" : "check");
+  }
+  for (const auto& [tier, f] : cal.tiers)
+    std::printf("%s: latency %.3f us, bandwidth %.3f GB/s (%d points, %.0f-%.0f B; error: "
+                "geometric mean %.1f%%, max %.1f%%)\n",
+                tier.c_str(), f.latency_s * 1e6, f.bandwidth_Bps / 1e9, f.points, f.min_bytes,
+                f.max_bytes, 100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
+  for (const auto& [key, segments] : cal.ops)
+    for (const auto& f : segments)
+      std::printf("  %-16s %9.0f-%9.0f B: latency %8.3f us, bandwidth %7.3f GB/s (%d points; "
+                  "error: geometric mean %.1f%%, max %.1f%%)\n",
+                  key.c_str(), f.min_bytes, f.max_bytes, f.latency_s * 1e6, f.bandwidth_Bps / 1e9,
+                  f.points, 100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
+  if (cal.compute)
+    std::printf("compute: %.3f GFLOP/s per rank with %d ranks on the host (%s)\n",
+                cal.compute->flops_per_rank / 1e9, cal.compute->ranks,
+                cal.compute->source.c_str());
+  if (cal.memory)
+    std::printf("memory: %.3f GB/s per rank (%s)\n", cal.memory->bandwidth_Bps / 1e9,
+                cal.memory->source.c_str());
+  if (cal.host_cores > 0)
+    std::printf("shared host: %d cores; a rank's compute and memory speed scale by min(1, %d / "
+                "ranks)\n",
+                cal.host_cores, cal.host_cores);
+  write_file_atomic(*out, sim::calibration_json(cal, fitted).dump(2) + "\n");
+  std::printf("wrote %s\n", out->c_str());
+  return 0;
+}
+
+PRUNEX_REGISTER_COMMAND(Command{
+    "calibrate",
+    "fit a topology's latencies, bandwidths and compute speed to live measurements",
+    "prunex calibrate --from BENCH_JSON[,...] [--steps METRICS_JSON[,...]] [--memory "
+    "COMPACTION_JSON] --out calibration.json",
+    "Fits the intra- and inter-node latency and bandwidth of a topology (default: localhost)\n"
+    "to `prunex bench --backend mpi --json` rows: each row's time is the simulator's ring\n"
+    "closed form, linear in the tier's latency and inverse bandwidth, fitted by least relative\n"
+    "squares (intra rows fit intra, inter rows fit inter; world rows are predicted as a check).\n"
+    "The table prints every point with the calibrated prediction and its error.\n"
+    "--steps takes live `prunex train` metrics.json files: a rank's effective FLOP/s is 3 x\n"
+    "forward FLOPs per sample over the slowest rank's local_compute (first iteration skipped).\n"
+    "--memory takes `prunex bench --op compaction --json`: the memcpy row's bytes per second.\n"
+    "Ranks on one host share its cores (--host-cores, default this machine's): simulating R\n"
+    "ranks scales the measured speeds by min(1, cores / R) / min(1, cores / measured ranks).\n"
+    "simulate, sweep and bench --backend sim apply the file with --calibration FILE.\n\n"
+    "examples:\n"
+    "  mpirun -np 4 prunex bench --backend mpi --gpus-per-node 2 --op all -b 1K -e 4M "
+    "--json b.json\n"
+    "  prunex calibrate --from b.json --steps out/short/metrics.json --out calibration.json\n"
+    "  prunex simulate --topology localhost --calibration calibration.json --nodes 2 "
+    "--gpus-per-node 2 --model small_cnn ...",
+    {
+        {"from", "FILES", "bench JSON files (comma-separated; more may follow as arguments)", ""},
+        {"steps", "FILES", "metrics.json of live train runs (comma-separated)", ""},
+        {"memory", "FILE", "compaction bench JSON (its memcpy row)", ""},
+        {"topology", "NAME|FILE", "topology whose tiers are fitted", "localhost"},
+        {"ops", "LIST", "ops to fit (allreduce, broadcast, allgather)", "all"},
+        {"min-bytes", "S", "fit only rows of at least this size (K/M/G suffixes)", "0"},
+        {"max-bytes", "S", "fit only rows of at most this size", "no limit"},
+        {"host-cores", "N", "cores the ranks share (0: no sharing model)", "this machine's"},
+        {"out", "FILE", "calibration JSON to write (required)", ""},
+    },
+    run_calibrate});
+
+}  // namespace
+}  // namespace prunex::cli

@@ -1,0 +1,437 @@
+#include "backends/simgrid/calibration.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+
+#include "backends/simgrid/closed_form.h"
+#include "engine/error.h"
+
+namespace prunex::sim {
+namespace {
+
+nlohmann::json read_json(const std::string& path, const char* what) {
+  std::ifstream f(path);
+  PRUNEX_USAGE(f.good(), what, ": cannot read ", path);
+  try {
+    return nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    PRUNEX_USAGE(false, what, " ", path, ": not JSON (", e.what(), ")");
+  }
+  return {};
+}
+
+Group group_of(const std::string& name, const std::string& where) {
+  if (name == "intra") return Group::intra;
+  if (name == "inter") return Group::inter;
+  if (name == "world") return Group::world;
+  PRUNEX_USAGE(false, where, ": unknown group '", name, "'");
+  return Group::world;
+}
+
+// The tier's link parameters in topology t (intra: the intra-node link; inter: the NIC, with
+// the star fabric's links as fast, so the NIC is the hop that counts).
+void set_tier(Topology& t, const std::string& tier, double latency_s, double bandwidth_Bps) {
+  if (tier == "intra") {
+    t.intra.link = {bandwidth_Bps, latency_s};
+    if (t.intra.kind == IntraKind::nvlink_pairs) t.intra.links_per_pair = 1;
+  } else {
+    t.nic.link = {bandwidth_Bps, latency_s};
+    t.nic.rails = 1;
+    t.fabric.link.latency_s = 0;
+    t.fabric.link.bandwidth_Bps = bandwidth_Bps;
+  }
+}
+
+double closed_form(const Topology& t, const BenchPoint& p) {
+  const CollectiveOp op = parse_op(p.op);
+  const double per_rank = op == CollectiveOp::allgather ? p.bytes / p.ranks : p.bytes;
+  return closed_form_seconds(t, p.nodes, p.gpus_per_node, op, Algo::ring,
+                             group_of(p.group, p.file), static_cast<std::size_t>(per_rank));
+}
+
+struct Coefficients {
+  double c_latency = 0, c_inv_bw = 0;
+};
+
+// t = c_latency * L + c_inv_bw / B for the tier's link (L, B), from the closed form itself.
+Coefficients coefficients(Topology t, const std::string& tier, const BenchPoint& p) {
+  constexpr double kHuge = 1e30;
+  set_tier(t, tier, 1.0, kHuge);
+  const double with_latency = closed_form(t, p);
+  set_tier(t, tier, 0.0, 1.0);
+  const double with_bandwidth = closed_form(t, p);
+  return {with_latency, with_bandwidth};
+}
+
+bool in_fit(const BenchPoint& p, const FitOptions& o) {
+  if (p.group == "world") return false;
+  if (p.bytes < o.min_bytes || p.bytes > o.max_bytes) return false;
+  return o.ops.empty() || std::find(o.ops.begin(), o.ops.end(), p.op) != o.ops.end();
+}
+
+// Least squares of sum ((a_i x + b_i y) / t_i - 1)^2 over (x, y) = (L, 1/B), both >= 0.
+std::pair<double, double> solve(const std::vector<Coefficients>& c, const std::vector<double>& t) {
+  double saa = 0, sab = 0, sbb = 0, sa = 0, sb = 0;
+  for (size_t i = 0; i < c.size(); ++i) {
+    const double a = c[i].c_latency / t[i], b = c[i].c_inv_bw / t[i];
+    saa += a * a;
+    sab += a * b;
+    sbb += b * b;
+    sa += a;
+    sb += b;
+  }
+  const double det = saa * sbb - sab * sab;
+  if (std::abs(det) > 1e-12 * saa * sbb) {
+    const double x = (sa * sbb - sb * sab) / det, y = (saa * sb - sab * sa) / det;
+    if (x >= 0 && y > 0) return {x, y};
+  }
+  // One parameter: the better of latency only and bandwidth only.
+  const double x = saa > 0 ? sa / saa : 0, y = sbb > 0 ? sb / sbb : 0;
+  auto cost = [&](double xx, double yy) {
+    double e = 0;
+    for (size_t i = 0; i < c.size(); ++i) {
+      const double r = (c[i].c_latency * xx + c[i].c_inv_bw * yy) / t[i] - 1;
+      e += r * r;
+    }
+    return e;
+  };
+  return cost(x, 0) < cost(0, y) ? std::make_pair(x, 0.0) : std::make_pair(0.0, y);
+}
+
+double number(const nlohmann::json& j, const char* key, const std::string& where) {
+  PRUNEX_USAGE(j.contains(key) && j[key].is_number(), where, ": field '", key,
+               "' missing or not a number");
+  return j[key].get<double>();
+}
+
+}  // namespace
+
+std::vector<BenchPoint> read_bench_points(const std::string& path) {
+  const nlohmann::json j = read_json(path, "bench file");
+  PRUNEX_USAGE(j.is_array(), path, ": not a `prunex bench --json` row list");
+  std::vector<BenchPoint> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const auto& r = j[i];
+    const std::string where = path + " row " + std::to_string(i);
+    PRUNEX_USAGE(r.is_object(), where, ": not an object");
+    const std::string group = r.value("group", std::string());
+    if (group == "-") continue;  // a memory row
+    PRUNEX_USAGE(r.value("backend", std::string()) == "mpi", where,
+                 ": not a live measurement (backend '", r.value("backend", std::string()),
+                 "'; rerun `prunex bench --backend mpi --json`)");
+    BenchPoint p;
+    p.file = path;
+    p.op = r.value("op", std::string());
+    parse_op(p.op);
+    p.group = group;
+    group_of(p.group, where);
+    p.nodes = static_cast<int>(number(r, "nodes", where));
+    p.gpus_per_node = static_cast<int>(number(r, "gpus_per_node", where));
+    p.ranks = static_cast<int>(number(r, "ranks", where));
+    p.bytes = number(r, "bytes", where);
+    p.seconds = number(r, "time_us", where) * 1e-6;
+    PRUNEX_USAGE(p.nodes >= 1 && p.gpus_per_node >= 1 && p.ranks >= 1 && p.bytes > 0 &&
+                     p.seconds > 0,
+                 where, ": sizes, ranks and time must be positive");
+    PRUNEX_USAGE(r.value("wrong", 0L) == 0, where, ": the row has wrong elements");
+    if (p.ranks >= 2) out.push_back(p);
+  }
+  PRUNEX_USAGE(!out.empty(), path, ": no collective rows of 2 or more ranks");
+  return out;
+}
+
+double predict_point(const Topology& t, const BenchPoint& p) {
+  return closed_form(t, p);
+}
+
+void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const FitOptions& opt,
+               Calibration& cal, std::vector<FittedPoint>& out) {
+  // Fits (L, B) to the points `use` selects, with coefficients from `coeff`.
+  auto fit = [&](auto use, auto coeff) {
+    std::vector<Coefficients> c;
+    std::vector<double> t;
+    TierFit f;
+    f.min_bytes = 1e300;
+    for (const auto& p : pts) {
+      if (!use(p)) continue;
+      c.push_back(coeff(p));
+      t.push_back(p.seconds);
+      f.min_bytes = std::min(f.min_bytes, p.bytes);
+      f.max_bytes = std::max(f.max_bytes, p.bytes);
+    }
+    f.points = static_cast<int>(c.size());
+    if (c.empty()) return f;
+    const auto [latency, inv_bw] = solve(c, t);
+    f.latency_s = latency;
+    f.bandwidth_Bps = inv_bw > 0 ? 1.0 / inv_bw : 1e30;
+    double log_sum = 0;
+    for (size_t i = 0; i < c.size(); ++i) {
+      const double pred = c[i].c_latency * f.latency_s + c[i].c_inv_bw / f.bandwidth_Bps;
+      f.max_abs_rel_err = std::max(f.max_abs_rel_err, std::abs(pred / t[i] - 1));
+      log_sum += std::abs(std::log(pred / t[i]));
+    }
+    f.geomean_rel_err = std::exp(log_sum / f.points) - 1;
+    return f;
+  };
+  // Per op: both tiers carry the op's (L, B), so a world ring costs its alpha-beta form too.
+  auto both = [&](const BenchPoint& p) {
+    Topology t = base;
+    set_tier(t, "intra", 1.0, 1e30);
+    set_tier(t, "inter", 1.0, 1e30);
+    const double l = closed_form(t, p);
+    set_tier(t, "intra", 0.0, 1.0);
+    set_tier(t, "inter", 0.0, 1.0);
+    return Coefficients{l, closed_form(t, p)};
+  };
+  cal.tiers.clear();
+  cal.ops.clear();
+  for (const std::string tier : {"intra", "inter"}) {
+    TierFit f = fit([&](const BenchPoint& p) { return p.group == tier && in_fit(p, opt); },
+                    [&](const BenchPoint& p) { return coefficients(base, tier, p); });
+    if (f.points > 0) cal.tiers[tier] = f;
+  }
+  std::map<std::string, bool> keys;
+  auto size_ok = [&](const BenchPoint& p) {
+    return p.bytes >= opt.min_bytes && p.bytes <= opt.max_bytes &&
+           (opt.ops.empty() || std::find(opt.ops.begin(), opt.ops.end(), p.op) != opt.ops.end());
+  };
+  for (const auto& p : pts)
+    if (size_ok(p)) keys[p.op + "/" + p.group] = true;
+  for (const auto& [key, unused] : keys) {
+    auto of_key = [&](const BenchPoint& p) { return p.op + "/" + p.group == key && size_ok(p); };
+    TierFit one = fit(of_key, both);
+    if (one.points < 2) continue;
+    std::vector<TierFit> best = {one};
+    // One split: the size that minimises the two segments' summed log error, each with at
+    // least 3 sizes.
+    std::vector<double> sizes;
+    for (const auto& p : pts)
+      if (of_key(p)) sizes.push_back(p.bytes);
+    std::sort(sizes.begin(), sizes.end());
+    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+    if (one.geomean_rel_err > 0.10) {
+      double best_cost = std::log1p(one.geomean_rel_err) * one.points * 0.5;  // must halve it
+      for (size_t k = 3; k + 3 <= sizes.size(); ++k) {
+        const double cut = sizes[k - 1];
+        TierFit lo = fit([&](const BenchPoint& p) { return of_key(p) && p.bytes <= cut; }, both);
+        TierFit hi = fit([&](const BenchPoint& p) { return of_key(p) && p.bytes > cut; }, both);
+        const double cost = std::log1p(lo.geomean_rel_err) * lo.points +
+                            std::log1p(hi.geomean_rel_err) * hi.points;
+        if (cost < best_cost) {
+          best_cost = cost;
+          best = {lo, hi};
+        }
+      }
+    }
+    cal.ops[key] = best;
+  }
+  Topology fitted = base;
+  for (const auto& [tier, f] : cal.tiers) set_tier(fitted, tier, f.latency_s, f.bandwidth_Bps);
+  out.clear();
+  for (const auto& p : pts) {
+    const auto op = cal.ops.find(p.op + "/" + p.group);
+    FittedPoint fp;
+    fp.point = p;
+    if (op != cal.ops.end()) {
+      const TierFit* seg = &op->second.back();
+      for (const auto& f : op->second)
+        if (p.bytes <= f.max_bytes) {
+          seg = &f;
+          break;
+        }
+      const Coefficients c = both(p);
+      fp.predicted_s = c.c_latency * seg->latency_s + c.c_inv_bw / seg->bandwidth_Bps;
+      fp.fitted = size_ok(p);
+    } else {
+      fp.predicted_s = closed_form(fitted, p);
+      fp.fitted = in_fit(p, opt) && cal.tiers.count(p.group) > 0;
+    }
+    out.push_back(fp);
+  }
+}
+
+std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration& c,
+                                                               const Topology& t, int nodes,
+                                                               int gpus_per_node) {
+  std::map<std::string, std::vector<SimConfig::OpCost>> out;
+  const HopCosts h = hop_costs(t, nodes);
+  const int channels = std::min(std::max(1, t.nic.rails), gpus_per_node);
+  for (const auto& [key, segments] : c.ops) {
+    const std::string group = key.substr(key.find('/') + 1);
+    const double link = group == "intra"   ? h.intra_Bps
+                        : group == "inter" ? h.inter_Bps
+                                           : std::min(h.inter_Bps, h.intra_Bps / channels);
+    for (const auto& f : segments)
+      out[key].push_back({f.max_bytes, f.latency_s, link / f.bandwidth_Bps});
+  }
+  return out;
+}
+
+Topology apply_calibration(Topology t, const Calibration& c, int ranks) {
+  const std::string from = c.inputs.empty() ? std::string("(no inputs)") : c.inputs.front() +
+                           (c.inputs.size() > 1 ? " and " + std::to_string(c.inputs.size() - 1) +
+                                                      " more"
+                                                : std::string());
+  for (const auto& [tier, f] : c.tiers) {
+    set_tier(t, tier, f.latency_s, f.bandwidth_Bps);
+    const std::string src = "calibrated: prunex calibrate, ring closed form fitted to " +
+                            std::to_string(f.points) + " " + tier + " bench rows from " + from;
+    if (tier == "intra") {
+      t.sources["intra.bandwidth_gbs"] = src;
+      t.sources["intra.latency_us"] = src;
+    } else {
+      t.sources["nic.bandwidth_gbits"] = src;
+      t.sources["nic.latency_us"] = src;
+      t.sources["nic.rails"] = src + " (one path per emulated node)";
+      t.sources["fabric.bandwidth_gbits"] = src + " (as the NIC: not the bottleneck)";
+      t.sources["fabric.latency_us"] = src + " (folded into the NIC latency)";
+    }
+  }
+  // A rank's share of the host when ranks outnumber cores, relative to the measured run.
+  auto share = [&](int r) {
+    return c.host_cores > 0 ? std::min(1.0, static_cast<double>(c.host_cores) / r) : 1.0;
+  };
+  if (c.compute) {
+    t.gpu.fp32_flops = c.compute->flops_per_rank / share(c.compute->ranks) * share(ranks);
+    t.gpu.efficiency = 1.0;
+    const std::string src = "calibrated: " + c.compute->source +
+                            (c.host_cores > 0 ? ", scaled to " + std::to_string(ranks) +
+                                                    " ranks on " + std::to_string(c.host_cores) +
+                                                    " cores"
+                                              : std::string());
+    t.sources["gpu.fp32_tflops"] = src;
+    t.sources["gpu.efficiency"] = "calibrated: 1 (fp32_tflops is the measured effective speed)";
+  }
+  if (c.memory) {
+    t.gpu.mem_bandwidth_Bps = c.memory->bandwidth_Bps / share(c.memory->ranks) * share(ranks);
+    t.sources["gpu.memory_bandwidth_gbs"] = "calibrated: " + c.memory->source;
+  }
+  return t;
+}
+
+nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPoint>& points) {
+  nlohmann::json tiers = nlohmann::json::object();
+  for (const auto& [tier, f] : c.tiers)
+    tiers[tier] = {{"latency_s", f.latency_s},
+                   {"bandwidth_Bps", f.bandwidth_Bps},
+                   {"points", f.points},
+                   {"min_bytes", f.min_bytes},
+                   {"max_bytes", f.max_bytes},
+                   {"max_abs_rel_err", f.max_abs_rel_err},
+                   {"geomean_rel_err", f.geomean_rel_err}};
+  auto fit_json = [](const TierFit& f) {
+    return nlohmann::json{{"latency_s", f.latency_s},         {"bandwidth_Bps", f.bandwidth_Bps},
+                          {"points", f.points},               {"min_bytes", f.min_bytes},
+                          {"max_bytes", f.max_bytes},         {"max_abs_rel_err", f.max_abs_rel_err},
+                          {"geomean_rel_err", f.geomean_rel_err}};
+  };
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto& [key, segments] : c.ops)
+    for (const auto& f : segments) ops[key].push_back(fit_json(f));
+  nlohmann::json j = {{"format", "prunex-calibration-1"},
+                      {"topology", c.topology},
+                      {"inputs", c.inputs},
+                      {"host_cores", c.host_cores},
+                      {"model",
+                       "tiers and ops (op/group): ring closed form t = cL*latency + cB/bandwidth fitted by least "
+                       "relative squares; compute: 3 x forward FLOPs per sample per second of "
+                       "local_compute (slowest rank); shared host: a rank's speed scales by "
+                       "min(1, host_cores / ranks)"},
+                      {"tiers", tiers},
+                      {"ops", ops}};
+  if (c.compute)
+    j["compute"] = {{"flops_per_rank", c.compute->flops_per_rank},
+                    {"ranks", c.compute->ranks},
+                    {"iterations", c.compute->iterations},
+                    {"source", c.compute->source}};
+  if (c.memory)
+    j["memory"] = {{"bandwidth_Bps", c.memory->bandwidth_Bps},
+                   {"ranks", c.memory->ranks},
+                   {"source", c.memory->source}};
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& fp : points)
+    pts.push_back({{"file", fp.point.file},
+                   {"op", fp.point.op},
+                   {"group", fp.point.group},
+                   {"nodes", fp.point.nodes},
+                   {"gpus_per_node", fp.point.gpus_per_node},
+                   {"ranks", fp.point.ranks},
+                   {"bytes", fp.point.bytes},
+                   {"measured_s", fp.point.seconds},
+                   {"predicted_s", fp.predicted_s},
+                   {"rel_err", fp.rel_err()},
+                   {"fitted", fp.fitted}});
+  j["points"] = pts;
+  return j;
+}
+
+Calibration read_calibration(const std::string& path) {
+  const nlohmann::json j = read_json(path, "--calibration");
+  PRUNEX_USAGE(j.is_object() && j.value("format", std::string()) == "prunex-calibration-1", path,
+               ": not a prunex calibration file (format prunex-calibration-1)");
+  Calibration c;
+  c.topology = j.value("topology", std::string());
+  c.host_cores = j.value("host_cores", 0);
+  c.inputs = j.value("inputs", std::vector<std::string>{});
+  const nlohmann::json tiers = j.value("tiers", nlohmann::json::object());
+  const nlohmann::json ops = j.value("ops", nlohmann::json::object());
+  PRUNEX_USAGE(tiers.is_object() && ops.is_object(), path, ": tiers and ops must be objects");
+  for (const auto& [tier, f] : tiers.items()) {
+    const std::string where = path + " tiers." + tier;
+    PRUNEX_USAGE(tier == "intra" || tier == "inter", where, ": unknown tier");
+    TierFit t;
+    t.latency_s = number(f, "latency_s", where);
+    t.bandwidth_Bps = number(f, "bandwidth_Bps", where);
+    t.points = f.value("points", 0);
+    PRUNEX_USAGE(t.latency_s >= 0 && t.bandwidth_Bps > 0, where,
+                 ": latency must be >= 0 and bandwidth > 0");
+    c.tiers[tier] = t;
+  }
+  for (const auto& [key, segs] : ops.items()) {
+    const std::string where = path + " ops." + key;
+    const auto slash = key.find('/');
+    PRUNEX_USAGE(slash != std::string::npos, where, ": key must be op/group");
+    parse_op(key.substr(0, slash));
+    group_of(key.substr(slash + 1), where);
+    PRUNEX_USAGE(segs.is_array() && !segs.empty(), where, ": not a list of size ranges");
+    for (const auto& f : segs) {
+      TierFit t;
+      t.latency_s = number(f, "latency_s", where);
+      t.bandwidth_Bps = number(f, "bandwidth_Bps", where);
+      t.max_bytes = number(f, "max_bytes", where);
+      t.min_bytes = f.value("min_bytes", 0.0);
+      t.points = f.value("points", 0);
+      PRUNEX_USAGE(t.latency_s >= 0 && t.bandwidth_Bps > 0, where,
+                   ": latency must be >= 0 and bandwidth > 0");
+      PRUNEX_USAGE(c.ops[key].empty() || t.max_bytes > c.ops[key].back().max_bytes, where,
+                   ": size ranges must be in increasing order");
+      c.ops[key].push_back(t);
+    }
+  }
+  if (j.contains("compute")) {
+    const std::string where = path + " compute";
+    ComputeFit f;
+    f.flops_per_rank = number(j["compute"], "flops_per_rank", where);
+    f.ranks = static_cast<int>(number(j["compute"], "ranks", where));
+    f.source = j["compute"].value("source", std::string());
+    PRUNEX_USAGE(f.flops_per_rank > 0 && f.ranks >= 1, where,
+                 ": flops_per_rank and ranks must be positive");
+    c.compute = f;
+  }
+  if (j.contains("memory")) {
+    const std::string where = path + " memory";
+    MemoryFit f;
+    f.bandwidth_Bps = number(j["memory"], "bandwidth_Bps", where);
+    f.ranks = static_cast<int>(number(j["memory"], "ranks", where));
+    f.source = j["memory"].value("source", std::string());
+    PRUNEX_USAGE(f.bandwidth_Bps > 0 && f.ranks >= 1, where,
+                 ": bandwidth_Bps and ranks must be positive");
+    c.memory = f;
+  }
+  PRUNEX_USAGE(!c.tiers.empty() || !c.ops.empty() || c.compute || c.memory, path,
+               ": calibrates nothing");
+  return c;
+}
+
+}  // namespace prunex::sim

@@ -1,0 +1,118 @@
+// Calibration of a topology from measurements (`prunex calibrate`): the latency and bandwidth
+// of each tier fitted to `prunex bench` rows through the simulator's own closed forms
+// (closed_form.h), the compute throughput of one rank from measured local steps, and the
+// memory bandwidth from the compaction bench's memcpy row. `simulate`, `sweep` and
+// `bench --backend sim` apply it to their topology with --calibration FILE.
+//
+// Tier fit. For a row (op, group, nodes, GPUs per node, bytes) the ring closed form is
+// linear in the tier's link latency L and inverse bandwidth 1/B:  t = cL * L + cB / B.
+// The coefficients come from closed_form_seconds() itself, evaluated with (L = 1, B = inf)
+// and (L = 0, B = 1) on the tier, so the fit inverts exactly what the simulator will do. The
+// fit minimises the squared relative error over the chosen rows (small and large messages
+// weigh alike); a negative L or 1/B falls back to the one-parameter fit.
+//
+// Shared host. Ranks of a localhost run share the host's cores: a rank's compute and memory
+// speed is scaled by min(1, cores / ranks) relative to the run it was measured in.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/simgrid/sim_cluster.h"
+#include "topologies/topology.h"
+
+namespace prunex::sim {
+
+// One measured collective (a `prunex bench --json` row).
+struct BenchPoint {
+  std::string file;
+  std::string op;     // allreduce, broadcast, allgather
+  std::string group;  // intra, inter, world
+  int nodes = 1, gpus_per_node = 1, ranks = 1;
+  double bytes = 0;    // the row's size (all-gather: the gathered total)
+  double seconds = 0;  // measured
+};
+
+// Reads the rows of a `prunex bench --backend mpi --json` file (UsageError naming the file
+// and the problem when it is not one).
+std::vector<BenchPoint> read_bench_points(const std::string& path);
+
+struct TierFit {
+  double latency_s = 0;
+  double bandwidth_Bps = 0;
+  int points = 0;
+  double max_abs_rel_err = 0;   // over the fitted points
+  double geomean_rel_err = 0;   // exp(mean |ln(predicted / measured)|) - 1
+  double min_bytes = 0, max_bytes = 0;
+};
+
+// A point with the calibrated model's prediction.
+struct FittedPoint {
+  BenchPoint point;
+  double predicted_s = 0;
+  bool fitted = false;  // used by the fit (else a check: world rows, sizes outside the range)
+  double rel_err() const { return predicted_s / point.seconds - 1; }
+};
+
+struct ComputeFit {
+  double flops_per_rank = 0;  // effective FLOP/s of one rank (3 x forward FLOPs per sample)
+  int ranks = 1;              // ranks on the host when it was measured
+  int iterations = 0;         // iterations averaged
+  std::string source;
+};
+
+struct MemoryFit {
+  double bandwidth_Bps = 0;  // bytes read + written per second by one rank
+  int ranks = 1;
+  std::string source;
+};
+
+struct Calibration {
+  std::map<std::string, TierFit> tiers;  // "intra", "inter": the links
+  // "op/group" (e.g. "allgather/intra"): each benchmarked operation on each group fitted on its
+  // own (per algorithm: a library runs broadcast, all-gather and all-reduce differently over
+  // the same links), applied as SimConfig::op_costs.
+  // An op's fit is one or two size ranges (segments, by bytes; the first covers sizes up to
+  // its max_bytes): two when one alpha-beta line misses by more than 10% in geometric mean and
+  // a split at some size halves that error.
+  std::map<std::string, std::vector<TierFit>> ops;
+  std::optional<ComputeFit> compute;
+  std::optional<MemoryFit> memory;
+  int host_cores = 0;  // > 0: ranks share this many cores (scale compute / memory by ranks)
+  std::vector<std::string> inputs;
+  std::string topology;  // the base topology the fit used
+};
+
+struct FitOptions {
+  std::vector<std::string> ops;  // empty: all
+  double min_bytes = 0, max_bytes = 1e300;
+};
+
+// Fits the tiers that have rows (intra from intra rows, inter from inter rows) on `base`, and
+// every (op, group) with 2 or more rows on its own (world rows included); returns every point
+// with the calibrated prediction (its op fit where there is one, else its tier's).
+void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const FitOptions& opt,
+               Calibration& cal, std::vector<FittedPoint>& out);
+
+// Predicts one point's time on topology t (the ring closed form).
+double predict_point(const Topology& t, const BenchPoint& p);
+
+// The topology with the calibrated numbers in place (sources say "calibrated: ..."), for a run
+// of `ranks` ranks on the host (scales compute and memory when host_cores > 0).
+Topology apply_calibration(Topology t, const Calibration& c, int ranks);
+// The per-op costs of `c` on the calibrated topology t (apply_calibration's result) for a run
+// of nodes x GPUs per node: latency per step, and bytes scaled by the group's link bandwidth
+// over the op's.
+std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration& c,
+                                                               const Topology& t, int nodes,
+                                                               int gpus_per_node);
+
+nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPoint>& points);
+// UsageError naming the file and field when malformed.
+Calibration read_calibration(const std::string& path);
+
+}  // namespace prunex::sim

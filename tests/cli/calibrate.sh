@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# prunex calibrate: recovers known latencies and bandwidths from bench rows generated with the
+# alpha-beta formulas (written out here, independently of the simulator's closed forms),
+# splits an op at the size where its constants change, fits compute from a run's local steps,
+# and simulate / bench --backend sim reproduce those numbers with --calibration. Bad input
+# exits 2 with one line and writes nothing.
+set -u
+prunex=$(realpath "$1")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$work"
+
+# Rows on 2 nodes x 2 ranks. Ring all-reduce over n ranks: 2(n-1) L + 2(n-1)/n S / B;
+# chain broadcast: (n-1) L + S / B; ring all-gather of total S: (n-1) L + (n-1) (S/n) / B.
+# intra: L = 4 us, B = 3 GB/s; inter: L = 10 us, B = 1 GB/s. intra all-reduce has two
+# regimes: up to 64 KiB L = 2 us, B = 0.5 GB/s; above, L = 30 us, B = 6 GB/s.
+python3 - <<'PY'
+import json
+def ring(n, L, B, S): return 2*(n-1)*L + 2*(n-1)/n*S/B
+def bcast(n, L, B, S): return (n-1)*L + S/B
+def gather(n, L, B, S): return (n-1)*L + (n-1)*(S/n)/B
+rows = []
+def row(op, group, n, S, t):
+    rows.append({"op": op, "group": group, "algo": "mpi", "bytes": S, "count": S // 4,
+                 "dtype": "float", "time_us": t * 1e6, "algbw_gbs": 0, "busbw_gbs": 0,
+                 "wrong": 0, "ranks": n, "backend": "mpi", "nodes": 2, "gpus_per_node": 2,
+                 "world": 4})
+sizes = [1024 * 4**k for k in range(8)]  # 1 KiB .. 16 MiB
+for S in sizes:
+    L, B = (2e-6, 0.5e9) if S <= 65536 else (30e-6, 6e9)
+    row("allreduce", "intra", 2, S, ring(2, L, B, S))
+    row("broadcast", "intra", 2, S, bcast(2, 4e-6, 3e9, S))
+    row("allgather", "intra", 2, S, gather(2, 4e-6, 3e9, S))
+    row("allreduce", "inter", 2, S, ring(2, 10e-6, 1e9, S))
+    row("broadcast", "inter", 2, S, bcast(2, 10e-6, 1e9, S))
+    row("allgather", "world", 4, S, gather(4, 7e-6, 2e9, S))
+json.dump(rows, open("bench.json", "w"))
+json.dump([dict(r, backend="sim") for r in rows], open("simrows.json", "w"))
+PY
+
+"$prunex" calibrate --from bench.json --host-cores 0 --out cal.json > cal.txt || fail "calibrate exited $?"
+cat cal.txt
+python3 - <<'PY' || fail "fitted constants"
+import json
+c = json.load(open("cal.json"))
+def close(a, b, what, tol=1e-6):
+    assert abs(a / b - 1) < tol, f"{what}: {a} vs {b}"
+ops = c["ops"]
+def one(key, L, B):
+    assert len(ops[key]) == 1, (key, ops[key])
+    close(ops[key][0]["latency_s"], L, key + " latency"); close(ops[key][0]["bandwidth_Bps"], B, key + " bandwidth")
+one("broadcast/intra", 4e-6, 3e9); one("allgather/intra", 4e-6, 3e9)
+one("allreduce/inter", 10e-6, 1e9); one("broadcast/inter", 10e-6, 1e9)
+one("allgather/world", 7e-6, 2e9)
+seg = ops["allreduce/intra"]
+assert len(seg) == 2 and seg[0]["max_bytes"] == 65536, seg
+close(seg[0]["latency_s"], 2e-6, "small latency"); close(seg[0]["bandwidth_Bps"], 0.5e9, "small bw")
+close(seg[1]["latency_s"], 30e-6, "large latency"); close(seg[1]["bandwidth_Bps"], 6e9, "large bw")
+close(c["tiers"]["inter"]["latency_s"], 10e-6, "inter tier latency")
+close(c["tiers"]["inter"]["bandwidth_Bps"], 1e9, "inter tier bandwidth")
+for p in c["points"]:
+    assert abs(p["rel_err"]) < 1e-6, p
+print("fitted constants: OK")
+PY
+grep -q "^inter: latency 10.000 us, bandwidth 1.000 GB/s" cal.txt || fail "inter summary line"
+
+# bench --backend sim with the calibration gives the formulas' times (1 MiB, 2 x 2).
+sim_us() {  # OP GROUP BYTES
+  "$prunex" bench --backend sim --topology localhost --nodes 2 --gpus-per-node 2 \
+    --calibration cal.json --op "$1" --group "$2" -b "$3" -e "$3" | grep -v '^#' | awk '{print $6}'
+}
+check_us() {  # GOT WANT WHAT
+  python3 -c "import sys; g, w = float('$1'), float('$2'); sys.exit(0 if abs(g / w - 1) < 0.01 else 1)" ||
+    fail "$3: simulated $1 us, expected $2 us"
+}
+check_us "$(sim_us allreduce intra 1048576)" "$(python3 -c 'print(2*30e-6*1e6 + 1048576/6e9*1e6)')" "intra all-reduce 1 MiB"
+check_us "$(sim_us allreduce intra 4096)" "$(python3 -c 'print(2*2e-6*1e6 + 4096/0.5e9*1e6)')" "intra all-reduce 4 KiB"
+check_us "$(sim_us broadcast inter 1048576)" "$(python3 -c 'print(10 + 1048576/1e9*1e6)')" "inter broadcast 1 MiB"
+check_us "$(sim_us allgather world 1048576)" "$(python3 -c 'print(3*7 + 3*(1048576/4)/2e9*1e6)')" "world all-gather 1 MiB"
+
+# Compute from a run's local steps: 3 x forward FLOPs x batch x steps per second of the
+# slowest rank's local_compute (the first iteration skipped).
+fwd=$("$prunex" model-info --model small_cnn --input 28 --input-channels 1 --json |
+      python3 -c "import json,sys; print(json.load(sys.stdin)['forward_flops'])") ||
+  fail "model-info"
+python3 - <<'PY'
+import json
+cfg = {"model": "small_cnn", "classes": 10, "input": 28, "input_channels": 1, "nodes": 2,
+       "gpus_per_node": 2, "world_size": 4, "batch": 32, "samples": 8000, "local-epochs": 1,
+       "local-steps": 10, "strategy": "ddp", "backend": "mpi"}
+its = [{"iteration": k, "phases": {"local_compute": {"critical_path_s": s, "per_rank_s": [s] * 4}}}
+       for k, s in ((1, 9.0), (2, 2.0), (3, 2.0))]
+json.dump({"config": cfg, "iterations": its}, open("steps.json", "w"))
+PY
+"$prunex" calibrate --steps steps.json --host-cores 2 --out cal_c.json > cal_c.txt || fail "calibrate --steps exited $?"
+python3 - "$fwd" <<'PY' || fail "compute fit"
+import json, sys
+fwd = float(sys.argv[1])
+c = json.load(open("cal_c.json"))["compute"]
+want = 3 * fwd * 32 * 10 / 2.0
+assert abs(c["flops_per_rank"] / want - 1) < 1e-9, (c, want)
+assert c["ranks"] == 4 and c["iterations"] == 2, c
+PY
+# The same work simulated on 2 x 2 takes 2 s of compute per iteration; on 4 x 2 (8 ranks on
+# 2 cores) twice that.
+for shape in "2 2.0" "4 4.0"; do
+  set -- $shape
+  "$prunex" simulate --topology localhost --calibration cal_c.json --nodes $1 --gpus-per-node 2 \
+    --model small_cnn --input 28 --input-channels 1 --strategy hsadmm-flat --iterations 1 \
+    --local-steps 10 --batch 32 --samples 8000 --out sim$1 > /dev/null || fail "simulate exited $?"
+  got=$(python3 -c "import json; print(json.load(open('sim$1/metrics.json'))['iterations'][0]['phases']['local_compute']['critical_path_s'])")
+  python3 -c "import sys; sys.exit(0 if abs($got / $2 - 1) < 0.01 else 1)" ||
+    fail "$1 nodes: simulated local_compute $got s, expected $2 s"
+done
+
+expect_exit2() {  # WORDS ARGS...
+  local words="$1"; shift
+  "$prunex" "$@" > stdout 2> stderr
+  local rc=$?
+  [[ $rc -eq 2 ]] || fail "$*: exit $rc, expected 2"
+  [[ $(wc -l < stderr) -eq 1 ]] || fail "$*: stderr not one line: $(cat stderr)"
+  grep -qF -- "$words" stderr || fail "$*: stderr lacks '$words': $(cat stderr)"
+}
+expect_exit2 "cannot read" calibrate --from missing.json --out x.json
+echo '[{"op": ' > broken.json
+expect_exit2 "not JSON" calibrate --from broken.json --out x.json
+expect_exit2 "not a live measurement" calibrate --from simrows.json --out x.json
+expect_exit2 "--out FILE is required" calibrate --from bench.json
+expect_exit2 "nothing to calibrate from" calibrate --out x.json
+echo '{"format": "other"}' > notcal.json
+expect_exit2 "not a prunex calibration file" simulate --topology localhost --calibration notcal.json \
+  --nodes 2 --gpus-per-node 2 --model small_cnn --out s
+[[ ! -e x.json && ! -e s ]] || fail "a failed run wrote output"
+echo "calibrate: OK"
