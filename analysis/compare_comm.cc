@@ -56,6 +56,36 @@ DdpTimes ddp_times(const CommRuns& r) {
   return t;
 }
 
+// The bus bandwidth of each H-SADMM communication phase: the paper's (its Fig. 8 share of
+// its 0.10 s) and ours (the simulated critical path), on the bytes the phase moves.
+struct PhaseBandwidth {
+  double bytes = 0;
+  int n = 0;
+  bool allreduce = true;
+  double paper_s = 0, ours_s = 0;
+  double paper_Bps() const { return busbw(bytes, n, paper_s, allreduce); }
+  double ours_Bps() const { return busbw(bytes, n, ours_s, allreduce); }
+};
+struct HsadmmBandwidths {
+  PhaseBandwidth intra, inter, bcast;
+};
+
+HsadmmBandwidths hsadmm_bandwidths(const CommRuns& r) {
+  const CommQuantities hs = comm_quantities(r.hsadmm.json, r.hsadmm.path);
+  const ByteQuantities b = byte_quantities(r.hsadmm.json, r.hsadmm.path);
+  const int P = config_int(r.hsadmm, "gpus_per_node"), M = config_int(r.hsadmm, "nodes");
+  const double T = paper::kCommLatencyHsadmm;
+  HsadmmBandwidths h;
+  h.intra = {b.last_dense, P, true, paper::kShareIntraAllreduce * T,
+             phase_seconds(hs, "intra_allreduce", r.hsadmm)};
+  h.inter = {b.last_inter, M, true, paper::kShareInterAllreduce * T,
+             phase_seconds(hs, "inter_allreduce", r.hsadmm)};
+  // bytes.intra = the dense intra-node all-reduce + the broadcast of buckets and mask.
+  h.bcast = {b.last_intra - b.last_dense, P, false, paper::kShareBroadcast * T,
+             phase_seconds(hs, "broadcast", r.hsadmm)};
+  return h;
+}
+
 }  // namespace
 
 Section compare_fig7(const CommRuns& r) {
@@ -101,32 +131,26 @@ Section compare_fig7(const CommRuns& r) {
   };
 
   // Bandwidth the paper's times imply, next to ours and the hardware's.
-  const ByteQuantities b = byte_quantities(r.hsadmm.json, r.hsadmm.path);
-  const int P = config_int(r.hsadmm, "gpus_per_node"), M = config_int(r.hsadmm, "nodes");
+  const HsadmmBandwidths h = hsadmm_bandwidths(r);
   const int W = config_int(r.ddp, "world_size");
-  const double dense = b.last_dense, compact = b.last_inter, bcast = b.last_intra - b.last_dense;
+  const double dense = h.intra.bytes;
   struct Line {
     const char* what;
-    double bytes;
-    int n;
-    bool allreduce;
-    double paper_s, ours_s;
+    PhaseBandwidth bw;
     const char* reference;
   };
-  const double T = paper::kCommLatencyHsadmm;
   const Line lines[] = {
-      {"H-SADMM intra-node all-reduce", dense, P, true, paper::kShareIntraAllreduce * T,
-       phase_seconds(hs, "intra_allreduce", r.hsadmm),
+      {"H-SADMM intra-node all-reduce", h.intra,
        "41.5 GB/s measured on 4 x V100 (nccl-tests issue 251)"},
-      {"H-SADMM inter-node all-reduce (leaders)", compact, M, true, paper::kShareInterAllreduce * T,
-       phase_seconds(hs, "inter_allreduce", r.hsadmm),
+      {"H-SADMM inter-node all-reduce (leaders)", h.inter,
        "one HDR100 port: 12.5 GB/s (11.5-12 achieved)"},
-      {"H-SADMM intra-node broadcast", bcast, P, false, paper::kShareBroadcast * T,
-       phase_seconds(hs, "broadcast", r.hsadmm), "NVLink: 2 links x 25 GB/s per GPU pair"},
-      {"DDP all-reduce, 0.50 s read per step", dense, W, true, paper::kCommLatencyDdp, d.busy_step,
+      {"H-SADMM intra-node broadcast", h.bcast, "NVLink: 2 links x 25 GB/s per GPU pair"},
+      {"DDP all-reduce, 0.50 s read per step",
+       {dense, W, true, paper::kCommLatencyDdp, d.busy_step},
        "2 x HDR100 = 25 GB/s per node"},
-      {"DDP all-reduce, 0.50 s read per epoch", dense * d.steps, W, true, paper::kCommLatencyDdp,
-       d.busy_epoch, "2 x HDR100 = 25 GB/s per node"},
+      {"DDP all-reduce, 0.50 s read per epoch",
+       {dense * d.steps, W, true, paper::kCommLatencyDdp, d.busy_epoch},
+       "2 x HDR100 = 25 GB/s per node"},
   };
   s.text =
       "**Bandwidth implied.** Each time below turned into nccl-tests bus bandwidth (all-reduce "
@@ -135,14 +159,12 @@ Section compare_fig7(const CommRuns& r) {
       "time).\n\n| transfer | bytes | ranks | paper time | paper busbw | our time | our busbw "
       "| hardware |\n|---|---|---|---|---|---|---|---|\n";
   for (const auto& l : lines)
-    s.text +=
-        fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", l.what, mb(l.bytes), l.n,
-                    ms(l.paper_s), gbs(busbw(l.bytes, l.n, l.paper_s, l.allreduce)), ms(l.ours_s),
-                    gbs(busbw(l.bytes, l.n, l.ours_s, l.allreduce)), l.reference);
+    s.text += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", l.what, mb(l.bw.bytes),
+                          l.bw.n, ms(l.bw.paper_s), gbs(l.bw.paper_Bps()), ms(l.bw.ours_s),
+                          gbs(l.bw.ours_Bps()), l.reference);
   // Hardware references (../shared/reference/hardware-and-peers.md).
   constexpr double kHdr100Bps = 100e9 / 8, kNvlinkAllreduceMeasuredBps = 41.5e9;
-  const double inter_paper = busbw(compact, M, paper::kShareInterAllreduce * T, true);
-  const double intra_paper = busbw(dense, P, paper::kShareIntraAllreduce * T, true);
+  const double inter_paper = h.inter.paper_Bps(), intra_paper = h.intra.paper_Bps();
   s.text += fmt::format(
       "\nThe paper's times imply {} of an HDR100 port on the inter-node tier and {} of the "
       "measured 4-GPU NVLink all-reduce bandwidth inside the node. The model runs every link at "
@@ -170,16 +192,25 @@ Section compare_fig8(const CommRuns& r) {
       "phase, how `prunex plot comm-breakdown` draws it) in the first rows, and literally as "
       "each rank's seconds averaged over the 64 ranks in the `_rank_mean` rows, where only the "
       "16 leaders spend time in the inter-node all-reduce.\n";
-  const std::string why =
-      "the inter tier is one HDR100 rail per leader against NVLink inside the node; our "
-      "NVLink is faster relative to the network than the paper's times imply (Fig. 7 table)";
+  const HsadmmBandwidths h = hsadmm_bandwidths(r);
   s.rows = {
       {s.figure, "share_inter_allreduce", paper::kShareInterAllreduce,
-       share(hs.share_critical, "inter_allreduce"), "critical path; " + why},
+       share(hs.share_critical, "inter_allreduce"),
+       fmt::format("critical path; the paper's times put the leaders' all-reduce at {} bus "
+                   "bandwidth, ours at {} (one HDR100 rail per leader)",
+                   gbs(h.inter.paper_Bps()), gbs(h.inter.ours_Bps()))},
       {s.figure, "share_intra_allreduce", paper::kShareIntraAllreduce,
-       share(hs.share_critical, "intra_allreduce"), "critical path; dense 232.7 MB on 4 GPUs"},
+       share(hs.share_critical, "intra_allreduce"),
+       fmt::format("critical path; dense {} on {} GPUs, at {:.1f}x the inter-node bus bandwidth "
+                   "in the paper's times and {:.1f}x in ours (NVLink at its datasheet rate "
+                   "against a fully used HDR100 rail), so ours spends relatively longer inside "
+                   "the node",
+                   mb(h.intra.bytes), h.intra.n, h.intra.paper_Bps() / h.inter.paper_Bps(),
+                   h.intra.ours_Bps() / h.inter.ours_Bps())},
       {s.figure, "share_broadcast", paper::kShareBroadcast, share(hs.share_critical, "broadcast"),
-       "critical path; compact buffers + union mask from the leader"},
+       fmt::format("critical path; compact buffers + union mask from the leader: the paper's "
+                   "time implies {} for this NVLink broadcast, ours {}",
+                   gbs(h.bcast.paper_Bps()), gbs(h.bcast.ours_Bps()))},
       {s.figure, "share_mask_sync", std::nullopt, share(hs.share_critical, "mask_sync"),
        "the paper's three shares sum to 68.4 + 17.8 + 13.8 = 100.0%: no mask union in its "
        "breakdown; ours unites masks (bitwise OR all-reduce) until the mask freezes"},

@@ -247,7 +247,7 @@ int run_reproduce(const Args& args) {
   std::vector<Step> plot = plot_steps(o, figures);
   run_steps(o, plot, done, total, exe);
   sims.insert(sims.end(), plot.begin(), plot.end());
-  write_reproduction_report(o, sims, figures, seconds_since(t0));
+  write_reproduction_report(o, sims, figures, [&] { return seconds_since(t0); });
   return 0;
 }
 

@@ -2,6 +2,7 @@
 // list of prunex commands it runs) and the report it writes (apps/reproduce_report.cc).
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -48,7 +49,9 @@ inline const std::vector<std::string>& fig6_models() {
 
 // Reads the runs, compares them with the paper, writes OUT/report.json and OUT/REPORT.md
 // (each atomically) and prints the headline rows on stdout.
+// `elapsed` gives the seconds since the command started (read once the report is built).
 void write_reproduction_report(const ReproduceOptions& o, const std::vector<Step>& steps,
-                               const std::vector<std::string>& figures, double seconds);
+                               const std::vector<std::string>& figures,
+                               const std::function<double()>& elapsed);
 
 }  // namespace prunex::cli

@@ -79,7 +79,8 @@ std::string setup_markdown(const ReproduceOptions& o, const Doc& hs) {
 }  // namespace
 
 void write_reproduction_report(const ReproduceOptions& o, const std::vector<Step>& steps,
-                               const std::vector<std::string>& figures, double seconds) {
+                               const std::vector<std::string>& figures,
+                               const std::function<double()>& elapsed) {
   const std::string alt = "fig9_sweep_e" + std::to_string(o.alt_local_epochs);
   std::vector<Section> sections;
   sections.push_back(compare_fig9(read_doc(run_path(o, "fig9_sweep") + "/scaling.json"),
@@ -111,6 +112,7 @@ void write_reproduction_report(const ReproduceOptions& o, const std::vector<Step
   std::vector<ReportRow> rows;
   for (const auto& s : sections) rows.insert(rows.end(), s.rows.begin(), s.rows.end());
 
+  const double seconds = elapsed();
   std::string md = "# The PruneX paper's communication figures (6-9), reproduced on a model\n\n";
   md += fmt::format("`{}` took {:.0f} s (`prunex` is `build/bin/prunex`).\n\n", o.command_line,
                     seconds);
