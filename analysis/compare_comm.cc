@@ -91,7 +91,9 @@ HsadmmBandwidths hsadmm_bandwidths(const CommRuns& r) {
 Section compare_fig7(const CommRuns& r) {
   Section s;
   s.figure = "Fig. 7";
-  s.title = "Fig. 7: communication latency per iteration, ResNet-152, 16 nodes x 4 GPUs";
+  const int M = config_int(r.hsadmm, "nodes"), P = config_int(r.hsadmm, "gpus_per_node");
+  s.title = fmt::format(
+      "Fig. 7: communication latency per iteration, ResNet-152, {} nodes x {} GPUs", M, P);
   const CommQuantities hs = comm_quantities(r.hsadmm.json, r.hsadmm.path);
   const CommQuantities flat = comm_quantities(r.flat.json, r.flat.path);
   const DdpTimes d = ddp_times(r);
@@ -99,12 +101,12 @@ Section compare_fig7(const CommRuns& r) {
       "Communication latency = the sum of the communication phases' critical paths (slowest "
       "rank) per iteration, as `prunex plot comm-latency` draws it. An H-SADMM iteration is one "
       "outer iteration (E = 1 local epoch, then one consensus). DDP synchronises every step "
-      "({} steps per epoch at 64 GPUs), so \"per iteration\" is ambiguous for it: the rows give "
+      "({} steps per epoch at {} GPUs), so \"per iteration\" is ambiguous for it: the rows give "
       "DDP per epoch (= per outer iteration at E = 1) and per step, each as the exposed time "
       "(beyond the backward pass it overlaps, what the live trainer times and what metrics.json "
       "records) and as the all-reduce busy time including the hidden part (rank 0's trace). "
       "`comm_latency_ddp_s` is the first: per outer iteration, exposed.\n",
-      static_cast<long>(d.steps));
+      static_cast<long>(d.steps), M * P);
   const std::string base_note =
       "links at datasheet speed with no framework overhead (kernel launches, Python, "
       "stream syncs): see the bandwidths implied below";
@@ -180,18 +182,22 @@ Section compare_fig7(const CommRuns& r) {
 Section compare_fig8(const CommRuns& r) {
   Section s;
   s.figure = "Fig. 8";
-  s.title = "Fig. 8: H-SADMM communication breakdown, ResNet-152, 16 nodes x 4 GPUs";
+  const int M = config_int(r.hsadmm, "nodes"), P = config_int(r.hsadmm, "gpus_per_node");
+  s.title =
+      fmt::format("Fig. 8: H-SADMM communication breakdown, ResNet-152, {} nodes x {} GPUs", M, P);
   const CommQuantities hs = comm_quantities(r.hsadmm.json, r.hsadmm.path);
   auto share = [&](const std::map<std::string, double>& m, const char* phase) {
     const auto it = m.find(phase);
     return it == m.end() ? 0.0 : it->second;
   };
-  s.intro =
+  s.intro = fmt::format(
       "Share of each communication phase in H-SADMM's communication time. The paper's shares "
       "are \"averaged across all 64 GPUs\": read as critical paths (the slowest rank of each "
       "phase, how `prunex plot comm-breakdown` draws it) in the first rows, and literally as "
-      "each rank's seconds averaged over the 64 ranks in the `_rank_mean` rows, where only the "
-      "16 leaders spend time in the inter-node all-reduce.\n";
+      "each rank's seconds averaged over the {} ranks in the `_rank_mean` rows, where only the "
+      "{} leaders spend time in the inter-node all-reduce.\n",
+      M * P, M);
+  const std::string ranks = fmt::format("mean over the {} ranks", M * P);
   const HsadmmBandwidths h = hsadmm_bandwidths(r);
   s.rows = {
       {s.figure, "share_inter_allreduce", paper::kShareInterAllreduce,
@@ -216,11 +222,11 @@ Section compare_fig8(const CommRuns& r) {
        "breakdown; ours unites masks (bitwise OR all-reduce) until the mask freezes"},
       {s.figure, "share_inter_allreduce_rank_mean", paper::kShareInterAllreduce,
        share(hs.share_rank_mean, "inter_allreduce"),
-       "mean over the 64 ranks: 48 non-leaders take no part in it"},
+       fmt::format("{}: {} non-leaders take no part in it", ranks, M * P - M)},
       {s.figure, "share_intra_allreduce_rank_mean", paper::kShareIntraAllreduce,
-       share(hs.share_rank_mean, "intra_allreduce"), "mean over the 64 ranks"},
+       share(hs.share_rank_mean, "intra_allreduce"), ranks},
       {s.figure, "share_broadcast_rank_mean", paper::kShareBroadcast,
-       share(hs.share_rank_mean, "broadcast"), "mean over the 64 ranks"},
+       share(hs.share_rank_mean, "broadcast"), ranks},
   };
   return s;
 }

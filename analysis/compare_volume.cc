@@ -33,8 +33,10 @@ Section compare_fig6(const std::map<std::string, Doc>& hsadmm_by_model, const Do
                      const std::vector<ModelPayloads>& payloads) {
   Section s;
   s.figure = "Fig. 6";
-  s.title = "Fig. 6: inter-node message size and volume, 16 nodes x 4 GPUs";
   const Doc& r152 = run_of(hsadmm_by_model, "resnet152");
+  const auto& cfg = r152.json.value("config", nlohmann::json::object());
+  s.title = fmt::format("Fig. 6: inter-node message size and volume, {} nodes x {} GPUs",
+                        cfg.value("nodes", 0), cfg.value("gpus_per_node", 0));
   const ByteQuantities b152 = byte_quantities(r152.json, r152.path);
   const int iterations = b152.iterations;
   s.intro = fmt::format(
@@ -138,10 +140,11 @@ Section compare_fig6(const std::map<std::string, Doc>& hsadmm_by_model, const Do
   s.text += fmt::format(
       "**The \"Dense DDP\" bar is one dense model per outer iteration, not DDP's traffic.** "
       "13.00 GiB is 60 x the fp32 model: what H-SADMM would send without shrinkage. DDP "
-      "all-reduces the gradient every step: {} steps of {} per epoch at 64 GPUs, {} GiB over "
+      "all-reduces the gradient every step: {} steps of {} per epoch at {} GPUs, {} GiB over "
       "{} epochs in our DDP run. That matches Fig. 5(b), where \"the dense DDP baseline "
       "accumulates over 60 GB\", not the 13.00 GB of Fig. 6(b).\n",
       static_cast<long>(steps), fmt::format("{:.1f} MB", d.last_dense / steps / 1e6),
+      ddp.json.value("config", nlohmann::json::object()).value("world_size", 0),
       sig4(d.total_inter / kGiB), d.iterations);
   return s;
 }
