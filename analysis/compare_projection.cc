@@ -32,8 +32,9 @@ Section compare_projection(const ProjectionRuns& r) {
   const double keep = cfg.value("keep", 0.5);
   const long samples = cfg.value("samples", 50000L);
   s.intro = fmt::format(
-      "The same Puhti nodes scaled out to {} nodes x {} GPUs (`scale_to_nodes`: the fat tree "
-      "gains levels; nothing else changes), ResNet-152 on CIFAR-10 in strong scaling from 8 "
+      "The same `{}` nodes scaled out to {} nodes x {} GPUs (`scale_to_nodes`: a fat tree "
+      "gains levels, a dragonfly groups; nothing else changes), ResNet-152 on CIFAR-10 in strong "
+      "scaling from 8 "
       "GPUs (at {} GPUs each GPU trains on {} samples per epoch, one partial batch). "
       "**Union assumption:** each node's projection keeps {} of the channels; with growth g a "
       "node keeps a channel another node pruned with probability g, so the union of M node "
@@ -41,7 +42,8 @@ Section compare_projection(const ProjectionRuns& r) {
       "exact once the mask is frozen (the frozen mask is the projection of the global z, the "
       "same on every rank); g > 0 describes nodes that still disagree before freezing. At M = "
       "{}: g = 0 gives u = {}",
-      M, P, G, (samples + G - 1) / G, keep, M, percent(keep));
+      cfg.value("topology", std::string("?")), M, P, G, (samples + G - 1) / G, keep, M,
+      percent(keep));
   for (const auto& [g, doc] : r.growth) {
     const double gv = std::stod(g);
     s.intro +=
