@@ -113,7 +113,8 @@ void write_reproduction_report(const ReproduceOptions& o, const std::vector<Step
   for (const auto& s : sections) rows.insert(rows.end(), s.rows.begin(), s.rows.end());
 
   const double seconds = elapsed();
-  std::string md = "# The PruneX paper's communication figures (6-9), reproduced on a model\n\n";
+  std::string md =
+      "# The PruneX paper's communication figures (6-9), reproduced on a modeled cluster\n\n";
   md += fmt::format("`{}` took {:.0f} s (`prunex` is `build/bin/prunex`).\n\n", o.command_line,
                     seconds);
   md += "## Headline\n\n| figure | quantity | paper | ours | rel. error |\n|---|---|---|---|---|\n";
