@@ -2,18 +2,16 @@
 // analysis/plots/ (one per figure kind). This file only checks the command line, finds the
 // scripts and runs Debian's /usr/bin/python3 on them; the script's exit code is ours (2: bad
 // input, with one line on stderr and no output file).
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
-#include <cstring>
 #include <filesystem>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "apps/cli.h"
+#include "apps/subprocess.h"
 #include "engine/error.h"
 
 #ifndef PRUNEX_PLOTS_DIR
@@ -80,29 +78,6 @@ fs::path scripts_dir() {
                            exe.string() + " or in " + baked.string());
 }
 
-// fork + exec (no shell, so file names pass through untouched); returns the exit status.
-int run_python(const std::vector<std::string>& argv) {
-  std::vector<char*> cargv;
-  for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
-  cargv.push_back(nullptr);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  if (pid == 0) {
-    execv(kPython, cargv.data());
-    std::fprintf(stderr, "prunex plot: cannot run %s: %s\n", kPython, std::strerror(errno));
-    _exit(127);
-  }
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) throw std::runtime_error(std::string("waitpid: ") + std::strerror(errno));
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  throw std::runtime_error(std::string(kPython) + " was killed by signal " +
-                           std::to_string(WTERMSIG(status)));
-}
-
 int run_plot(const Args& args) {
   const auto& pos = args.positional();
   PRUNEX_USAGE(!pos.empty(), "missing KIND (one of ", kind_list(), ")");
@@ -130,7 +105,7 @@ int run_plot(const Args& args) {
   argv.insert(argv.end(), pos.begin() + 1, pos.end());
   argv.insert(argv.end(), {"--out", *out});
   if (const auto layer = args.get("layer")) argv.insert(argv.end(), {"--layer", *layer});
-  return run_python(argv);
+  return run_subprocess(argv);
 }
 
 std::string kinds_help() {

@@ -2,7 +2,8 @@
 # The README's main job: installs what is missing, builds, then shows the toolkit on this
 # machine: the model and cluster it reasons about, a short live H-SADMM training run on
 # Fashion-MNIST (4 MPI ranks as 2 emulated nodes x 2) next to dense DDP on the same work,
-# and where every output went.
+# the paper's communication figures reproduced on a modeled Puhti (prunex reproduce), and
+# where every output went.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -39,19 +40,14 @@ for s in ("hsadmm", "ddp"):
           f"test accuracy {100*m['test_accuracy']:.2f}%")
 PY
 
-section "The same plan on a modeled Puhti: ResNet-152, 16 nodes x 4 V100 (SimGrid)"
-for s in hsadmm ddp; do
-  $prunex simulate --topology puhti --nodes 16 --gpus-per-node 4 --model resnet152 \
-    --strategy $s --iterations 60 --t-freeze 30 --out $out/sim_$s |
-    grep -E "s per iteration|bytes per iteration" | sed "s/^/  $s: /"
-done
-section "Strong scaling 8 -> 64 GPUs on the modeled Puhti"
-$prunex sweep --topology puhti --model resnet152 --gpus 8,16,32,64 \
-  --strategy hsadmm,hsadmm-flat,ddp,topk --out $out/sweep 2>/dev/null | tail -18
-$prunex plot scaling $out/sweep/scaling.json --out $out/scaling.png
+section "The paper's Figs. 6-9 on a modeled Puhti (SimGrid), compared with the paper"
+echo "  (prunex reproduce: 14 simulations and 8 figures, about a minute on 2 cores)"
+$prunex reproduce --out $out/reproduce
 
 section "Outputs"
 echo "  $out/hsadmm/metrics.json, $out/hsadmm/trace.json (open in https://ui.perfetto.dev)"
 echo "  $out/ddp/metrics.json,    $out/ddp/trace.json"
-echo "  $out/sim_hsadmm/, $out/sim_ddp/ (simulated metrics.json, trace.json)"
-echo "  $out/sweep/scaling.json and $out/scaling.png (strong scaling)"
+echo "  $out/reproduce/REPORT.md: every number the paper states for Figs. 6-9 next to ours,"
+echo "    with the relative error and the reason for each difference (report.json: the rows)"
+echo "  $out/reproduce/fig{6,7,8,9}_*.png and projection_fig*.png (to 4096 GPUs); records in"
+echo "    $out/reproduce/runs/"

@@ -44,8 +44,10 @@ def draw(inputs, out, layer=None):
         total.bar([i + 0.2 for i in xs], [d * tscale for _, _, d in totals], 0.4, color="lightgray",
                   hatch="//", edgecolor="gray", label="dense equivalent")
     common.log_if_wide(total, [v * tscale for _, s, d in totals for v in (s, d)])
-    total.set_xticks(list(xs), [label for label, _, _ in totals],
-                     rotation=15 if len(totals) > 3 else 0)
+    names = [label for label, _, _ in totals]
+    slanted = len(totals) > 3 or len(totals) * max(len(n) for n in names) > 45
+    total.set_xticks(list(xs), names, rotation=15 if slanted else 0,
+                     ha="right" if slanted else "center")
     total.set_ylabel(f"total inter-node bytes per rank ({tunit})")
     total.set_title("Total inter-node volume over the run")
     total.legend()

@@ -44,6 +44,8 @@ def draw(inputs, out, layer=None):
         g = [p["gpus"] for p in pts]
         speed.plot(g, [p["speedup"] for p in pts], "o-", label=strategy)
         eff.plot(g, [100 * p["efficiency"] for p in pts], "o-", label=strategy)
+    if all_gpus[-1] > 64 * base:  # beyond 64x the ideal line would flatten every curve
+        speed.set_yscale("log", base=2)
     for ax in (speed, eff):
         ax.set_xscale("log", base=2)
         ax.set_xticks(all_gpus, [str(g) for g in all_gpus])

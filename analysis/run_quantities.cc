@@ -1,0 +1,125 @@
+#include "analysis/run_quantities.h"
+
+#include <algorithm>
+#include <fstream>
+#include <utility>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/phases.h"
+
+namespace prunex {
+namespace {
+
+const nlohmann::json& field(const nlohmann::json& j, const char* key, const std::string& origin) {
+  PRUNEX_USAGE(j.is_object() && j.contains(key), origin, ": missing '", key, "'");
+  return j.at(key);
+}
+
+double number(const nlohmann::json& j, const char* key, const std::string& origin) {
+  const auto& v = field(j, key, origin);
+  PRUNEX_USAGE(v.is_number(), origin, ": '", key, "' is not a number");
+  return v.get<double>();
+}
+
+const nlohmann::json& iterations(const nlohmann::json& metrics, const std::string& origin) {
+  const auto& its = field(metrics, "iterations", origin);
+  PRUNEX_USAGE(its.is_array() && !its.empty(), origin, ": no iterations recorded");
+  return its;
+}
+
+}  // namespace
+
+nlohmann::json read_json_file(const std::string& path) {
+  std::ifstream f(path);
+  PRUNEX_USAGE(f.good(), "cannot read ", path);
+  try {
+    return nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    PRUNEX_USAGE(false, path, ": not JSON (", e.what(), ")");
+  }
+  return {};
+}
+
+CommQuantities comm_quantities(const nlohmann::json& metrics, const std::string& origin) {
+  const auto& its = iterations(metrics, origin);
+  CommQuantities q;
+  std::map<std::string, double> critical, rank_sum;
+  for (const auto& it : its) {
+    for (const auto& [name, ph] : field(it, "phases", origin).items()) {
+      if (!phase::is_communication(name.c_str())) continue;
+      critical[name] += number(ph, "critical_path_s", origin);
+      const auto& per_rank = field(ph, "per_rank_s", origin);
+      PRUNEX_USAGE(per_rank.is_array() && !per_rank.empty(), origin, ": ", name,
+                   ": per_rank_s is empty");
+      for (const auto& s : per_rank) rank_sum[name] += s.get<double>();
+    }
+  }
+  double total = 0, total_rank = 0;
+  for (const auto& [name, s] : critical) total += s;
+  for (const auto& [name, s] : rank_sum) total_rank += s;
+  q.per_iteration_s = total / static_cast<double>(its.size());
+  for (const auto& [name, s] : critical) {
+    q.share_critical[name] = total > 0 ? s / total : 0.0;
+    q.seconds[name] = s / static_cast<double>(its.size());
+  }
+  for (const auto& [name, s] : rank_sum)
+    q.share_rank_mean[name] = total_rank > 0 ? s / total_rank : 0.0;
+  const auto& cfg = field(metrics, "config", origin);
+  q.plan_repeats = cfg.contains("plan_repeats") ? number(cfg, "plan_repeats", origin) : 1.0;
+  return q;
+}
+
+ByteQuantities byte_quantities(const nlohmann::json& metrics, const std::string& origin) {
+  const auto& its = iterations(metrics, origin);
+  ByteQuantities q;
+  q.iterations = static_cast<int>(its.size());
+  for (const auto& it : its) {
+    q.total_inter += number(field(it, "bytes", origin), "inter", origin);
+    q.total_dense += number(it, "dense_inter_bytes", origin);
+  }
+  q.last_intra = number(field(its.back(), "bytes", origin), "intra", origin);
+  q.last_inter = number(field(its.back(), "bytes", origin), "inter", origin);
+  q.last_dense = number(its.back(), "dense_inter_bytes", origin);
+  return q;
+}
+
+double trace_busy_seconds(const nlohmann::json& trace, const std::string& phase, int steps,
+                          const std::string& origin) {
+  PRUNEX_USAGE(steps >= 1, origin, ": steps must be >= 1");
+  const auto& events = field(trace, "traceEvents", origin);
+  PRUNEX_USAGE(events.is_array(), origin, ": traceEvents is not a list");
+  std::vector<std::pair<double, double>> spans;  // microseconds
+  for (const auto& e : events) {
+    if (e.value("ph", "") != "X" || e.value("tid", -1) != 0 || e.value("name", "") != phase)
+      continue;
+    const double ts = number(e, "ts", origin);
+    spans.emplace_back(ts, ts + number(e, "dur", origin));
+  }
+  std::sort(spans.begin(), spans.end());
+  double busy = 0, end = -1e300;
+  for (const auto& [a, b] : spans) {
+    if (b <= end) continue;
+    busy += b - std::max(a, end);
+    end = b;
+  }
+  return busy * 1e-6 / steps;
+}
+
+std::map<int, ScalingPoint> scaling_points(const nlohmann::json& scaling,
+                                           const std::string& strategy, const std::string& origin) {
+  const auto& pts = field(scaling, strategy.c_str(), origin);
+  PRUNEX_USAGE(pts.is_array() && !pts.empty(), origin, ": no points for ", strategy);
+  std::map<int, ScalingPoint> out;
+  for (const auto& p : pts) {
+    ScalingPoint s;
+    s.gpus = static_cast<int>(number(p, "gpus", origin));
+    s.time_per_epoch_s = number(p, "time_per_epoch_s", origin);
+    s.speedup = number(p, "speedup", origin);
+    s.efficiency = number(p, "efficiency", origin);
+    out[s.gpus] = s;
+  }
+  return out;
+}
+
+}  // namespace prunex

@@ -1,0 +1,53 @@
+// Quantities the paper's figures show, computed from the records every run writes
+// (metrics.json, trace.json, scaling.json; analysis/metrics.h) with the same definitions as
+// the plot scripts (analysis/plots/): communication = the phases of phase::is_communication,
+// per iteration the sum of their critical paths. Malformed input is a UsageError naming the
+// file and the field.
+#pragma once
+
+#include <map>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace prunex {
+
+// Reads a JSON file (UsageError naming it if it is missing or not JSON).
+nlohmann::json read_json_file(const std::string& path);
+
+struct CommQuantities {
+  double per_iteration_s = 0;             // mean over iterations of the comm phases' critical paths
+  std::map<std::string, double> seconds;  // per comm phase: mean critical path per iteration
+  // Share of each communication phase in the communication time, two ways:
+  std::map<std::string, double> share_critical;   // critical paths (the plot's Fig. 8)
+  std::map<std::string, double> share_rank_mean;  // mean over all ranks of per-rank seconds
+  double plan_repeats = 1;  // steps per iteration for ddp/topk (config.plan_repeats)
+};
+CommQuantities comm_quantities(const nlohmann::json& metrics, const std::string& origin);
+
+struct ByteQuantities {
+  int iterations = 0;
+  double total_inter = 0;  // sum of bytes.inter over iterations
+  double total_dense = 0;  // sum of dense_inter_bytes
+  double last_inter = 0;   // the last iteration's bytes.inter
+  double last_dense = 0;   // its dense_inter_bytes
+  double last_intra = 0;   // its bytes.intra
+};
+ByteQuantities byte_quantities(const nlohmann::json& metrics, const std::string& origin);
+
+// Rank 0's busy time in the named phase per traced step of a trace.json (the union of its
+// intervals, so overlapping events count once), averaged over `steps` traced steps. For a
+// ddp run (one traced step per iteration) this is the all-reduce time of one step including
+// the part hidden behind the backward pass.
+double trace_busy_seconds(const nlohmann::json& trace, const std::string& phase, int steps,
+                          const std::string& origin);
+
+struct ScalingPoint {
+  int gpus = 0;
+  double time_per_epoch_s = 0, speedup = 0, efficiency = 0;
+};
+// One strategy's points from a scaling.json, by GPU count.
+std::map<int, ScalingPoint> scaling_points(const nlohmann::json& scaling,
+                                           const std::string& strategy, const std::string& origin);
+
+}  // namespace prunex
