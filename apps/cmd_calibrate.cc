@@ -114,6 +114,14 @@ sim::MemoryFit fit_memory(const std::string& path) {
   return {};
 }
 
+// "3.000 GB/s", or the latency-only fit's unbounded bandwidth.
+std::string bandwidth_text(double Bps) {
+  if (Bps >= 1e29) return "unbounded (latency only)";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f GB/s", Bps / 1e9);
+  return buf;
+}
+
 std::vector<std::string> file_list(const Args& args, const std::string& name) {
   std::vector<std::string> out;
   if (auto v = args.get(name))
@@ -172,16 +180,18 @@ int run_calibrate(const Args& args) {
                   fp.predicted_s * 1e6, 100 * fp.rel_err(), fp.fitted ? "fit" : "check");
   }
   for (const auto& [tier, f] : cal.tiers)
-    std::printf("%s: latency %.3f us, bandwidth %.3f GB/s (%d points, %.0f-%.0f B; error: "
+    std::printf("%s: latency %.3f us, bandwidth %s (%d points, %.0f-%.0f B; error: "
                 "geometric mean %.1f%%, max %.1f%%)\n",
-                tier.c_str(), f.latency_s * 1e6, f.bandwidth_Bps / 1e9, f.points, f.min_bytes,
+                tier.c_str(), f.latency_s * 1e6, bandwidth_text(f.bandwidth_Bps).c_str(), f.points,
+                f.min_bytes,
                 f.max_bytes, 100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
   for (const auto& [key, segments] : cal.ops)
     for (const auto& f : segments)
-      std::printf("  %-16s %9.0f-%9.0f B: latency %8.3f us, bandwidth %7.3f GB/s (%d points; "
+      std::printf("  %-16s %9.0f-%9.0f B: latency %9.3f us, bandwidth %s (%d points; "
                   "error: geometric mean %.1f%%, max %.1f%%)\n",
-                  key.c_str(), f.min_bytes, f.max_bytes, f.latency_s * 1e6, f.bandwidth_Bps / 1e9,
-                  f.points, 100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
+                  key.c_str(), f.min_bytes, f.max_bytes, f.latency_s * 1e6,
+                  bandwidth_text(f.bandwidth_Bps).c_str(), f.points, 100 * f.geomean_rel_err,
+                  100 * f.max_abs_rel_err);
   if (cal.compute)
     std::printf("compute: %.3f GFLOP/s per rank with %d ranks on the host (%s)\n",
                 cal.compute->flops_per_rank / 1e9, cal.compute->ranks,

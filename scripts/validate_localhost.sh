@@ -22,7 +22,7 @@ out=${1:-out/validate}
 prunex=build/bin/prunex
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 steps=${VALIDATE_STEPS:-30}
-iters=${VALIDATE_ITERATIONS:-4}
+iters=${VALIDATE_ITERATIONS:-6}
 samples=16000
 busy_us=${VALIDATE_BUSY_US:-50000}
 common=(--gpus-per-node 2 --dataset fashion-mnist --model small_cnn --train-samples $samples

@@ -168,8 +168,10 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
     double log_sum = 0;
     for (size_t i = 0; i < c.size(); ++i) {
       const double pred = c[i].c_latency * f.latency_s + c[i].c_inv_bw / f.bandwidth_Bps;
-      f.max_abs_rel_err = std::max(f.max_abs_rel_err, std::abs(pred / t[i] - 1));
-      log_sum += std::abs(std::log(pred / t[i]));
+      // Ratio errors (2x over and 2x under both 100%), as the geometric mean counts them.
+      const double log_ratio = std::abs(std::log(pred / t[i]));
+      f.max_abs_rel_err = std::max(f.max_abs_rel_err, std::expm1(log_ratio));
+      log_sum += log_ratio;
     }
     f.geomean_rel_err = std::exp(log_sum / f.points) - 1;
     return f;

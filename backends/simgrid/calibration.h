@@ -45,7 +45,8 @@ struct TierFit {
   double latency_s = 0;
   double bandwidth_Bps = 0;
   int points = 0;
-  double max_abs_rel_err = 0;   // over the fitted points
+  // Over the fitted points, as ratio errors: exp(|ln(predicted / measured)|) - 1.
+  double max_abs_rel_err = 0;   // the largest
   double geomean_rel_err = 0;   // exp(mean |ln(predicted / measured)|) - 1
   double min_bytes = 0, max_bytes = 0;
 };
