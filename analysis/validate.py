@@ -5,9 +5,9 @@
                          [--markdown FILE] [--json FILE]
 
 Each argument pairs a live run with the simulation of the same work (same model, strategy,
-shape, steps, masks). For every phase the measured value is the mean over iterations (after
-the first --skip-first, default 1: start-up) of the phase's critical path (slowest rank), and
-the predicted value the same of the simulation. A phase's error over several runs is the
+shape, steps, masks). For every phase the measured value is the mean (or, --stat median, the
+median) over iterations (after the first --skip-first, default 1: start-up) of the phase's
+critical path (slowest rank), and the predicted value the same of the simulation. A phase's error over several runs is the
 geometric mean of the ratio errors, exp(mean |ln(predicted / measured)|) - 1, so a 2x over-
 and a 2x under-prediction both count as 100%.
 
@@ -18,6 +18,7 @@ bad input.
 import argparse
 import json
 import math
+import statistics
 import os
 import sys
 import tempfile
@@ -45,18 +46,18 @@ def load(path):
     return m
 
 
-def phase_means(m, skip, path):
+def phase_means(m, skip, path, stat):
     its = m["iterations"][skip:] if len(m["iterations"]) > skip else m["iterations"][-1:]
     if not its:
         fail(f"{path}: no iterations")
-    totals = {}
+    values = {}
     for it in its:
         for name, p in it.get("phases", {}).items():
-            totals[name] = totals.get(name, 0.0) + p["critical_path_s"]
-    walls = [it.get("wall_seconds", 0.0) for it in its]
-    out = {k: v / len(its) for k, v in totals.items()}
-    out["iteration"] = sum(walls) / len(walls)
-    return out, len(its)
+            values.setdefault(name, []).append(p["critical_path_s"])
+    values["iteration"] = [it.get("wall_seconds", 0.0) for it in its]
+    # A phase missing from an iteration (mask_sync after freezing) counts as absent there.
+    return {k: (statistics.median(v) if stat == "median" else sum(v) / len(v))
+            for k, v in values.items()}, len(its)
 
 
 def label(m):
@@ -72,6 +73,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("pairs", nargs="+", help="LIVE/metrics.json:SIM/metrics.json")
     ap.add_argument("--skip-first", type=int, default=1)
+    ap.add_argument("--stat", choices=("mean", "median"), default="mean",
+                    help="per phase over iterations: mean (what total time sees) or median "
+                         "(robust to one-rank spikes from other processes on the host)")
     ap.add_argument("--markdown", help="write the table as Markdown here")
     ap.add_argument("--json", help="write the rows and per-phase errors as JSON here")
     a = ap.parse_args()
@@ -80,6 +84,7 @@ def main():
 
     rows = []  # (run, phase, measured, predicted)
     runs = []
+    bytes_checked, bytes_differ = [0], []
     for pair in a.pairs:
         if pair.count(":") != 1:
             fail(f"'{pair}' is not LIVE:SIM")
@@ -93,8 +98,16 @@ def main():
             if live["config"].get(key) != sim["config"].get(key):
                 fail(f"{pair}: {key} differs ({live['config'].get(key)} vs "
                      f"{sim['config'].get(key)})")
-        lm, n = phase_means(live, a.skip_first, lp)
-        sm, _ = phase_means(sim, a.skip_first, sp)
+        # Bytes per tier, iteration by iteration: the simulation sends what the live run sent.
+        for li, si in zip(live["iterations"], sim["iterations"]):
+            lb, sb = li.get("bytes", {}), si.get("bytes", {})
+            bytes_checked[0] += 1
+            if any(abs(lb.get(t, 0) - sb.get(t, 0)) > 1e-6 * max(1.0, lb.get(t, 0))
+                   for t in ("intra", "inter", "world")):
+                bytes_differ.append(f"{label(live)} iteration {li.get('iteration')}: live "
+                                    f"{lb}, simulated {sb}")
+        lm, n = phase_means(live, a.skip_first, lp, a.stat)
+        sm, _ = phase_means(sim, a.skip_first, sp, a.stat)
         run = label(live)
         runs.append((run, n))
         for ph in sorted(set(lm) | set(sm), key=lambda p: (SCORED_ORDER + ["iteration", "sync_wait"]).index(p)
@@ -121,6 +134,9 @@ def main():
     for ph in SCORED_ORDER + ["iteration"]:
         if ph in summary:
             lines.append(f"| {ph} | {len(per_phase[ph])} | {100 * summary[ph]:.1f}% |")
+    lines += ["", f"Bytes per tier (intra, inter, world): identical in "
+                  f"{bytes_checked[0] - len(bytes_differ)} of {bytes_checked[0]} iterations."]
+    lines += [f"- differs: {d}" for d in bytes_differ]
     text = "\n".join(lines) + "\n"
     print(text, end="")
 
@@ -137,11 +153,14 @@ def main():
     if a.json:
         write(a.json, json.dumps({
             "definition": "error = exp(mean over runs |ln(predicted / measured)|) - 1; values are "
-                          "means over iterations of the phase critical path",
+                          f"{a.stat}s over iterations of the phase critical path",
+            "stat": a.stat,
             "skip_first": a.skip_first,
             "rows": [{"run": r, "phase": p, "measured_s": m, "predicted_s": s}
                      for r, p, m, s in rows],
-            "geomean_error": summary}, indent=2) + "\n")
+            "geomean_error": summary,
+            "bytes_iterations_checked": bytes_checked[0],
+            "bytes_differences": bytes_differ}, indent=2) + "\n")
 
 
 if __name__ == "__main__":

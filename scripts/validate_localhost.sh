@@ -3,9 +3,10 @@
 # benches and a short live run, then predict live `prunex train` runs of every strategy on
 # 2 x 2 and 4 x 2 emulated nodes and compare per phase (analysis/validate.py).
 #
-#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~10 minutes on 2 cores)
+#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~13 minutes on 2 cores)
+#   VALIDATE_SHAPES="2x1" scripts/validate_localhost.sh out/validate_2x1   (other shapes)
 #
-# Per shape (W ranks = M nodes x 2):
+# Per shape MxP (W = M x P ranks; default 2x2 and 4x2):
 #   1. prunex bench --backend mpi (all ops, all groups, 1 KiB - 1 MiB) after 50 ms of CPU
 #      work and a barrier per iteration (--busy-us, --sync)              -> bench.json
 #      prunex bench --op compaction --model small_cnn (memcpy row)       -> memory.json
@@ -25,27 +26,32 @@ steps=${VALIDATE_STEPS:-30}
 iters=${VALIDATE_ITERATIONS:-6}
 samples=16000
 busy_us=${VALIDATE_BUSY_US:-50000}
-common=(--gpus-per-node 2 --dataset fashion-mnist --model small_cnn --train-samples $samples
+common=(--dataset fashion-mnist --model small_cnn --train-samples $samples
         --test-samples 1000 --sync-phases true --t-freeze 2)
 rm -rf "$out.tmp" && mkdir -p "$out.tmp"
 pairs=()
-for shape in 2x2 4x2; do
+for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   nodes=${shape%x*}
-  np=$((nodes * 2))
+  gpn=${shape#*x}
+  np=$((nodes * gpn))
+  # Open MPI yields the CPU while polling only when oversubscribed; with no more ranks than
+  # cores the ranks poll without yielding, as on a real node.
+  mpirun=(mpirun -q -np $np)
+  [ $np -gt "$(nproc)" ] && mpirun+=(--oversubscribe)
   d=$out.tmp/$shape
   mkdir -p "$d"
   echo "== $shape ($np ranks): calibration"
   # Collectives as training meets them: right after a compute burst on every rank (--busy-us)
   # and a barrier (--sync), not back to back. On an oversubscribed host the difference is the
   # OS scheduler (bench.txt vs bench_back_to_back.txt).
-  mpirun -q --oversubscribe -np $np $prunex bench --backend mpi --gpus-per-node 2 --op all \
+  "${mpirun[@]}" $prunex bench --backend mpi --gpus-per-node $gpn --op all \
     --group all -b 1K -e 1M -f 4 -n 10 -w 1 --sync --busy-us $busy_us --json "$d/bench.json" \
     > "$d/bench.txt"
-  mpirun -q --oversubscribe -np $np $prunex bench --backend mpi --gpus-per-node 2 --op all \
+  "${mpirun[@]}" $prunex bench --backend mpi --gpus-per-node $gpn --op all \
     --group all -b 1K -e 1M -f 4 -n 100 -w 10 --json "$d/bench_back_to_back.json" \
     > "$d/bench_back_to_back.txt"
   $prunex bench --op compaction --model small_cnn --json "$d/memory.json" > "$d/memory.txt"
-  mpirun -q --oversubscribe -np $np $prunex train "${common[@]}" --strategy ddp \
+  "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy ddp \
     --config workloads/configs/fashion_mnist_small_cnn_ddp.json --iterations 3 \
     --local-steps 20 --out "$d/steps" > "$d/steps.log"
   $prunex calibrate --from "$d/bench.json" --steps "$d/steps/metrics.json" \
@@ -53,14 +59,14 @@ for shape in 2x2 4x2; do
   grep -E "^(intra|inter|compute|memory|  )" "$d/calibrate.txt" | sed 's/^/  /'
   for s in hsadmm hsadmm-flat ddp topk; do
     echo "== $shape: live $s"
-    mpirun -q --oversubscribe -np $np $prunex train "${common[@]}" --strategy $s \
+    "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
       --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations $iters \
       --local-steps $steps --out "$d/live/$s" \
       > "$d/live_$s.log"
     masks=()
     case $s in hsadmm*) masks=(--masks "$d/live/$s/metrics.json") ;; esac
     $prunex simulate --topology localhost --calibration "$d/calibration.json" --nodes $nodes \
-      --gpus-per-node 2 --model small_cnn --input 28 --input-channels 1 --strategy $s \
+      --gpus-per-node $gpn --model small_cnn --input 28 --input-channels 1 --strategy $s \
       --iterations $iters --local-steps $steps --batch 32 --samples $samples --t-freeze 2 \
       --keep 0.5 --ddp-overlap false "${masks[@]}" --out "$d/sim/$s" > "$d/sim_$s.log"
     pairs+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim/$s/metrics.json")
@@ -69,4 +75,7 @@ done
 rm -rf "$out" && mv "$out.tmp" "$out"
 /usr/bin/python3 analysis/validate.py "${pairs[@]}" --markdown "$out/VALIDATION.md" \
   --json "$out/validation.json"
+# The same with medians over iterations (robust to a one-rank stall of a scheduler tick).
+/usr/bin/python3 analysis/validate.py "${pairs[@]}" --stat median \
+  --markdown "$out/VALIDATION_median.md" --json "$out/validation_median.json" > /dev/null
 echo "wrote $out/VALIDATION.md and $out/validation.json"
