@@ -119,6 +119,17 @@ nlohmann::json trace_json(const RunRecord& run) {
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 
+nlohmann::json read_json_file(const std::string& path, const std::string& what) {
+  std::ifstream f(path);
+  PRUNEX_USAGE(f.good(), what, ": cannot read ", path);
+  try {
+    return nlohmann::json::parse(f);
+  } catch (const nlohmann::json::exception& e) {
+    PRUNEX_USAGE(false, what, " ", path, ": not JSON (", e.what(), ")");
+  }
+  return {};
+}
+
 void write_file_atomic(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   const fs::path p(path);

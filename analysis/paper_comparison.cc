@@ -5,7 +5,7 @@
 namespace prunex {
 
 Doc read_doc(const std::string& path) {
-  return {read_json_file(path), path};
+  return {read_json_file(path, "run record"), path};
 }
 
 std::string sections_markdown(const std::vector<Section>& sections) {

@@ -1,7 +1,6 @@
 #include "analysis/run_quantities.h"
 
 #include <algorithm>
-#include <fstream>
 #include <utility>
 #include <vector>
 
@@ -29,17 +28,6 @@ const nlohmann::json& iterations(const nlohmann::json& metrics, const std::strin
 }
 
 }  // namespace
-
-nlohmann::json read_json_file(const std::string& path) {
-  std::ifstream f(path);
-  PRUNEX_USAGE(f.good(), "cannot read ", path);
-  try {
-    return nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    PRUNEX_USAGE(false, path, ": not JSON (", e.what(), ")");
-  }
-  return {};
-}
 
 CommQuantities comm_quantities(const nlohmann::json& metrics, const std::string& origin) {
   const auto& its = iterations(metrics, origin);

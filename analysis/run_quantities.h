@@ -10,10 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace prunex {
+#include "analysis/metrics.h"
 
-// Reads a JSON file (UsageError naming it if it is missing or not JSON).
-nlohmann::json read_json_file(const std::string& path);
+namespace prunex {
 
 struct CommQuantities {
   double per_iteration_s = 0;             // mean over iterations of the comm phases' critical paths

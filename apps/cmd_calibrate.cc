@@ -5,7 +5,6 @@
 // backends/simgrid/calibration.h.
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -20,17 +19,6 @@
 
 namespace prunex::cli {
 namespace {
-
-nlohmann::json read_json_file(const std::string& path, const char* what) {
-  std::ifstream f(path);
-  PRUNEX_USAGE(f.good(), what, ": cannot read ", path);
-  try {
-    return nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    PRUNEX_USAGE(false, what, " ", path, ": not JSON (", e.what(), ")");
-  }
-  return {};
-}
 
 // FLOPs one rank computes per outer iteration of a live run, from its recorded config (the
 // simulator's compute model: 3 x forward FLOPs per sample, engine/plan_builder.h).

@@ -156,7 +156,7 @@ void combine_scaling(const std::vector<std::array<std::string, 3>>& parts,  // p
                      const std::string& out) {
   nlohmann::json doc = nlohmann::json::object();
   for (const auto& [path, from, to] : parts) {
-    const auto j = read_json_file(path);
+    const auto j = read_json_file(path, "reproduce");
     doc[to] = j.at(from);
     if (!doc.contains("config")) doc["config"] = j.at("config");
   }

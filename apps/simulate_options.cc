@@ -1,10 +1,10 @@
 #include "apps/simulate_options.h"
 
 #include <cstdio>
-#include <fstream>
 
 #include <nlohmann/json.hpp>
 
+#include "analysis/metrics.h"
 #include "backends/simgrid/calibration.h"
 #include "engine/error.h"
 #include "engine/mask_model.h"
@@ -19,14 +19,7 @@ namespace {
 // metrics.json, after checking it was written for `model`.
 std::map<std::string, double> read_densities(const std::string& path, const std::string& model,
                                              std::string& sparsity) {
-  std::ifstream f(path);
-  PRUNEX_USAGE(f.good(), "--masks: cannot read ", path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    PRUNEX_USAGE(false, "--masks ", path, ": not JSON (", e.what(), ")");
-  }
+  const nlohmann::json j = read_json_file(path, "--masks");
   const auto& cfg = j.value("config", nlohmann::json::object());
   const std::string m = cfg.value("model", std::string());
   PRUNEX_USAGE(m == model, "--masks ", path, ": recorded for model '", m, "', simulating '", model,

@@ -2,24 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 
+#include "analysis/metrics.h"
 #include "backends/simgrid/closed_form.h"
 #include "engine/error.h"
 
 namespace prunex::sim {
 namespace {
-
-nlohmann::json read_json(const std::string& path, const char* what) {
-  std::ifstream f(path);
-  PRUNEX_USAGE(f.good(), what, ": cannot read ", path);
-  try {
-    return nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    PRUNEX_USAGE(false, what, " ", path, ": not JSON (", e.what(), ")");
-  }
-  return {};
-}
 
 Group group_of(const std::string& name, const std::string& where) {
   if (name == "intra") return Group::intra;
@@ -108,7 +97,7 @@ double number(const nlohmann::json& j, const char* key, const std::string& where
 }  // namespace
 
 std::vector<BenchPoint> read_bench_points(const std::string& path) {
-  const nlohmann::json j = read_json(path, "bench file");
+  const nlohmann::json j = read_json_file(path, "bench file");
   PRUNEX_USAGE(j.is_array(), path, ": not a `prunex bench --json` row list");
   std::vector<BenchPoint> out;
   for (size_t i = 0; i < j.size(); ++i) {
@@ -369,7 +358,7 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
 }
 
 Calibration read_calibration(const std::string& path) {
-  const nlohmann::json j = read_json(path, "--calibration");
+  const nlohmann::json j = read_json_file(path, "--calibration");
   PRUNEX_USAGE(j.is_object() && j.value("format", std::string()) == "prunex-calibration-1", path,
                ": not a prunex calibration file (format prunex-calibration-1)");
   Calibration c;
