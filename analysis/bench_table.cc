@@ -61,10 +61,11 @@ void print_bench_footer(std::FILE* f, const std::vector<BenchRow>& rows) {
 nlohmann::json bench_rows_json(const std::vector<BenchRow>& rows, const nlohmann::json& context) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& r : rows) {
-    nlohmann::json j = {{"op", r.op},           {"group", r.group},         {"algo", r.algo},
-                        {"bytes", r.bytes},     {"count", r.count},         {"dtype", r.dtype},
-                        {"time_us", r.time_us}, {"algbw_gbs", r.algbw_gbs}, {"busbw_gbs", r.busbw_gbs},
-                        {"wrong", r.wrong},     {"ranks", r.ranks}};
+    nlohmann::json j = {
+        {"op", r.op},           {"group", r.group},         {"algo", r.algo},
+        {"bytes", r.bytes},     {"count", r.count},         {"dtype", r.dtype},
+        {"time_us", r.time_us}, {"algbw_gbs", r.algbw_gbs}, {"busbw_gbs", r.busbw_gbs},
+        {"wrong", r.wrong},     {"ranks", r.ranks}};
     j.update(context);
     a.push_back(std::move(j));
   }

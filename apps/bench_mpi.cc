@@ -21,8 +21,8 @@ struct MpiBenchConfig {
   std::vector<std::size_t> sizes;
   int gpus_per_node = 0;  // 0: the ranks sharing a host form a node
   int iters = 20, warmup = 5;
-  bool sync = false;     // barrier on the group before every iteration
-  double busy_us = 0;    // CPU work on every rank before that barrier
+  bool sync = false;   // barrier on the group before every iteration
+  double busy_us = 0;  // CPU work on every rank before that barrier
   std::string json;
 };
 
@@ -53,7 +53,8 @@ MpiBenchConfig parse_config(const Args& args) {
   c.json = args.get_or("json", "");
   c.sync = args.flag("sync");
   c.busy_us = args.get_double("busy-us", 0);
-  PRUNEX_USAGE(c.busy_us >= 0 && c.busy_us <= 1e7, "--busy-us must be in [0, 1e7], got ", c.busy_us);
+  PRUNEX_USAGE(c.busy_us >= 0 && c.busy_us <= 1e7, "--busy-us must be in [0, 1e7], got ",
+               c.busy_us);
   return c;
 }
 

@@ -12,7 +12,6 @@
 #include "analysis/metrics.h"
 #include "apps/bench_modes.h"
 #include "apps/simulate_options.h"
-#include "backends/simgrid/calibration.h"
 #include "backends/simgrid/closed_form.h"
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/error.h"
@@ -46,12 +45,9 @@ SimBench parse(const Args& args) {
     b.topology = scale_to_nodes(b.topology, static_cast<int>(nodes));
     b.scaled = true;
   }
-  b.topology = calibrated(b.topology, args, static_cast<int>(nodes * gpus));
   b.config.nodes = static_cast<int>(nodes);
   b.config.gpus_per_node = static_cast<int>(gpus);
-  if (auto file = args.get("calibration"))
-    b.config.op_costs = sim::op_costs(sim::read_calibration(*file), b.topology, b.config.nodes,
-                                      b.config.gpus_per_node);
+  apply_calibration_option(args, b.topology, b.config);
   b.config.network_model = args.get_or("network-model", "CM02");
   b.algo = sim::parse_algo(args.get_or("algo", "ring"));
   const std::string op = args.get_or("op", "allreduce");
@@ -185,10 +181,10 @@ int run_sim_bench(const Args& args) {
         // form of the topology to compare with (tests/cli/calibrate.sh checks those times).
         const bool op_calibrated = b.config.op_costs.count(std::string(sim::op_name(op)) + "/" +
                                                            std::string(group_name(g))) > 0;
-        const double cf =
-            op_calibrated ? std::nan("")
-                          : sim::closed_form_seconds(b.topology, b.config.nodes,
-                                                     b.config.gpus_per_node, op, b.algo, g, per_rank);
+        const double cf = op_calibrated ? std::nan("")
+                                        : sim::closed_form_seconds(b.topology, b.config.nodes,
+                                                                   b.config.gpus_per_node, op,
+                                                                   b.algo, g, per_rank);
         nlohmann::json e = {{"simulated", true},
                             {"network_model", cluster.model_description()},
                             {"topology", b.topology.name},

@@ -33,9 +33,8 @@ double flops_per_iteration(const nlohmann::json& cfg, const std::string& where) 
                                           : (dataset == "fashion-mnist" ? 28 : 32);
   const int channels = cfg.contains("input_channels") ? static_cast<int>(num("input_channels"))
                                                       : (dataset == "fashion-mnist" ? 1 : 3);
-  static ModelLayout layout;
-  layout = make_layout(cfg.value("model", std::string()), static_cast<int>(num("classes")), input,
-                       channels);
+  const ModelLayout layout = make_layout(cfg.value("model", std::string()),
+                                         static_cast<int>(num("classes")), input, channels);
   PlanInputs in;
   in.layout = &layout;
   in.nodes = static_cast<int>(num("nodes"));
@@ -131,7 +130,8 @@ int run_calibrate(const Args& args) {
   opt.ops = args.has("ops") ? split_list(*args.get("ops")) : std::vector<std::string>{};
   for (const auto& op : opt.ops) sim::parse_op(op);
   opt.min_bytes = static_cast<double>(args.get_size("min-bytes", 0));
-  opt.max_bytes = args.has("max-bytes") ? static_cast<double>(args.get_size("max-bytes", 0)) : 1e300;
+  opt.max_bytes =
+      args.has("max-bytes") ? static_cast<double>(args.get_size("max-bytes", 0)) : 1e300;
   PRUNEX_USAGE(opt.max_bytes >= opt.min_bytes, "--max-bytes is below --min-bytes");
   const long cores =
       args.get_int("host-cores", static_cast<long>(std::thread::hardware_concurrency()));
@@ -168,29 +168,30 @@ int run_calibrate(const Args& args) {
                   fp.predicted_s * 1e6, 100 * fp.rel_err(), fp.fitted ? "fit" : "check");
   }
   for (const auto& [tier, f] : cal.tiers)
-    std::printf("%s: latency %.3f us, bandwidth %s (%d points, %.0f-%.0f B; error: "
-                "geometric mean %.1f%%, max %.1f%%)\n",
-                tier.c_str(), f.latency_s * 1e6, bandwidth_text(f.bandwidth_Bps).c_str(), f.points,
-                f.min_bytes,
-                f.max_bytes, 100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
+    std::printf(
+        "%s: latency %.3f us, bandwidth %s (%d points, %.0f-%.0f B; error: "
+        "geometric mean %.1f%%, max %.1f%%)\n",
+        tier.c_str(), f.latency_s * 1e6, bandwidth_text(f.bandwidth_Bps).c_str(), f.points,
+        f.min_bytes, f.max_bytes, 100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
   for (const auto& [key, segments] : cal.ops)
     for (const auto& f : segments)
-      std::printf("  %-16s %9.0f-%9.0f B: latency %9.3f us, bandwidth %s (%d points; "
-                  "error: geometric mean %.1f%%, max %.1f%%)\n",
-                  key.c_str(), f.min_bytes, f.max_bytes, f.latency_s * 1e6,
-                  bandwidth_text(f.bandwidth_Bps).c_str(), f.points, 100 * f.geomean_rel_err,
-                  100 * f.max_abs_rel_err);
+      std::printf(
+          "  %-16s %9.0f-%9.0f B: latency %9.3f us, bandwidth %s (%d points; "
+          "error: geometric mean %.1f%%, max %.1f%%)\n",
+          key.c_str(), f.min_bytes, f.max_bytes, f.latency_s * 1e6,
+          bandwidth_text(f.bandwidth_Bps).c_str(), f.points, 100 * f.geomean_rel_err,
+          100 * f.max_abs_rel_err);
   if (cal.compute)
     std::printf("compute: %.3f GFLOP/s per rank with %d ranks on the host (%s)\n",
-                cal.compute->flops_per_rank / 1e9, cal.compute->ranks,
-                cal.compute->source.c_str());
+                cal.compute->flops_per_rank / 1e9, cal.compute->ranks, cal.compute->source.c_str());
   if (cal.memory)
     std::printf("memory: %.3f GB/s per rank (%s)\n", cal.memory->bandwidth_Bps / 1e9,
                 cal.memory->source.c_str());
   if (cal.host_cores > 0)
-    std::printf("shared host: %d cores; a rank's compute and memory speed scale by min(1, %d / "
-                "ranks)\n",
-                cal.host_cores, cal.host_cores);
+    std::printf(
+        "shared host: %d cores; a rank's compute and memory speed scale by min(1, %d / "
+        "ranks)\n",
+        cal.host_cores, cal.host_cores);
   write_file_atomic(*out, sim::calibration_json(cal, fitted).dump(2) + "\n");
   std::printf("wrote %s\n", out->c_str());
   return 0;

@@ -56,8 +56,7 @@ std::vector<Option> simulate_model_options() {
       {"iterations", "N", "outer iterations", "60"},
       {"local-epochs", "E", "local epochs per outer iteration", "1"},
       {"local-steps", "N",
-       "local steps (full batches) per outer iteration instead of --local-epochs (0: epochs)",
-       "0"},
+       "local steps (full batches) per outer iteration instead of --local-epochs (0: epochs)", "0"},
       {"ddp-overlap", "BOOL",
        "ddp: start a bucket's all-reduce during backward (false: after it, as a live run with "
        "--sync-phases)",
@@ -91,14 +90,15 @@ Topology load_sim_topology(const Args& args) {
   return load_topology(*name);
 }
 
-Topology calibrated(Topology t, const Args& args, int ranks) {
+void apply_calibration_option(const Args& args, Topology& t, sim::SimConfig& cfg) {
   const auto file = args.get("calibration");
-  if (!file) return t;
+  if (!file) return;
   const sim::Calibration c = sim::read_calibration(*file);
   if (!c.topology.empty() && c.topology != t.name)
     std::fprintf(stderr, "note: %s was fitted on topology %s, applied to %s\n", file->c_str(),
                  c.topology.c_str(), t.name.c_str());
-  return sim::apply_calibration(std::move(t), c, ranks);
+  t = sim::apply_calibration(std::move(t), c, cfg.nodes * cfg.gpus_per_node);
+  cfg.op_costs = sim::op_costs(c, t, cfg.nodes, cfg.gpus_per_node);
 }
 
 Topology fit_topology(Topology t, int nodes, int gpus_per_node) {
@@ -130,8 +130,8 @@ sim::SimulateSpec base_spec(const Args& args, const std::string& strategy) {
                local_steps, ")");
   s.plan.local_steps = local_steps;
   const std::string overlap = args.get_or("ddp-overlap", "true");
-  PRUNEX_USAGE(overlap == "true" || overlap == "false", "--ddp-overlap must be true or false (got '",
-               overlap, "')");
+  PRUNEX_USAGE(overlap == "true" || overlap == "false",
+               "--ddp-overlap must be true or false (got '", overlap, "')");
   s.plan.ddp_overlap = overlap == "true";
   const double bucket_mib = args.get_double("bucket-mib", 32);
   PRUNEX_USAGE(bucket_mib > 0 && bucket_mib <= 4096, "--bucket-mib must be in (0, 4096] (got ",
@@ -189,38 +189,36 @@ sim::SimulateSpec base_spec(const Args& args, const std::string& strategy) {
   return s;
 }
 
-void shape_spec(sim::SimulateSpec& s, const Args& args, const Topology& uncalibrated, int nodes,
+void shape_spec(sim::SimulateSpec& s, const Args& args, const Topology& topology_in, int nodes,
                 int gpus_per_node) {
-  const Topology topology = calibrated(uncalibrated, args, nodes * gpus_per_node);
-  if (auto file = args.get("calibration"))
-    s.sim.op_costs = sim::op_costs(sim::read_calibration(*file), topology, nodes, gpus_per_node);
-  s.config["calibration"] = args.has("calibration") ? nlohmann::json(*args.get("calibration"))
-                                                     : nlohmann::json();
-  s.topology = topology;
   s.sim.nodes = nodes;
   s.sim.gpus_per_node = gpus_per_node;
+  s.topology = topology_in;
+  apply_calibration_option(args, s.topology, s.sim);
+  const Topology& topology = s.topology;
+  s.config["calibration"] =
+      args.has("calibration") ? nlohmann::json(*args.get("calibration")) : nlohmann::json();
   s.config["topology"] = topology.name;
   s.config["nodes"] = nodes;
   s.config["gpus_per_node"] = gpus_per_node;
-  const auto src = topology.sources.find("gpu.efficiency");
-  s.config["compute_calibration"] = {
-      {"gpu", topology.gpu.name},
-      {"effective_flops", topology.gpu.effective_flops()},
-      {"efficiency", topology.gpu.efficiency},
-      {"source", src != topology.sources.end() ? src->second : "not stated"},
-      {"memory_bandwidth_Bps", topology.gpu.mem_bandwidth_Bps}};
   const auto source_of = [&](const char* key) {
     const auto it = topology.sources.find(key);
     return it != topology.sources.end() ? it->second : std::string("not stated");
   };
-  s.config["links"] = {
-      {"intra", {{"latency_s", topology.intra.link.latency_s},
-                 {"bandwidth_Bps", topology.intra.link.bandwidth_Bps},
-                 {"source", source_of("intra.bandwidth_gbs")}}},
-      {"nic", {{"latency_s", topology.nic.link.latency_s},
-               {"bandwidth_Bps", topology.nic.link.bandwidth_Bps},
-               {"rails", topology.nic.rails},
-               {"source", source_of("nic.bandwidth_gbits")}}}};
+  s.config["compute_calibration"] = {{"gpu", topology.gpu.name},
+                                     {"effective_flops", topology.gpu.effective_flops()},
+                                     {"efficiency", topology.gpu.efficiency},
+                                     {"source", source_of("gpu.efficiency")},
+                                     {"memory_bandwidth_Bps", topology.gpu.mem_bandwidth_Bps}};
+  s.config["links"] = {{"intra",
+                        {{"latency_s", topology.intra.link.latency_s},
+                         {"bandwidth_Bps", topology.intra.link.bandwidth_Bps},
+                         {"source", source_of("intra.bandwidth_gbs")}}},
+                       {"nic",
+                        {{"latency_s", topology.nic.link.latency_s},
+                         {"bandwidth_Bps", topology.nic.link.bandwidth_Bps},
+                         {"rails", topology.nic.rails},
+                         {"source", source_of("nic.bandwidth_gbits")}}}};
   if (args.has("masks")) return;  // the recorded global mask, whatever the size
   const SparsitySpec spec =
       SparsitySpec::build(s.layout, parse_sparsity_kinds(s.config["sparsity"].get<std::string>()),

@@ -16,9 +16,10 @@ std::vector<Option> simulate_model_options();
 
 // The topology named by --topology (required).
 Topology load_sim_topology(const Args& args);
-// The topology with --calibration FILE applied (backends/simgrid/calibration.h) for a run of
-// `ranks` ranks; unchanged without the option.
-Topology calibrated(Topology t, const Args& args, int ranks);
+// Applies --calibration FILE (backends/simgrid/calibration.h), read once, to a run of
+// cfg.nodes x cfg.gpus_per_node: the topology's links and speeds, and cfg's per-op costs.
+// Nothing changes without the option.
+void apply_calibration_option(const Args& args, Topology& t, sim::SimConfig& cfg);
 // Checks gpus_per_node in [1, the topology's] and scales the topology out (a note on
 // stderr) when `nodes` exceeds its node count.
 Topology fit_topology(Topology t, int nodes, int gpus_per_node);

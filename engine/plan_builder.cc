@@ -148,8 +148,7 @@ long steps_per_iteration(const PlanInputs& in) {
 }
 
 long plan_repeats(const PlanInputs& in) {
-  if (in.strategy == Strategy::ddp || in.strategy == Strategy::topk)
-    return steps_per_iteration(in);
+  if (in.strategy == Strategy::ddp || in.strategy == Strategy::topk) return steps_per_iteration(in);
   return 1;
 }
 

@@ -2,21 +2,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <set>
 
-#include "analysis/metrics.h"
 #include "backends/simgrid/closed_form.h"
 #include "engine/error.h"
 
 namespace prunex::sim {
 namespace {
-
-Group group_of(const std::string& name, const std::string& where) {
-  if (name == "intra") return Group::intra;
-  if (name == "inter") return Group::inter;
-  if (name == "world") return Group::world;
-  PRUNEX_USAGE(false, where, ": unknown group '", name, "'");
-  return Group::world;
-}
 
 // The tier's link parameters in topology t (intra: the intra-node link; inter: the NIC, with
 // the star fabric's links as fast, so the NIC is the hop that counts).
@@ -36,27 +28,31 @@ double closed_form(const Topology& t, const BenchPoint& p) {
   const CollectiveOp op = parse_op(p.op);
   const double per_rank = op == CollectiveOp::allgather ? p.bytes / p.ranks : p.bytes;
   return closed_form_seconds(t, p.nodes, p.gpus_per_node, op, Algo::ring,
-                             group_of(p.group, p.file), static_cast<std::size_t>(per_rank));
+                             parse_group(p.group, p.file), static_cast<std::size_t>(per_rank));
 }
 
 struct Coefficients {
   double c_latency = 0, c_inv_bw = 0;
 };
 
-// t = c_latency * L + c_inv_bw / B for the tier's link (L, B), from the closed form itself.
-Coefficients coefficients(Topology t, const std::string& tier, const BenchPoint& p) {
-  constexpr double kHuge = 1e30;
-  set_tier(t, tier, 1.0, kHuge);
+// t = c_latency * L + c_inv_bw / B when the given tiers' links all have (L, B), from the
+// closed form itself.
+Coefficients coefficients(Topology t, const std::vector<std::string>& tiers, const BenchPoint& p) {
+  for (const auto& tier : tiers) set_tier(t, tier, 1.0, 1e30);
   const double with_latency = closed_form(t, p);
-  set_tier(t, tier, 0.0, 1.0);
-  const double with_bandwidth = closed_form(t, p);
-  return {with_latency, with_bandwidth};
+  for (const auto& tier : tiers) set_tier(t, tier, 0.0, 1.0);
+  return {with_latency, closed_form(t, p)};
 }
 
-bool in_fit(const BenchPoint& p, const FitOptions& o) {
-  if (p.group == "world") return false;
-  if (p.bytes < o.min_bytes || p.bytes > o.max_bytes) return false;
-  return o.ops.empty() || std::find(o.ops.begin(), o.ops.end(), p.op) != o.ops.end();
+// Within --min-bytes .. --max-bytes and --ops.
+bool in_range(const BenchPoint& p, const FitOptions& o) {
+  return p.bytes >= o.min_bytes && p.bytes <= o.max_bytes &&
+         (o.ops.empty() || std::find(o.ops.begin(), o.ops.end(), p.op) != o.ops.end());
+}
+
+// A tier fit uses its own group's rows (world rows cross both tiers).
+bool in_tier_fit(const BenchPoint& p, const FitOptions& o) {
+  return p.group != "world" && in_range(p, o);
 }
 
 // Least squares of sum ((a_i x + b_i y) / t_i - 1)^2 over (x, y) = (L, 1/B), both >= 0.
@@ -88,50 +84,14 @@ std::pair<double, double> solve(const std::vector<Coefficients>& c, const std::v
   return cost(x, 0) < cost(0, y) ? std::make_pair(x, 0.0) : std::make_pair(0.0, y);
 }
 
-double number(const nlohmann::json& j, const char* key, const std::string& where) {
-  PRUNEX_USAGE(j.contains(key) && j[key].is_number(), where, ": field '", key,
-               "' missing or not a number");
-  return j[key].get<double>();
-}
-
 }  // namespace
 
-std::vector<BenchPoint> read_bench_points(const std::string& path) {
-  const nlohmann::json j = read_json_file(path, "bench file");
-  PRUNEX_USAGE(j.is_array(), path, ": not a `prunex bench --json` row list");
-  std::vector<BenchPoint> out;
-  for (size_t i = 0; i < j.size(); ++i) {
-    const auto& r = j[i];
-    const std::string where = path + " row " + std::to_string(i);
-    PRUNEX_USAGE(r.is_object(), where, ": not an object");
-    const std::string group = r.value("group", std::string());
-    if (group == "-") continue;  // a memory row
-    PRUNEX_USAGE(r.value("backend", std::string()) == "mpi", where,
-                 ": not a live measurement (backend '", r.value("backend", std::string()),
-                 "'; rerun `prunex bench --backend mpi --json`)");
-    BenchPoint p;
-    p.file = path;
-    p.op = r.value("op", std::string());
-    parse_op(p.op);
-    p.group = group;
-    group_of(p.group, where);
-    p.nodes = static_cast<int>(number(r, "nodes", where));
-    p.gpus_per_node = static_cast<int>(number(r, "gpus_per_node", where));
-    p.ranks = static_cast<int>(number(r, "ranks", where));
-    p.bytes = number(r, "bytes", where);
-    p.seconds = number(r, "time_us", where) * 1e-6;
-    PRUNEX_USAGE(p.nodes >= 1 && p.gpus_per_node >= 1 && p.ranks >= 1 && p.bytes > 0 &&
-                     p.seconds > 0,
-                 where, ": sizes, ranks and time must be positive");
-    PRUNEX_USAGE(r.value("wrong", 0L) == 0, where, ": the row has wrong elements");
-    if (p.ranks >= 2) out.push_back(p);
-  }
-  PRUNEX_USAGE(!out.empty(), path, ": no collective rows of 2 or more ranks");
-  return out;
-}
-
-double predict_point(const Topology& t, const BenchPoint& p) {
-  return closed_form(t, p);
+Group parse_group(const std::string& name, const std::string& where) {
+  if (name == "intra") return Group::intra;
+  if (name == "inter") return Group::inter;
+  if (name == "world") return Group::world;
+  PRUNEX_USAGE(false, where, ": unknown group '", name, "'");
+  return Group::world;
 }
 
 void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const FitOptions& opt,
@@ -166,31 +126,21 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
     return f;
   };
   // Per op: both tiers carry the op's (L, B), so a world ring costs its alpha-beta form too.
-  auto both = [&](const BenchPoint& p) {
-    Topology t = base;
-    set_tier(t, "intra", 1.0, 1e30);
-    set_tier(t, "inter", 1.0, 1e30);
-    const double l = closed_form(t, p);
-    set_tier(t, "intra", 0.0, 1.0);
-    set_tier(t, "inter", 0.0, 1.0);
-    return Coefficients{l, closed_form(t, p)};
-  };
+  auto both = [&](const BenchPoint& p) { return coefficients(base, {"intra", "inter"}, p); };
   cal.tiers.clear();
   cal.ops.clear();
   for (const std::string tier : {"intra", "inter"}) {
-    TierFit f = fit([&](const BenchPoint& p) { return p.group == tier && in_fit(p, opt); },
-                    [&](const BenchPoint& p) { return coefficients(base, tier, p); });
+    TierFit f = fit([&](const BenchPoint& p) { return p.group == tier && in_tier_fit(p, opt); },
+                    [&](const BenchPoint& p) { return coefficients(base, {tier}, p); });
     if (f.points > 0) cal.tiers[tier] = f;
   }
-  std::map<std::string, bool> keys;
-  auto size_ok = [&](const BenchPoint& p) {
-    return p.bytes >= opt.min_bytes && p.bytes <= opt.max_bytes &&
-           (opt.ops.empty() || std::find(opt.ops.begin(), opt.ops.end(), p.op) != opt.ops.end());
-  };
+  std::set<std::string> keys;
   for (const auto& p : pts)
-    if (size_ok(p)) keys[p.op + "/" + p.group] = true;
-  for (const auto& [key, unused] : keys) {
-    auto of_key = [&](const BenchPoint& p) { return p.op + "/" + p.group == key && size_ok(p); };
+    if (in_range(p, opt)) keys.insert(p.op + "/" + p.group);
+  for (const auto& key : keys) {
+    auto of_key = [&](const BenchPoint& p) {
+      return p.op + "/" + p.group == key && in_range(p, opt);
+    };
     TierFit one = fit(of_key, both);
     if (one.points < 2) continue;
     std::vector<TierFit> best = {one};
@@ -207,8 +157,8 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
         const double cut = sizes[k - 1];
         TierFit lo = fit([&](const BenchPoint& p) { return of_key(p) && p.bytes <= cut; }, both);
         TierFit hi = fit([&](const BenchPoint& p) { return of_key(p) && p.bytes > cut; }, both);
-        const double cost = std::log1p(lo.geomean_rel_err) * lo.points +
-                            std::log1p(hi.geomean_rel_err) * hi.points;
+        const double cost =
+            std::log1p(lo.geomean_rel_err) * lo.points + std::log1p(hi.geomean_rel_err) * hi.points;
         if (cost < best_cost) {
           best_cost = cost;
           best = {lo, hi};
@@ -233,10 +183,10 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
         }
       const Coefficients c = both(p);
       fp.predicted_s = c.c_latency * seg->latency_s + c.c_inv_bw / seg->bandwidth_Bps;
-      fp.fitted = size_ok(p);
+      fp.fitted = in_range(p, opt);
     } else {
       fp.predicted_s = closed_form(fitted, p);
-      fp.fitted = in_fit(p, opt) && cal.tiers.count(p.group) > 0;
+      fp.fitted = in_tier_fit(p, opt) && cal.tiers.count(p.group) > 0;
     }
     out.push_back(fp);
   }
@@ -260,10 +210,8 @@ std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration
 }
 
 Topology apply_calibration(Topology t, const Calibration& c, int ranks) {
-  const std::string from = c.inputs.empty() ? std::string("(no inputs)") : c.inputs.front() +
-                           (c.inputs.size() > 1 ? " and " + std::to_string(c.inputs.size() - 1) +
-                                                      " more"
-                                                : std::string());
+  std::string from = c.inputs.empty() ? "(no inputs)" : c.inputs.front();
+  if (c.inputs.size() > 1) from += " and " + std::to_string(c.inputs.size() - 1) + " more";
   for (const auto& [tier, f] : c.tiers) {
     set_tier(t, tier, f.latency_s, f.bandwidth_Bps);
     const std::string src = "calibrated: prunex calibrate, ring closed form fitted to " +
@@ -286,11 +234,11 @@ Topology apply_calibration(Topology t, const Calibration& c, int ranks) {
   if (c.compute) {
     t.gpu.fp32_flops = c.compute->flops_per_rank / share(c.compute->ranks) * share(ranks);
     t.gpu.efficiency = 1.0;
-    const std::string src = "calibrated: " + c.compute->source +
-                            (c.host_cores > 0 ? ", scaled to " + std::to_string(ranks) +
-                                                    " ranks on " + std::to_string(c.host_cores) +
-                                                    " cores"
-                                              : std::string());
+    const std::string src =
+        "calibrated: " + c.compute->source +
+        (c.host_cores > 0 ? ", scaled to " + std::to_string(ranks) + " ranks on " +
+                                std::to_string(c.host_cores) + " cores"
+                          : std::string());
     t.sources["gpu.fp32_tflops"] = src;
     t.sources["gpu.efficiency"] = "calibrated: 1 (fp32_tflops is the measured effective speed)";
   }
@@ -299,130 +247,6 @@ Topology apply_calibration(Topology t, const Calibration& c, int ranks) {
     t.sources["gpu.memory_bandwidth_gbs"] = "calibrated: " + c.memory->source;
   }
   return t;
-}
-
-nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPoint>& points) {
-  nlohmann::json tiers = nlohmann::json::object();
-  for (const auto& [tier, f] : c.tiers)
-    tiers[tier] = {{"latency_s", f.latency_s},
-                   {"bandwidth_Bps", f.bandwidth_Bps},
-                   {"points", f.points},
-                   {"min_bytes", f.min_bytes},
-                   {"max_bytes", f.max_bytes},
-                   {"max_abs_rel_err", f.max_abs_rel_err},
-                   {"geomean_rel_err", f.geomean_rel_err}};
-  auto fit_json = [](const TierFit& f) {
-    return nlohmann::json{{"latency_s", f.latency_s},         {"bandwidth_Bps", f.bandwidth_Bps},
-                          {"points", f.points},               {"min_bytes", f.min_bytes},
-                          {"max_bytes", f.max_bytes},         {"max_abs_rel_err", f.max_abs_rel_err},
-                          {"geomean_rel_err", f.geomean_rel_err}};
-  };
-  nlohmann::json ops = nlohmann::json::object();
-  for (const auto& [key, segments] : c.ops)
-    for (const auto& f : segments) ops[key].push_back(fit_json(f));
-  nlohmann::json j = {{"format", "prunex-calibration-1"},
-                      {"topology", c.topology},
-                      {"inputs", c.inputs},
-                      {"host_cores", c.host_cores},
-                      {"model",
-                       "tiers and ops (op/group): ring closed form t = cL*latency + cB/bandwidth fitted by least "
-                       "relative squares; compute: 3 x forward FLOPs per sample per second of "
-                       "local_compute (slowest rank); shared host: a rank's speed scales by "
-                       "min(1, host_cores / ranks)"},
-                      {"tiers", tiers},
-                      {"ops", ops}};
-  if (c.compute)
-    j["compute"] = {{"flops_per_rank", c.compute->flops_per_rank},
-                    {"ranks", c.compute->ranks},
-                    {"iterations", c.compute->iterations},
-                    {"source", c.compute->source}};
-  if (c.memory)
-    j["memory"] = {{"bandwidth_Bps", c.memory->bandwidth_Bps},
-                   {"ranks", c.memory->ranks},
-                   {"source", c.memory->source}};
-  nlohmann::json pts = nlohmann::json::array();
-  for (const auto& fp : points)
-    pts.push_back({{"file", fp.point.file},
-                   {"op", fp.point.op},
-                   {"group", fp.point.group},
-                   {"nodes", fp.point.nodes},
-                   {"gpus_per_node", fp.point.gpus_per_node},
-                   {"ranks", fp.point.ranks},
-                   {"bytes", fp.point.bytes},
-                   {"measured_s", fp.point.seconds},
-                   {"predicted_s", fp.predicted_s},
-                   {"rel_err", fp.rel_err()},
-                   {"fitted", fp.fitted}});
-  j["points"] = pts;
-  return j;
-}
-
-Calibration read_calibration(const std::string& path) {
-  const nlohmann::json j = read_json_file(path, "--calibration");
-  PRUNEX_USAGE(j.is_object() && j.value("format", std::string()) == "prunex-calibration-1", path,
-               ": not a prunex calibration file (format prunex-calibration-1)");
-  Calibration c;
-  c.topology = j.value("topology", std::string());
-  c.host_cores = j.value("host_cores", 0);
-  c.inputs = j.value("inputs", std::vector<std::string>{});
-  const nlohmann::json tiers = j.value("tiers", nlohmann::json::object());
-  const nlohmann::json ops = j.value("ops", nlohmann::json::object());
-  PRUNEX_USAGE(tiers.is_object() && ops.is_object(), path, ": tiers and ops must be objects");
-  for (const auto& [tier, f] : tiers.items()) {
-    const std::string where = path + " tiers." + tier;
-    PRUNEX_USAGE(tier == "intra" || tier == "inter", where, ": unknown tier");
-    TierFit t;
-    t.latency_s = number(f, "latency_s", where);
-    t.bandwidth_Bps = number(f, "bandwidth_Bps", where);
-    t.points = f.value("points", 0);
-    PRUNEX_USAGE(t.latency_s >= 0 && t.bandwidth_Bps > 0, where,
-                 ": latency must be >= 0 and bandwidth > 0");
-    c.tiers[tier] = t;
-  }
-  for (const auto& [key, segs] : ops.items()) {
-    const std::string where = path + " ops." + key;
-    const auto slash = key.find('/');
-    PRUNEX_USAGE(slash != std::string::npos, where, ": key must be op/group");
-    parse_op(key.substr(0, slash));
-    group_of(key.substr(slash + 1), where);
-    PRUNEX_USAGE(segs.is_array() && !segs.empty(), where, ": not a list of size ranges");
-    for (const auto& f : segs) {
-      TierFit t;
-      t.latency_s = number(f, "latency_s", where);
-      t.bandwidth_Bps = number(f, "bandwidth_Bps", where);
-      t.max_bytes = number(f, "max_bytes", where);
-      t.min_bytes = f.value("min_bytes", 0.0);
-      t.points = f.value("points", 0);
-      PRUNEX_USAGE(t.latency_s >= 0 && t.bandwidth_Bps > 0, where,
-                   ": latency must be >= 0 and bandwidth > 0");
-      PRUNEX_USAGE(c.ops[key].empty() || t.max_bytes > c.ops[key].back().max_bytes, where,
-                   ": size ranges must be in increasing order");
-      c.ops[key].push_back(t);
-    }
-  }
-  if (j.contains("compute")) {
-    const std::string where = path + " compute";
-    ComputeFit f;
-    f.flops_per_rank = number(j["compute"], "flops_per_rank", where);
-    f.ranks = static_cast<int>(number(j["compute"], "ranks", where));
-    f.source = j["compute"].value("source", std::string());
-    PRUNEX_USAGE(f.flops_per_rank > 0 && f.ranks >= 1, where,
-                 ": flops_per_rank and ranks must be positive");
-    c.compute = f;
-  }
-  if (j.contains("memory")) {
-    const std::string where = path + " memory";
-    MemoryFit f;
-    f.bandwidth_Bps = number(j["memory"], "bandwidth_Bps", where);
-    f.ranks = static_cast<int>(number(j["memory"], "ranks", where));
-    f.source = j["memory"].value("source", std::string());
-    PRUNEX_USAGE(f.bandwidth_Bps > 0 && f.ranks >= 1, where,
-                 ": bandwidth_Bps and ranks must be positive");
-    c.memory = f;
-  }
-  PRUNEX_USAGE(!c.tiers.empty() || !c.ops.empty() || c.compute || c.memory, path,
-               ": calibrates nothing");
-  return c;
 }
 
 }  // namespace prunex::sim

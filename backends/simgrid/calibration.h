@@ -37,6 +37,9 @@ struct BenchPoint {
   double seconds = 0;  // measured
 };
 
+// "intra", "inter", "world" as a Group; UsageError naming `where` otherwise.
+Group parse_group(const std::string& name, const std::string& where);
+
 // Reads the rows of a `prunex bench --backend mpi --json` file (UsageError naming the file
 // and the problem when it is not one).
 std::vector<BenchPoint> read_bench_points(const std::string& path);
@@ -46,8 +49,8 @@ struct TierFit {
   double bandwidth_Bps = 0;
   int points = 0;
   // Over the fitted points, as ratio errors: exp(|ln(predicted / measured)|) - 1.
-  double max_abs_rel_err = 0;   // the largest
-  double geomean_rel_err = 0;   // exp(mean |ln(predicted / measured)|) - 1
+  double max_abs_rel_err = 0;  // the largest
+  double geomean_rel_err = 0;  // exp(mean |ln(predicted / measured)|) - 1
   double min_bytes = 0, max_bytes = 0;
 };
 
@@ -98,9 +101,6 @@ struct FitOptions {
 // with the calibrated prediction (its op fit where there is one, else its tier's).
 void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const FitOptions& opt,
                Calibration& cal, std::vector<FittedPoint>& out);
-
-// Predicts one point's time on topology t (the ring closed form).
-double predict_point(const Topology& t, const BenchPoint& p);
 
 // The topology with the calibrated numbers in place (sources say "calibrated: ..."), for a run
 // of `ranks` ranks on the host (scales compute and memory when host_cores > 0).

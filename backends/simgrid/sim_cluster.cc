@@ -130,8 +130,8 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
   CollectiveResult result;
   result.network_model = model_description();
   const SimConfig::OpCost* cost = nullptr;
-  const auto costs = impl_->config.op_costs.find(std::string(op_name(op)) + "/" +
-                                                 std::string(group_name(group)));
+  const auto costs =
+      impl_->config.op_costs.find(std::string(op_name(op)) + "/" + std::string(group_name(group)));
   if (costs != impl_->config.op_costs.end() && !costs->second.empty()) {
     const int n = group == Group::intra   ? layout.gpus_per_node
                   : group == Group::inter ? layout.nodes

@@ -88,50 +88,50 @@ TEST(LiveHsadmm, ConsistentMaskedZAndPredictedPayload) {
 TEST(LiveHsadmm, EveryStrategyRunsTwoIterations) {
   auto comm = make_mpi_communicator(2);
   for (const bool sync : {false, true})
-  for (const char* name : {"hsadmm", "hsadmm-flat", "ddp", "topk"}) {
-    SCOPED_TRACE(std::string(name) + (sync ? " --sync-phases" : ""));
-    TrainConfig c = small_config();
-    c.strategy = name;
-    c.t_freeze = 0;
-    c.sync_phases = sync;
-    TrainSetup s = make_setup(c, *comm);
-    std::unique_ptr<LiveStrategy> st = c.strategy == "ddp" ? make_ddp(s, *comm)
-                                       : c.strategy == "topk"
-                                           ? make_topk(s, *comm)
-                                           : make_hsadmm(s, *comm, c.strategy == "hsadmm-flat");
-    PhaseClock clock(now_seconds(), sync);
-    double loss = 0;
-    std::vector<double> seconds;
-    for (int k = 1; k <= 2; ++k) {
-      loss = st->iterate(k, clock).loss;
-      seconds = clock.take_iteration();
-    }
-    EXPECT_TRUE(std::isfinite(loss)) << name;
-    // The barrier's wait is its own phase, only in the measurement mode; the communication
-    // phase is still timed.
-    const double wait = seconds[live_phase_index(phase::sync_wait)];
-    if (sync)
-      EXPECT_GT(wait, 0.0);
-    else
-      EXPECT_EQ(wait, 0.0);
-    const char* comm_phase = c.strategy == "hsadmm"   ? phase::intra_allreduce
-                             : c.strategy == "topk" ? phase::allgather
-                                                    : phase::allreduce;
-    EXPECT_GT(seconds[live_phase_index(comm_phase)], 0.0);
-    if (c.strategy == "ddp" || c.strategy == "topk") {
-      // Both apply the same averaged gradient everywhere: the models stay identical.
-      for (const auto& p : s.params) {
-        const int64_t n = p.numel();
-        std::vector<float> all(n * comm->size(Group::world));
-        comm->allgather(p.data_ptr<float>(), all.data(), n, DType::f32, Group::world);
-        for (int r = 1; r < comm->size(Group::world); ++r)
-          ASSERT_EQ(0, std::memcmp(all.data(), all.data() + r * n, n * 4)) << name;
+    for (const char* name : {"hsadmm", "hsadmm-flat", "ddp", "topk"}) {
+      SCOPED_TRACE(std::string(name) + (sync ? " --sync-phases" : ""));
+      TrainConfig c = small_config();
+      c.strategy = name;
+      c.t_freeze = 0;
+      c.sync_phases = sync;
+      TrainSetup s = make_setup(c, *comm);
+      std::unique_ptr<LiveStrategy> st = c.strategy == "ddp" ? make_ddp(s, *comm)
+                                         : c.strategy == "topk"
+                                             ? make_topk(s, *comm)
+                                             : make_hsadmm(s, *comm, c.strategy == "hsadmm-flat");
+      PhaseClock clock(now_seconds(), sync);
+      double loss = 0;
+      std::vector<double> seconds;
+      for (int k = 1; k <= 2; ++k) {
+        loss = st->iterate(k, clock).loss;
+        seconds = clock.take_iteration();
       }
+      EXPECT_TRUE(std::isfinite(loss)) << name;
+      // The barrier's wait is its own phase, only in the measurement mode; the communication
+      // phase is still timed.
+      const double wait = seconds[live_phase_index(phase::sync_wait)];
+      if (sync)
+        EXPECT_GT(wait, 0.0);
+      else
+        EXPECT_EQ(wait, 0.0);
+      const char* comm_phase = c.strategy == "hsadmm" ? phase::intra_allreduce
+                               : c.strategy == "topk" ? phase::allgather
+                                                      : phase::allreduce;
+      EXPECT_GT(seconds[live_phase_index(comm_phase)], 0.0);
+      if (c.strategy == "ddp" || c.strategy == "topk") {
+        // Both apply the same averaged gradient everywhere: the models stay identical.
+        for (const auto& p : s.params) {
+          const int64_t n = p.numel();
+          std::vector<float> all(n * comm->size(Group::world));
+          comm->allgather(p.data_ptr<float>(), all.data(), n, DType::f32, Group::world);
+          for (int r = 1; r < comm->size(Group::world); ++r)
+            ASSERT_EQ(0, std::memcmp(all.data(), all.data() + r * n, n * 4)) << name;
+        }
+      }
+      const EvalResult ev = evaluate(st->eval_model(), s, *comm);
+      EXPECT_GE(ev.accuracy, 0.0) << name;
+      EXPECT_LE(ev.accuracy, 1.0) << name;
     }
-    const EvalResult ev = evaluate(st->eval_model(), s, *comm);
-    EXPECT_GE(ev.accuracy, 0.0) << name;
-    EXPECT_LE(ev.accuracy, 1.0) << name;
-  }
 }
 
 }  // namespace

@@ -32,9 +32,9 @@ struct TrainConfig {
   double keep = 0.5;
   int iterations = 60;
   int local_epochs = 1;
-  long local_steps = 0;  // > 0: an outer iteration is this many local steps instead
-  int t_freeze = 0;      // freeze the mask after this iteration (0: never by count)
-  int freeze_after = 3;  // ... or once it has been unchanged this many iterations (0: off)
+  long local_steps = 0;           // > 0: an outer iteration is this many local steps instead
+  int t_freeze = 0;               // freeze the mask after this iteration (0: never by count)
+  int freeze_after = 3;           // ... or once it has been unchanged this many iterations (0: off)
   bool masked_retraining = true;  // after freezing, theta is masked too (section 4.5)
   double eps_abs = 1e-4, eps_rel = 1e-3;
   double bucket_mib = 32;  // inter-node buckets (hsadmm) / DDP buckets use 25 MiB

@@ -1,0 +1,173 @@
+// Calibration files: reading `prunex bench --json` rows, and writing / reading
+// calibration.json (format prunex-calibration-1). The fitting is in calibration.cc.
+#include "analysis/metrics.h"
+#include "backends/simgrid/calibration.h"
+#include "engine/error.h"
+
+namespace prunex::sim {
+namespace {
+
+double number(const nlohmann::json& j, const char* key, const std::string& where) {
+  PRUNEX_USAGE(j.contains(key) && j[key].is_number(), where, ": field '", key,
+               "' missing or not a number");
+  return j[key].get<double>();
+}
+
+nlohmann::json fit_json(const TierFit& f) {
+  return {{"latency_s", f.latency_s},
+          {"bandwidth_Bps", f.bandwidth_Bps},
+          {"points", f.points},
+          {"min_bytes", f.min_bytes},
+          {"max_bytes", f.max_bytes},
+          {"max_abs_rel_err", f.max_abs_rel_err},
+          {"geomean_rel_err", f.geomean_rel_err}};
+}
+
+TierFit read_fit(const nlohmann::json& f, const std::string& where) {
+  TierFit t;
+  t.latency_s = number(f, "latency_s", where);
+  t.bandwidth_Bps = number(f, "bandwidth_Bps", where);
+  t.min_bytes = f.value("min_bytes", 0.0);
+  t.points = f.value("points", 0);
+  PRUNEX_USAGE(t.latency_s >= 0 && t.bandwidth_Bps > 0, where,
+               ": latency must be >= 0 and bandwidth > 0");
+  return t;
+}
+
+}  // namespace
+
+std::vector<BenchPoint> read_bench_points(const std::string& path) {
+  const nlohmann::json j = read_json_file(path, "bench file");
+  PRUNEX_USAGE(j.is_array(), path, ": not a `prunex bench --json` row list");
+  std::vector<BenchPoint> out;
+  for (size_t i = 0; i < j.size(); ++i) {
+    const auto& r = j[i];
+    const std::string where = path + " row " + std::to_string(i);
+    PRUNEX_USAGE(r.is_object(), where, ": not an object");
+    const std::string group = r.value("group", std::string());
+    if (group == "-") continue;  // a memory row
+    PRUNEX_USAGE(r.value("backend", std::string()) == "mpi", where,
+                 ": not a live measurement (backend '", r.value("backend", std::string()),
+                 "'; rerun `prunex bench --backend mpi --json`)");
+    BenchPoint p;
+    p.file = path;
+    p.op = r.value("op", std::string());
+    parse_op(p.op);
+    p.group = group;
+    parse_group(p.group, where);
+    p.nodes = static_cast<int>(number(r, "nodes", where));
+    p.gpus_per_node = static_cast<int>(number(r, "gpus_per_node", where));
+    p.ranks = static_cast<int>(number(r, "ranks", where));
+    p.bytes = number(r, "bytes", where);
+    p.seconds = number(r, "time_us", where) * 1e-6;
+    PRUNEX_USAGE(
+        p.nodes >= 1 && p.gpus_per_node >= 1 && p.ranks >= 1 && p.bytes > 0 && p.seconds > 0, where,
+        ": sizes, ranks and time must be positive");
+    PRUNEX_USAGE(r.value("wrong", 0L) == 0, where, ": the row has wrong elements");
+    if (p.ranks >= 2) out.push_back(p);
+  }
+  PRUNEX_USAGE(!out.empty(), path, ": no collective rows of 2 or more ranks");
+  return out;
+}
+
+nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPoint>& points) {
+  nlohmann::json tiers = nlohmann::json::object();
+  for (const auto& [tier, f] : c.tiers) tiers[tier] = fit_json(f);
+  nlohmann::json ops = nlohmann::json::object();
+  for (const auto& [key, segments] : c.ops)
+    for (const auto& f : segments) ops[key].push_back(fit_json(f));
+  nlohmann::json j = {
+      {"format", "prunex-calibration-1"},
+      {"topology", c.topology},
+      {"inputs", c.inputs},
+      {"host_cores", c.host_cores},
+      {"model",
+       "tiers and ops (op/group): ring closed form t = cL*latency + cB/bandwidth fitted by least "
+       "relative squares; compute: 3 x forward FLOPs per sample per second of "
+       "local_compute (slowest rank); shared host: a rank's speed scales by "
+       "min(1, host_cores / ranks)"},
+      {"tiers", tiers},
+      {"ops", ops}};
+  if (c.compute)
+    j["compute"] = {{"flops_per_rank", c.compute->flops_per_rank},
+                    {"ranks", c.compute->ranks},
+                    {"iterations", c.compute->iterations},
+                    {"source", c.compute->source}};
+  if (c.memory)
+    j["memory"] = {{"bandwidth_Bps", c.memory->bandwidth_Bps},
+                   {"ranks", c.memory->ranks},
+                   {"source", c.memory->source}};
+  nlohmann::json pts = nlohmann::json::array();
+  for (const auto& fp : points)
+    pts.push_back({{"file", fp.point.file},
+                   {"op", fp.point.op},
+                   {"group", fp.point.group},
+                   {"nodes", fp.point.nodes},
+                   {"gpus_per_node", fp.point.gpus_per_node},
+                   {"ranks", fp.point.ranks},
+                   {"bytes", fp.point.bytes},
+                   {"measured_s", fp.point.seconds},
+                   {"predicted_s", fp.predicted_s},
+                   {"rel_err", fp.rel_err()},
+                   {"fitted", fp.fitted}});
+  j["points"] = pts;
+  return j;
+}
+
+Calibration read_calibration(const std::string& path) {
+  const nlohmann::json j = read_json_file(path, "--calibration");
+  PRUNEX_USAGE(j.is_object() && j.value("format", std::string()) == "prunex-calibration-1", path,
+               ": not a prunex calibration file (format prunex-calibration-1)");
+  Calibration c;
+  c.topology = j.value("topology", std::string());
+  c.host_cores = j.value("host_cores", 0);
+  c.inputs = j.value("inputs", std::vector<std::string>{});
+  const nlohmann::json tiers = j.value("tiers", nlohmann::json::object());
+  const nlohmann::json ops = j.value("ops", nlohmann::json::object());
+  PRUNEX_USAGE(tiers.is_object() && ops.is_object(), path, ": tiers and ops must be objects");
+  for (const auto& [tier, f] : tiers.items()) {
+    const std::string where = path + " tiers." + tier;
+    PRUNEX_USAGE(tier == "intra" || tier == "inter", where, ": unknown tier");
+    c.tiers[tier] = read_fit(f, where);
+  }
+  for (const auto& [key, segs] : ops.items()) {
+    const std::string where = path + " ops." + key;
+    const auto slash = key.find('/');
+    PRUNEX_USAGE(slash != std::string::npos, where, ": key must be op/group");
+    parse_op(key.substr(0, slash));
+    parse_group(key.substr(slash + 1), where);
+    PRUNEX_USAGE(segs.is_array() && !segs.empty(), where, ": not a list of size ranges");
+    for (const auto& f : segs) {
+      TierFit t = read_fit(f, where);
+      t.max_bytes = number(f, "max_bytes", where);
+      PRUNEX_USAGE(c.ops[key].empty() || t.max_bytes > c.ops[key].back().max_bytes, where,
+                   ": size ranges must be in increasing order");
+      c.ops[key].push_back(t);
+    }
+  }
+  if (j.contains("compute")) {
+    const std::string where = path + " compute";
+    ComputeFit f;
+    f.flops_per_rank = number(j["compute"], "flops_per_rank", where);
+    f.ranks = static_cast<int>(number(j["compute"], "ranks", where));
+    f.source = j["compute"].value("source", std::string());
+    PRUNEX_USAGE(f.flops_per_rank > 0 && f.ranks >= 1, where,
+                 ": flops_per_rank and ranks must be positive");
+    c.compute = f;
+  }
+  if (j.contains("memory")) {
+    const std::string where = path + " memory";
+    MemoryFit f;
+    f.bandwidth_Bps = number(j["memory"], "bandwidth_Bps", where);
+    f.ranks = static_cast<int>(number(j["memory"], "ranks", where));
+    f.source = j["memory"].value("source", std::string());
+    PRUNEX_USAGE(f.bandwidth_Bps > 0 && f.ranks >= 1, where,
+                 ": bandwidth_Bps and ranks must be positive");
+    c.memory = f;
+  }
+  PRUNEX_USAGE(!c.tiers.empty() || !c.ops.empty() || c.compute || c.memory, path,
+               ": calibrates nothing");
+  return c;
+}
+
+}  // namespace prunex::sim
