@@ -179,8 +179,7 @@ int run_sim_bench(const Args& args) {
         rows.push_back(row);
         // A calibrated per-op cost replaces the topology's constants for this op: no closed
         // form of the topology to compare with (tests/cli/calibrate.sh checks those times).
-        const bool op_calibrated = b.config.op_costs.count(std::string(sim::op_name(op)) + "/" +
-                                                           std::string(group_name(g))) > 0;
+        const bool op_calibrated = b.config.op_costs.count(sim::op_cost_key(op, g)) > 0;
         const double cf = op_calibrated ? std::nan("")
                                         : sim::closed_form_seconds(b.topology, b.config.nodes,
                                                                    b.config.gpus_per_node, op,

@@ -136,10 +136,10 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
   }
   std::set<std::string> keys;
   for (const auto& p : pts)
-    if (in_range(p, opt)) keys.insert(p.op + "/" + p.group);
+    if (in_range(p, opt)) keys.insert(op_cost_key(p.op, p.group));
   for (const auto& key : keys) {
     auto of_key = [&](const BenchPoint& p) {
-      return p.op + "/" + p.group == key && in_range(p, opt);
+      return op_cost_key(p.op, p.group) == key && in_range(p, opt);
     };
     TierFit one = fit(of_key, both);
     if (one.points < 2) continue;
@@ -171,7 +171,7 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
   for (const auto& [tier, f] : cal.tiers) set_tier(fitted, tier, f.latency_s, f.bandwidth_Bps);
   out.clear();
   for (const auto& p : pts) {
-    const auto op = cal.ops.find(p.op + "/" + p.group);
+    const auto op = cal.ops.find(op_cost_key(p.op, p.group));
     FittedPoint fp;
     fp.point = p;
     if (op != cal.ops.end()) {

@@ -115,6 +115,14 @@ const Topology& SimCluster::topology() const {
   return impl_->topology;
 }
 
+std::string op_cost_key(const std::string& op, const std::string& group) {
+  return op + "/" + group;
+}
+
+std::string op_cost_key(CollectiveOp op, Group group) {
+  return op_cost_key(op_name(op), std::string(group_name(group)));
+}
+
 std::string SimCluster::model_description() const {
   const SimConfig& c = impl_->config;
   return c.network_model + " (crosstraffic " + (c.crosstraffic ? "on" : "off") +
@@ -130,8 +138,7 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
   CollectiveResult result;
   result.network_model = model_description();
   const SimConfig::OpCost* cost = nullptr;
-  const auto costs =
-      impl_->config.op_costs.find(std::string(op_name(op)) + "/" + std::string(group_name(group)));
+  const auto costs = impl_->config.op_costs.find(op_cost_key(op, group));
   if (costs != impl_->config.op_costs.end() && !costs->second.empty()) {
     const int n = group == Group::intra   ? layout.gpus_per_node
                   : group == Group::inter ? layout.nodes

@@ -51,8 +51,12 @@ struct SimConfig {
     double latency_s = 0;
     double bytes_scale = 1;
   };
-  std::map<std::string, std::vector<OpCost>> op_costs = {};
+  std::map<std::string, std::vector<OpCost>> op_costs = {};  // keyed by op_cost_key()
 };
+
+// "allreduce/intra": the key of SimConfig::op_costs (and of a calibration's ops).
+std::string op_cost_key(const std::string& op, const std::string& group);
+std::string op_cost_key(CollectiveOp op, Group group);
 
 // One point-to-point transfer between two world ranks.
 struct Flow {
