@@ -13,16 +13,21 @@
 #include "apps/cli.h"
 #include "backends/simgrid/calibration.h"
 #include "engine/error.h"
+#include "engine/mask_model.h"
+#include "engine/phases.h"
 #include "engine/plan_builder.h"
+#include "engine/sparsity_spec.h"
+#include "engine/strategy.h"
 #include "topologies/topology_io.h"
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex::cli {
 namespace {
 
-// FLOPs one rank computes per outer iteration of a live run, from its recorded config (the
-// simulator's compute model: 3 x forward FLOPs per sample, engine/plan_builder.h).
-double flops_per_iteration(const nlohmann::json& cfg, const std::string& where) {
+// The plan inputs of a live run from its recorded config (model, shape, batch, samples,
+// local steps; engine/plan_builder.h). `layout` must outlive the result.
+PlanInputs plan_inputs_of(const nlohmann::json& cfg, const std::string& where,
+                          ModelLayout& layout) {
   auto num = [&](const char* key) {
     PRUNEX_USAGE(cfg.contains(key) && cfg[key].is_number(), where, ": config.", key,
                  " missing (a `prunex train` metrics.json is needed)");
@@ -33,8 +38,8 @@ double flops_per_iteration(const nlohmann::json& cfg, const std::string& where) 
                                           : (dataset == "fashion-mnist" ? 28 : 32);
   const int channels = cfg.contains("input_channels") ? static_cast<int>(num("input_channels"))
                                                       : (dataset == "fashion-mnist" ? 1 : 3);
-  const ModelLayout layout = make_layout(cfg.value("model", std::string()),
-                                         static_cast<int>(num("classes")), input, channels);
+  layout = make_layout(cfg.value("model", std::string()), static_cast<int>(num("classes")), input,
+                       channels);
   PlanInputs in;
   in.layout = &layout;
   in.nodes = static_cast<int>(num("nodes"));
@@ -45,7 +50,48 @@ double flops_per_iteration(const nlohmann::json& cfg, const std::string& where) 
   in.samples = static_cast<long>(num("samples"));
   in.local_epochs = static_cast<int>(num("local-epochs"));
   in.local_steps = static_cast<long>(num("local-steps"));
+  return in;
+}
+
+// FLOPs one rank computes per outer iteration of a live run (the simulator's compute model:
+// 3 x forward FLOPs per sample, engine/plan_builder.h).
+double flops_per_iteration(const nlohmann::json& cfg, const std::string& where) {
+  ModelLayout layout;
+  const PlanInputs in = plan_inputs_of(cfg, where, layout);
   return step_flops(in) * static_cast<double>(steps_per_iteration(in));
+}
+
+// Memory bytes per outer iteration, by phase, that the simulator's plan gives the live run's
+// work (hsadmm: compact sizes from the run's last global mask, as simulate --masks does).
+// local_compute is left out: its time is the compute fit's.
+std::map<std::string, double> memory_bytes_per_iteration(const nlohmann::json& run,
+                                                         const std::string& where) {
+  const auto& cfg = run["config"];
+  ModelLayout layout;
+  PlanInputs in = plan_inputs_of(cfg, where, layout);
+  in.strategy = parse_strategy(cfg.value("strategy", std::string()));
+  in.bucket_bytes = static_cast<int64_t>(cfg.value("bucket-mib", 32.0) * (1 << 20));
+  in.topk_ratio = cfg.value("topk-ratio", 0.01);
+  ModelMask mask;
+  if (in.strategy == Strategy::hsadmm) {
+    const auto& its = run["iterations"];
+    PRUNEX_USAGE(its.is_array() && !its.empty() && its.back().contains("density"), where,
+                 ": an hsadmm run without mask densities");
+    std::map<std::string, double> density;
+    for (const auto& [name, v] : its.back()["density"].items()) density[name] = v.get<double>();
+    const SparsitySpec spec = SparsitySpec::build(
+        layout, parse_sparsity_kinds(cfg.value("sparsity", std::string("channel"))),
+        KeepRate::of_fraction(cfg.value("keep", 0.5)));
+    mask = mask_from_densities(layout, spec, density, where);
+    in.global_mask = &mask;
+  }
+  const IterationPlan plan = build_plan(in);
+  const double repeats = static_cast<double>(plan_repeats(in));
+  std::map<std::string, double> out;
+  for (const auto& s : plan.steps)
+    if (s.kind == StepKind::memory && s.phase != phase::local_compute)
+      out[s.phase] += s.mem_bytes * repeats;
+  return out;
 }
 
 // Effective FLOP/s of one rank over the runs' iterations (the first skipped when there are
@@ -84,6 +130,45 @@ sim::ComputeFit fit_compute(const std::vector<std::string>& files) {
              (files.size() > 1 ? ", ..." : "") + "), " + std::to_string(f.iterations) +
              " iterations, slowest rank, " + std::to_string(ranks) + " ranks";
   return f;
+}
+
+// Per memory phase, the plan's bytes over the slowest rank's seconds in the runs' iterations
+// (the first skipped when there are more: start-up): the engine's own kernels (consensus
+// updates, projection, pack / unpack, Top-K selection) at the speed they ran, per-call
+// overheads included.
+std::map<std::string, sim::MemoryFit> fit_memory_phases(const std::vector<std::string>& files) {
+  std::map<std::string, sim::MemoryFit> fits;
+  for (const auto& path : files) {
+    const nlohmann::json j = read_json_file(path, "--steps");
+    const int ranks = j["config"].value("world_size", 1);
+    const auto bytes = memory_bytes_per_iteration(j, "--steps " + path);
+    const auto& its = j["iterations"];
+    for (size_t k = its.size() > 1 ? 1 : 0; k < its.size(); ++k) {
+      const auto& ph = its[k].value("phases", nlohmann::json::object());
+      for (const auto& [phase, b] : bytes) {
+        if (!ph.contains(phase)) continue;
+        sim::MemoryFit& f = fits[phase];
+        f.bytes += b;
+        f.seconds += ph[phase].value("critical_path_s", 0.0);
+        f.ranks = ranks;
+        ++f.iterations;
+      }
+    }
+  }
+  for (auto it = fits.begin(); it != fits.end();) {
+    sim::MemoryFit& f = it->second;
+    if (f.bytes <= 0 || f.seconds <= 0) {
+      it = fits.erase(it);
+      continue;
+    }
+    f.bandwidth_Bps = f.bytes / f.seconds;
+    f.source = "phase " + it->first + " of " + std::to_string(files.size()) + " live run(s) (" +
+               files.front() + (files.size() > 1 ? ", ..." : "") + "), " +
+               std::to_string(f.iterations) + " iterations, slowest rank, " +
+               std::to_string(f.ranks) + " ranks";
+    ++it;
+  }
+  return fits;
 }
 
 sim::MemoryFit fit_memory(const std::string& path) {
@@ -151,7 +236,10 @@ int run_calibrate(const Args& args) {
     sim::fit_bench(base, pts, opt, cal, fitted);
     PRUNEX_USAGE(!cal.tiers.empty() || !cal.ops.empty(), "no rows within the chosen ops and sizes");
   }
-  if (!steps.empty()) cal.compute = fit_compute(steps);
+  if (!steps.empty()) {
+    cal.compute = fit_compute(steps);
+    cal.memory_phases = fit_memory_phases(steps);
+  }
   if (memory) cal.memory = fit_memory(*memory);
   cal.inputs = bench;
   cal.inputs.insert(cal.inputs.end(), steps.begin(), steps.end());
@@ -187,6 +275,9 @@ int run_calibrate(const Args& args) {
   if (cal.memory)
     std::printf("memory: %.3f GB/s per rank (%s)\n", cal.memory->bandwidth_Bps / 1e9,
                 cal.memory->source.c_str());
+  for (const auto& [phase, f] : cal.memory_phases)
+    std::printf("memory %-12s %.3f GB/s per rank (%.0f B in %.3f ms over %d iterations)\n",
+                phase.c_str(), f.bandwidth_Bps / 1e9, f.bytes, f.seconds * 1e3, f.iterations);
   if (cal.host_cores > 0)
     std::printf(
         "shared host: %d cores; a rank's compute and memory speed scale by min(1, %d / "
@@ -211,7 +302,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "point with the calibrated prediction and its error. Bench with --sync --busy-us to time\n"
     "collectives as training meets them (after compute), not back to back.\n"
     "--steps takes live `prunex train` metrics.json files: a rank's effective FLOP/s is 3 x\n"
-    "forward FLOPs per sample over the slowest rank's local_compute (first iteration skipped).\n"
+    "forward FLOPs per sample over the slowest rank's local_compute (first iteration skipped);\n"
+    "their memory phases (dual_update, projection, pack, unpack, compress) give each phase's\n"
+    "speed: the bytes the simulator's plan counts for it over the slowest rank's seconds.\n"
     "--memory takes `prunex bench --op compaction --json`: the memcpy row's bytes per second.\n"
     "Ranks on one host share its cores (--host-cores, default this machine's): simulating R\n"
     "ranks scales the measured speeds by min(1, cores / R) / min(1, cores / measured ranks).\n"

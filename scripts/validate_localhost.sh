@@ -10,8 +10,10 @@
 #   1. prunex bench --backend mpi (all ops, all groups, 1 KiB - 1 MiB) after 50 ms of CPU
 #      work and a barrier per iteration (--busy-us, --sync)              -> bench.json
 #      prunex bench --op compaction --model small_cnn (memcpy row)       -> memory.json
-#   2. a short live DDP run (its local steps measure a rank's compute)    -> steps/
-#   3. prunex calibrate --from bench.json --steps steps/metrics.json --memory memory.json
+#   2. short live runs of ddp, hsadmm and topk (their local steps measure a rank's compute,
+#      their memory phases the speed of the consensus kernels and Top-K's selection)
+#                                                                         -> steps/
+#   3. prunex calibrate --from bench.json --steps steps/*/metrics.json --memory memory.json
 #   4. live runs of hsadmm, hsadmm-flat, ddp, topk with --sync-phases true (a barrier before
 #      every communication phase, so phases time communication alone; its wait is sync_wait)
 #   5. prunex simulate of the same work on localhost with --calibration (masks of the live
@@ -51,10 +53,14 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
     --group all -b 1K -e 1M -f 4 -n 100 -w 10 --json "$d/bench_back_to_back.json" \
     > "$d/bench_back_to_back.txt"
   $prunex bench --op compaction --model small_cnn --json "$d/memory.json" > "$d/memory.txt"
-  "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy ddp \
-    --config workloads/configs/fashion_mnist_small_cnn_ddp.json --iterations 3 \
-    --local-steps 20 --out "$d/steps" > "$d/steps.log"
-  $prunex calibrate --from "$d/bench.json" --steps "$d/steps/metrics.json" \
+  cal_runs=()
+  for s in ddp hsadmm topk; do
+    "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
+      --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations 3 \
+      --local-steps 20 --out "$d/steps/$s" > "$d/steps_$s.log"
+    cal_runs+=("$d/steps/$s/metrics.json")
+  done
+  $prunex calibrate --from "$d/bench.json" --steps "$(IFS=,; echo "${cal_runs[*]}")" \
     --memory "$d/memory.json" --out "$d/calibration.json" > "$d/calibrate.txt"
   grep -E "^(intra|inter|compute|memory|  )" "$d/calibrate.txt" | sed 's/^/  /'
   for s in hsadmm hsadmm-flat ddp topk; do

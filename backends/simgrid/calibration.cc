@@ -84,6 +84,11 @@ std::pair<double, double> solve(const std::vector<Coefficients>& c, const std::v
   return cost(x, 0) < cost(0, y) ? std::make_pair(x, 0.0) : std::make_pair(0.0, y);
 }
 
+// A rank's share of the host when ranks outnumber cores.
+double host_share(const Calibration& c, int ranks) {
+  return c.host_cores > 0 ? std::min(1.0, static_cast<double>(c.host_cores) / ranks) : 1.0;
+}
+
 }  // namespace
 
 Group parse_group(const std::string& name, const std::string& where) {
@@ -209,6 +214,13 @@ std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration
   return out;
 }
 
+std::map<std::string, double> memory_costs(const Calibration& c, int ranks) {
+  std::map<std::string, double> out;
+  for (const auto& [phase, f] : c.memory_phases)
+    out[phase] = f.bandwidth_Bps / host_share(c, f.ranks) * host_share(c, ranks);
+  return out;
+}
+
 Topology apply_calibration(Topology t, const Calibration& c, int ranks) {
   std::string from = c.inputs.empty() ? "(no inputs)" : c.inputs.front();
   if (c.inputs.size() > 1) from += " and " + std::to_string(c.inputs.size() - 1) + " more";
@@ -227,10 +239,7 @@ Topology apply_calibration(Topology t, const Calibration& c, int ranks) {
       t.sources["fabric.latency_us"] = src + " (folded into the NIC latency)";
     }
   }
-  // A rank's share of the host when ranks outnumber cores, relative to the measured run.
-  auto share = [&](int r) {
-    return c.host_cores > 0 ? std::min(1.0, static_cast<double>(c.host_cores) / r) : 1.0;
-  };
+  auto share = [&](int r) { return host_share(c, r); };
   if (c.compute) {
     t.gpu.fp32_flops = c.compute->flops_per_rank / share(c.compute->ranks) * share(ranks);
     t.gpu.efficiency = 1.0;

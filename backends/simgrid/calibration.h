@@ -1,8 +1,9 @@
 // Calibration of a topology from measurements (`prunex calibrate`): the latency and bandwidth
 // of each tier fitted to `prunex bench` rows through the simulator's own closed forms
 // (closed_form.h), the compute throughput of one rank from measured local steps, and the
-// memory bandwidth from the compaction bench's memcpy row. `simulate`, `sweep` and
-// `bench --backend sim` apply it to their topology with --calibration FILE.
+// memory bandwidth from the compaction bench's memcpy row, or per phase from the live runs'
+// phases (the consensus kernels and Top-K's compress at their measured speed). `simulate`, `sweep`
+// and `bench --backend sim` apply it to their topology with --calibration FILE.
 //
 // Tier fit. For a row (op, group, nodes, GPUs per node, bytes) the ring closed form is
 // linear in the tier's link latency L and inverse bandwidth 1/B:  t = cL * L + cB / B.
@@ -73,6 +74,10 @@ struct MemoryFit {
   double bandwidth_Bps = 0;  // bytes read + written per second by one rank
   int ranks = 1;
   std::string source;
+  // Per-phase fits (from live runs): the plan's bytes of the phase over the iterations fitted
+  // and the slowest rank's seconds for them; bandwidth_Bps = bytes / seconds.
+  double bytes = 0, seconds = 0;
+  int iterations = 0;
 };
 
 struct Calibration {
@@ -86,6 +91,9 @@ struct Calibration {
   std::map<std::string, std::vector<TierFit>> ops;
   std::optional<ComputeFit> compute;
   std::optional<MemoryFit> memory;
+  // Per phase (dual_update, projection, pack, unpack, compress): the engine's kernels timed in
+  // live runs' phases, as the plan counts their bytes (applied as SimConfig::memory_Bps).
+  std::map<std::string, MemoryFit> memory_phases;
   int host_cores = 0;  // > 0: ranks share this many cores (scale compute / memory by ranks)
   std::vector<std::string> inputs;
   std::string topology;  // the base topology the fit used
@@ -111,6 +119,10 @@ Topology apply_calibration(Topology t, const Calibration& c, int ranks);
 std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration& c,
                                                                const Topology& t, int nodes,
                                                                int gpus_per_node);
+
+// The per-phase memory speeds of `c` for a run of `ranks` ranks on the host (scaled by the host
+// share as compute is), for SimConfig::memory_Bps.
+std::map<std::string, double> memory_costs(const Calibration& c, int ranks);
 
 nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPoint>& points);
 // UsageError naming the file and field when malformed.

@@ -97,6 +97,14 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
     j["memory"] = {{"bandwidth_Bps", c.memory->bandwidth_Bps},
                    {"ranks", c.memory->ranks},
                    {"source", c.memory->source}};
+  if (!c.memory_phases.empty()) {
+    nlohmann::json phases = nlohmann::json::object();
+    for (const auto& [phase, f] : c.memory_phases)
+      phases[phase] = {
+          {"bandwidth_Bps", f.bandwidth_Bps}, {"bytes", f.bytes}, {"seconds", f.seconds},
+          {"iterations", f.iterations},       {"ranks", f.ranks}, {"source", f.source}};
+    j["memory_phases"] = phases;
+  }
   nlohmann::json pts = nlohmann::json::array();
   for (const auto& fp : points)
     pts.push_back({{"file", fp.point.file},
@@ -155,18 +163,30 @@ Calibration read_calibration(const std::string& path) {
                  ": flops_per_rank and ranks must be positive");
     c.compute = f;
   }
-  if (j.contains("memory")) {
-    const std::string where = path + " memory";
+  auto read_memory = [&](const nlohmann::json& m, const std::string& where) {
     MemoryFit f;
-    f.bandwidth_Bps = number(j["memory"], "bandwidth_Bps", where);
-    f.ranks = static_cast<int>(number(j["memory"], "ranks", where));
-    f.source = j["memory"].value("source", std::string());
+    f.bandwidth_Bps = number(m, "bandwidth_Bps", where);
+    f.ranks = static_cast<int>(number(m, "ranks", where));
+    f.source = m.value("source", std::string());
     PRUNEX_USAGE(f.bandwidth_Bps > 0 && f.ranks >= 1, where,
                  ": bandwidth_Bps and ranks must be positive");
-    c.memory = f;
+    return f;
+  };
+  if (j.contains("memory")) c.memory = read_memory(j["memory"], path + " memory");
+  if (j.contains("memory_phases")) {
+    PRUNEX_USAGE(j["memory_phases"].is_object(), path, ": memory_phases must be an object");
+    for (const auto& [phase, m] : j["memory_phases"].items()) {
+      const std::string where = path + " memory_phases." + phase;
+      MemoryFit f = read_memory(m, where);
+      f.bytes = m.value("bytes", 0.0);
+      f.seconds = m.value("seconds", 0.0);
+      f.iterations = m.value("iterations", 0);
+      c.memory_phases[phase] = f;
+    }
   }
-  PRUNEX_USAGE(!c.tiers.empty() || !c.ops.empty() || c.compute || c.memory, path,
-               ": calibrates nothing");
+  PRUNEX_USAGE(
+      !c.tiers.empty() || !c.ops.empty() || c.compute || c.memory || !c.memory_phases.empty(), path,
+      ": calibrates nothing");
   return c;
 }
 

@@ -183,9 +183,11 @@ double SimCluster::run_compute(double flops) {
   return sg4::Engine::get_clock() - start;
 }
 
-double SimCluster::run_memory(double mem_bytes) {
+double SimCluster::run_memory(double mem_bytes, const std::string& phase) {
   PRUNEX_USAGE(mem_bytes >= 0, "memory step with negative bytes (", mem_bytes, ")");
-  const double bw = impl_->topology.gpu.mem_bandwidth_Bps;
+  const auto calibrated = config().memory_Bps.find(phase);
+  const double bw = calibrated != config().memory_Bps.end() ? calibrated->second
+                                                            : impl_->topology.gpu.mem_bandwidth_Bps;
   PRUNEX_USAGE(bw > 0, "topology ", impl_->topology.name, " gives no GPU memory bandwidth");
   const double start = sg4::Engine::get_clock();
   if (mem_bytes <= 0) return 0;

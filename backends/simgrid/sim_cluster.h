@@ -52,6 +52,11 @@ struct SimConfig {
     double bytes_scale = 1;
   };
   std::map<std::string, std::vector<OpCost>> op_costs = {};  // keyed by op_cost_key()
+  // Calibrated memory throughput per phase (bytes as the plan counts them, per second, per
+  // GPU / rank), keyed by phase name: the consensus kernels (dual_update, projection, pack,
+  // unpack) and Top-K's compress run at their own measured speed, per-call overheads
+  // included, instead of the GPU's memory bandwidth. Phases not listed use the bandwidth.
+  std::map<std::string, double> memory_Bps = {};
 };
 
 // "allreduce/intra": the key of SimConfig::op_costs (and of a calibration's ops).
@@ -114,9 +119,10 @@ class SimCluster {
   // A collective of `bytes` per rank (allgather: each rank's block) on `group`: intra runs
   // on every node at once, inter on the node leaders. Returns simulated seconds.
   CollectiveResult run_collective(CollectiveOp op, Algo algo, Group group, std::size_t bytes);
-  // Every rank computes `flops` / runs over `mem_bytes` at the GPU's effective speed.
+  // Every rank computes `flops` / runs over `mem_bytes` at the GPU's effective speed (memory:
+  // the phase's calibrated speed where SimConfig::memory_Bps has one).
   double run_compute(double flops);
-  double run_memory(double mem_bytes);
+  double run_memory(double mem_bytes, const std::string& phase = std::string());
   PlanTiming run_plan(const IterationPlan& plan);
 
   // "CM02 (crosstraffic off)" etc.: goes into every result.

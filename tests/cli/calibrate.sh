@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # prunex calibrate: recovers known latencies and bandwidths from bench rows generated with the
 # alpha-beta formulas (written out here, independently of the simulator's closed forms),
-# splits an op at the size where its constants change, fits compute from a run's local steps,
+# splits an op at the size where its constants change, fits compute from a run's local steps
+# and each memory phase's speed from its phases,
 # and simulate / bench --backend sim reproduce those numbers with --calibration. Bad input
 # exits 2 with one line and writes nothing.
 set -u
@@ -114,6 +115,54 @@ for shape in "2 2.0" "4 4.0"; do
     fail "$1 nodes: simulated local_compute $got s, expected $2 s"
 done
 
+# Memory phases from a run's phases: the plan's bytes over the slowest rank's seconds.
+# hsadmm-flat's plan (engine/plan_builder.h): dual_update 5D + 4D + 14D, projection D per
+# iteration, D = fp32 bytes of the model.
+D=$("$prunex" model-info --model small_cnn --input 28 --input-channels 1 --json |
+    python3 -c "import json,sys; print(json.load(sys.stdin)['fp32_bytes'])") || fail "model-info"
+python3 - <<'PY'
+import json
+cfg = {"model": "small_cnn", "classes": 10, "input": 28, "input_channels": 1, "nodes": 2,
+       "gpus_per_node": 2, "world_size": 4, "batch": 32, "samples": 8000, "local-epochs": 1,
+       "local-steps": 10, "strategy": "hsadmm-flat", "backend": "mpi"}
+def it(k, du, pr):
+    return {"iteration": k, "phases": {
+        "local_compute": {"critical_path_s": 2.0, "per_rank_s": [2.0] * 4},
+        "dual_update": {"critical_path_s": du, "per_rank_s": [du / 2] * 3 + [du]},
+        "projection": {"critical_path_s": pr, "per_rank_s": [pr] * 4}}}
+json.dump({"config": cfg, "iterations": [it(1, 1.0, 1.0), it(2, 0.004, 0.001),
+                                         it(3, 0.002, 0.003)]}, open("steps_m.json", "w"))
+PY
+"$prunex" calibrate --steps steps_m.json --host-cores 2 --out cal_m.json > cal_m.txt ||
+  fail "calibrate --steps (memory phases) exited $?"
+python3 - "$D" <<'PY' || fail "memory phase fit"
+import json, sys
+D = float(sys.argv[1])
+m = json.load(open("cal_m.json"))["memory_phases"]
+assert set(m) == {"dual_update", "projection"}, m
+for phase, per_it, secs in (("dual_update", 23 * D, 0.006), ("projection", D, 0.004)):
+    f = m[phase]
+    assert abs(f["bandwidth_Bps"] / (2 * per_it / secs) - 1) < 1e-9, (phase, f)
+    assert f["iterations"] == 2 and f["ranks"] == 4, f
+PY
+# Simulated on the same shape, a phase takes its measured mean; on 4 x 2 (8 ranks on 2
+# cores) twice that. The GPU memory bandwidth of the topology no longer matters.
+for shape in "2 1" "4 2"; do
+  set -- $shape
+  "$prunex" simulate --topology localhost --calibration cal_m.json --nodes $1 --gpus-per-node 2 \
+    --model small_cnn --input 28 --input-channels 1 --strategy hsadmm-flat --iterations 1 \
+    --local-steps 10 --batch 32 --samples 8000 --out simm$1 > /dev/null ||
+    fail "simulate exited $?"
+  python3 - simm$1/metrics.json $2 <<'PY' || fail "$1 nodes: simulated memory phases"
+import json, sys
+ph = json.load(open(sys.argv[1]))["iterations"][0]["phases"]
+f = float(sys.argv[2])
+for phase, want in (("dual_update", 0.003 * f), ("projection", 0.002 * f)):
+    got = ph[phase]["critical_path_s"]
+    assert abs(got / want - 1) < 1e-6, (phase, got, want)
+PY
+done
+
 expect_exit2() {  # WORDS ARGS...
   local words="$1"; shift
   "$prunex" "$@" > stdout 2> stderr
@@ -128,6 +177,9 @@ expect_exit2 "not JSON" calibrate --from broken.json --out x.json
 expect_exit2 "not a live measurement" calibrate --from simrows.json --out x.json
 expect_exit2 "--out FILE is required" calibrate --from bench.json
 expect_exit2 "nothing to calibrate from" calibrate --out x.json
+echo '{"format": "prunex-calibration-1", "memory_phases": {"pack": {"ranks": 1}}}' > badmem.json
+expect_exit2 "memory_phases.pack: field 'bandwidth_Bps'" simulate --topology localhost \
+  --calibration badmem.json --nodes 2 --gpus-per-node 2 --model small_cnn --out s
 echo '{"format": "other"}' > notcal.json
 expect_exit2 "not a prunex calibration file" simulate --topology localhost --calibration notcal.json \
   --nodes 2 --gpus-per-node 2 --model small_cnn --out s
