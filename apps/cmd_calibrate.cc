@@ -5,6 +5,7 @@
 // backends/simgrid/calibration.h.
 #include <cmath>
 #include <cstdio>
+#include <memory>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -61,18 +62,22 @@ double flops_per_iteration(const nlohmann::json& cfg, const std::string& where) 
   return step_flops(in) * static_cast<double>(steps_per_iteration(in));
 }
 
-// Memory bytes per outer iteration, by phase, that the simulator's plan gives the live run's
-// work (hsadmm: compact sizes from the run's last global mask, as simulate --masks does).
-// local_compute is left out: its time is the compute fit's.
-std::map<std::string, double> memory_bytes_per_iteration(const nlohmann::json& run,
-                                                         const std::string& where) {
-  const auto& cfg = run["config"];
+// What the simulator's plan needs of a live run for its memory passes: the inputs, the layout
+// and (hsadmm) the run's last global mask, as simulate --masks uses it.
+struct RunPlan {
   ModelLayout layout;
-  PlanInputs in = plan_inputs_of(cfg, where, layout);
+  ModelMask mask;
+  PlanInputs in;
+};
+
+std::unique_ptr<RunPlan> run_plan_of(const nlohmann::json& run, const std::string& where) {
+  const auto& cfg = run["config"];
+  auto rp = std::make_unique<RunPlan>();
+  PlanInputs& in = rp->in;
+  in = plan_inputs_of(cfg, where, rp->layout);
   in.strategy = parse_strategy(cfg.value("strategy", std::string()));
   in.bucket_bytes = static_cast<int64_t>(cfg.value("bucket-mib", 32.0) * (1 << 20));
   in.topk_ratio = cfg.value("topk-ratio", 0.01);
-  ModelMask mask;
   if (in.strategy == Strategy::hsadmm) {
     const auto& its = run["iterations"];
     PRUNEX_USAGE(its.is_array() && !its.empty() && its.back().contains("density"), where,
@@ -80,11 +85,17 @@ std::map<std::string, double> memory_bytes_per_iteration(const nlohmann::json& r
     std::map<std::string, double> density;
     for (const auto& [name, v] : its.back()["density"].items()) density[name] = v.get<double>();
     const SparsitySpec spec = SparsitySpec::build(
-        layout, parse_sparsity_kinds(cfg.value("sparsity", std::string("channel"))),
+        rp->layout, parse_sparsity_kinds(cfg.value("sparsity", std::string("channel"))),
         KeepRate::of_fraction(cfg.value("keep", 0.5)));
-    mask = mask_from_densities(layout, spec, density, where);
-    in.global_mask = &mask;
+    rp->mask = mask_from_densities(rp->layout, spec, density, where);
+    in.global_mask = &rp->mask;
   }
+  return rp;
+}
+
+// Memory bytes of one outer iteration by phase, from the plan (local_compute left out: its
+// time is the compute fit's).
+std::map<std::string, double> memory_bytes(const PlanInputs& in) {
   const IterationPlan plan = build_plan(in);
   const double repeats = static_cast<double>(plan_repeats(in));
   std::map<std::string, double> out;
@@ -141,11 +152,19 @@ std::map<std::string, sim::MemoryFit> fit_memory_phases(const std::vector<std::s
   for (const auto& path : files) {
     const nlohmann::json j = read_json_file(path, "--steps");
     const int ranks = j["config"].value("world_size", 1);
-    const auto bytes = memory_bytes_per_iteration(j, "--steps " + path);
+    const auto rp = run_plan_of(j, "--steps " + path);
     const auto& its = j["iterations"];
+    // hsadmm iteration k's plan follows the live freezer (as simulate does): mask_sync until
+    // the mask froze, one more projection in the iteration that froze it, the compaction plan
+    // rebuilt up to the first frozen iteration.
+    auto frozen_after = [&](long k) { return k >= 0 && its[k].value("mask_frozen", false); };
     for (size_t k = its.size() > 1 ? 1 : 0; k < its.size(); ++k) {
+      const long i = static_cast<long>(k);
+      rp->in.mask_frozen = frozen_after(i - 1);
+      rp->in.build_compaction = !frozen_after(i - 2);
+      rp->in.project_global = !frozen_after(i - 1) && frozen_after(i);
       const auto& ph = its[k].value("phases", nlohmann::json::object());
-      for (const auto& [phase, b] : bytes) {
+      for (const auto& [phase, b] : memory_bytes(rp->in)) {
         if (!ph.contains(phase)) continue;
         sim::MemoryFit& f = fits[phase];
         f.bytes += b;

@@ -63,6 +63,7 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
                                            bits, DType::u8));
     plan.steps.push_back(
         collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast, bits, DType::u8));
+    if (in.build_compaction) plan.steps.push_back(memory_step(phase::pack, 2 * c));
     plan.steps.push_back(memory_step(phase::pack, 3 * c));
     plan.steps.back().group = Group::inter;  // only leaders pack (records; same duration)
     for (int b = 0; b < compact.buckets(); ++b)
@@ -72,6 +73,7 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
       plan.steps.push_back(collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
                                            compact.bucket_floats(b) * 4));
     plan.steps.push_back(memory_step(phase::unpack, c + d));
+    if (in.project_global) plan.steps.push_back(memory_step(phase::projection, d));
     plan.steps.push_back(memory_step(phase::dual_update, 20 * d));
   }
   plan.iterations_per_epoch =

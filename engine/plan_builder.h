@@ -16,7 +16,8 @@
 //   SGD step with momentum 5D (read w, g, m; write w, m), proximal term 5D (hsadmm, per
 //   step), theta + u 3D and params_to_flat 2D, node candidate 4D, projection 1D (one pass
 //   over the parameters), pack 3C (read z_i, v_i slices, write the buckets), unpack C + D
-//   (zeros outside the mask), duals after the consensus 20D (copies of z_i, z 4D; update_v
+//   (zeros outside the mask), compaction plan build 2C (a loop over the kept elements, zeroed
+//   buckets; while the mask changes), duals after the consensus 20D (copies of z_i, z 4D; update_v
 //   4D; update_u 4D; residual reads 4D; penalty rescale of u and v 4D; flat: 14D, no v).
 // - hsadmm / hsadmm-flat: one iteration = local_epochs epochs of steps (one compute step
 //   and one memory step for all of them) followed by the consensus.
@@ -58,7 +59,12 @@ struct PlanInputs {
   // hsadmm: the global (union) mask of the iteration; compact sizes and the mask bits come
   // from it through CompactionPlan and ModelMask::bit_bytes, as in live runs.
   const ModelMask* global_mask = nullptr;
-  bool mask_frozen = false;                  // frozen: no mask_sync (the union is not recomputed)
+  bool mask_frozen = false;  // frozen: no mask_sync (the union is not recomputed)
+  // hsadmm: this iteration (re)builds the compaction plan and its buckets, as live runs do
+  // while the mask is not frozen and once more in the first frozen iteration.
+  bool build_compaction = true;
+  // hsadmm: the iteration that freezes the mask projects the global z once more.
+  bool project_global = false;
   int64_t bucket_bytes = int64_t(32) << 20;  // hsadmm inter-node buckets
   double topk_ratio = 0.01;
 };

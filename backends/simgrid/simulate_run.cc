@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <map>
+#include <tuple>
 
 #include "engine/error.h"
 
@@ -106,17 +108,24 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   in.global_mask = &spec.mask;
   in.nodes = spec.sim.nodes;
   in.gpus_per_node = spec.sim.gpus_per_node;
-  in.mask_frozen = false;
   const long repeats = plan_repeats(in);
+  // Iteration k's plan, as the live freezer runs it (t_freeze > 0): mask_sync until the mask
+  // freezes after iteration t_freeze's step, one more projection in that iteration, and the
+  // compaction plan rebuilt up to the first frozen iteration. Each variant is simulated once.
   const int first_frozen = spec.t_freeze > 0 ? spec.t_freeze + 1 : spec.iterations + 1;
-  std::vector<Simulated> plans;
-  if (first_frozen > 1) plans.push_back(simulate_plan(cluster, in));
-  if (first_frozen <= spec.iterations) {
-    in.mask_frozen = true;
-    plans.push_back(simulate_plan(cluster, in));
-  }
+  std::map<std::tuple<bool, bool, bool>, Simulated> plans;
   auto plan_of = [&](int k) -> const Simulated& {
-    return k >= first_frozen ? plans.back() : plans.front();
+    const bool h = in.strategy == Strategy::hsadmm;  // the others' plans do not change
+    const auto key =
+        std::make_tuple(h && k >= first_frozen, h && k <= first_frozen, h && k == spec.t_freeze);
+    auto it = plans.find(key);
+    if (it == plans.end()) {
+      in.mask_frozen = std::get<0>(key);
+      in.build_compaction = std::get<1>(key);
+      in.project_global = std::get<2>(key);
+      it = plans.emplace(key, simulate_plan(cluster, in)).first;
+    }
+    return it->second;
   };
 
   SimulationResult out;

@@ -81,11 +81,28 @@ TEST(PlanBuilder, HsadmmCollectivesMatchHandCounts) {
   for (const auto* s : steps_of(plan, phase::local_compute)) flops += s->flops;
   EXPECT_DOUBLE_EQ(flops, 3.0 * f.layout.forward_flops() * 12500);  // the shard, once
 
-  // Memory passes (engine/plan_builder.h): pack 3C, unpack C + D, projection D.
-  EXPECT_DOUBLE_EQ(steps_of(plan, phase::pack)[0]->mem_bytes, 3.0 * kCompactHalf * 4);
+  // Memory passes (engine/plan_builder.h): compaction plan build 2C (the mask is not frozen),
+  // pack 3C, unpack C + D, projection D.
+  const auto pack = steps_of(plan, phase::pack);
+  ASSERT_EQ(pack.size(), 2u);
+  EXPECT_DOUBLE_EQ(pack[0]->mem_bytes, 2.0 * kCompactHalf * 4);
+  EXPECT_DOUBLE_EQ(pack[1]->mem_bytes, 3.0 * kCompactHalf * 4);
+  EXPECT_EQ(pack[1]->group, Group::inter);  // only leaders pack
   EXPECT_DOUBLE_EQ(steps_of(plan, phase::unpack)[0]->mem_bytes, (kCompactHalf + kDense) * 4.0);
+  ASSERT_EQ(steps_of(plan, phase::projection).size(), 1u);
   EXPECT_DOUBLE_EQ(steps_of(plan, phase::projection)[0]->mem_bytes, kDense * 4.0);
   EXPECT_EQ(residual_allreduce_bytes(f.layout), 14 * 13 * 8);
+
+  // Once the plan is built for the frozen mask it is reused (one pack step); the freezing
+  // iteration projects the global z once more (a second projection pass of D).
+  PlanInputs reuse = inputs(f, Strategy::hsadmm, &mask);
+  reuse.build_compaction = false;
+  ASSERT_EQ(steps_of(build_plan(reuse), phase::pack).size(), 1u);
+  PlanInputs freezing = inputs(f, Strategy::hsadmm, &mask);
+  freezing.project_global = true;
+  const auto proj = steps_of(build_plan(freezing), phase::projection);
+  ASSERT_EQ(proj.size(), 2u);
+  EXPECT_DOUBLE_EQ(proj[1]->mem_bytes, kDense * 4.0);
 }
 
 TEST(PlanBuilder, BucketsFrozenMaskAndLocalEpochs) {

@@ -42,7 +42,7 @@ double cf(CollectiveOp op, Group g, double bytes) {
 }
 
 TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
-  const sim::SimulateSpec spec = small_spec(Strategy::hsadmm, 3, 2);
+  const sim::SimulateSpec spec = small_spec(Strategy::hsadmm, 4, 2);
   const auto r = sim::fork_run([&] {
     const auto res = sim::simulate_run(spec);
     const auto& its = res.run.iterations;
@@ -62,7 +62,9 @@ TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
                                res.time_per_epoch_s,
                                double(res.run.trace.size()),
                                its[0].phase_seconds.at("pack")[0],
-                               its[0].phase_seconds.at("pack")[1]};
+                               its[0].phase_seconds.at("pack")[1],
+                               its[1].wall_seconds,
+                               its[3].wall_seconds};
   });
   const double fwd = make_layout("small_cnn").forward_flops();
   const double compute = 3 * fwd * 12500 / kFlops;  // the 4 GPUs' shard: 50000 / 4
@@ -72,9 +74,14 @@ TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
                         cf(CollectiveOp::broadcast, Group::intra, kBits) +
                         cf(CollectiveOp::allreduce, Group::inter, kC) +
                         cf(CollectiveOp::broadcast, Group::intra, kC);
-  const double full = frozen + cf(CollectiveOp::allreduce, Group::inter, kBits);
+  // The compaction plan is built (2C on every rank) until the first frozen iteration (3), and
+  // the iteration that freezes the mask (2) projects the global z once more (D).
+  const double build = 2 * kC / kMemBw, reproject = kD / kMemBw;
+  const double full = frozen + cf(CollectiveOp::allreduce, Group::inter, kBits) + build;
   EXPECT_NEAR(r[0], full, 1e-9 * full);
-  EXPECT_NEAR(r[1], frozen, 1e-9 * frozen);  // iteration 3 > t_freeze: no mask_sync
+  EXPECT_NEAR(r[16], full + reproject, 1e-9 * full);
+  EXPECT_NEAR(r[1], frozen + build, 1e-9 * frozen);  // iteration 3 > t_freeze: no mask_sync
+  EXPECT_NEAR(r[17], frozen, 1e-9 * frozen);         // iteration 4 reuses the plan
   EXPECT_DOUBLE_EQ(r[2], kD + kBits + kC);
   EXPECT_DOUBLE_EQ(r[3], kBits + kC);
   EXPECT_DOUBLE_EQ(r[4], 14 * 13 * 8);  // residual sums, counted not simulated
@@ -85,13 +92,13 @@ TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
   EXPECT_EQ(r[9], 1.0);  // frozen after iteration t_freeze = 2
   EXPECT_EQ(r[10], 0.0);
   EXPECT_DOUBLE_EQ(r[11], 0.5);
-  EXPECT_NEAR(r[12], (2 * full + frozen) / 3, 1e-9 * full);
-  // Trace, one event per rank per step: 10 steps on all 4 ranks, the leaders' steps (mask_sync,
-  // pack, inter_allreduce; frozen: no mask_sync) on the 2 leaders.
-  const double per_full = 4 * 10 + 2 * 3, per_frozen = 4 * 10 + 2 * 2;
-  EXPECT_EQ(r[13], 2 * per_full + per_frozen);
-  EXPECT_NEAR(r[14], 3 * kC / kMemBw, 1e-15);  // the leader packs
-  EXPECT_EQ(r[15], 0.0);                       // the follower does not
+  EXPECT_NEAR(r[12], (2 * full + reproject + 2 * frozen + build) / 4, 1e-9 * full);
+  // Trace, one event per rank per step: 10 steps on all 4 ranks (11 with the plan build, 12
+  // with the second projection), the leaders' steps (mask_sync, pack, inter_allreduce;
+  // frozen: no mask_sync) on the 2 leaders.
+  EXPECT_EQ(r[13], (4 * 11 + 2 * 3) + (4 * 12 + 2 * 3) + (4 * 11 + 2 * 2) + (4 * 10 + 2 * 2));
+  EXPECT_NEAR(r[14], 5 * kC / kMemBw, 1e-15);  // the leader builds the plan and packs
+  EXPECT_NEAR(r[15], 2 * kC / kMemBw, 1e-15);  // the follower only builds it
 }
 
 TEST(SimulateRun, DdpStepRepeatsAndCountsInterAsWorld) {
