@@ -210,7 +210,8 @@ void shape_spec(sim::SimulateSpec& s, const Args& args, const Topology& topology
                                      {"effective_flops", topology.gpu.effective_flops()},
                                      {"efficiency", topology.gpu.efficiency},
                                      {"source", source_of("gpu.efficiency")},
-                                     {"memory_bandwidth_Bps", topology.gpu.mem_bandwidth_Bps}};
+                                     {"memory_bandwidth_Bps", topology.gpu.mem_bandwidth_Bps},
+                                     {"memory_phases_Bps", s.sim.memory_Bps}};
   s.config["links"] = {{"intra",
                         {{"latency_s", topology.intra.link.latency_s},
                          {"bandwidth_Bps", topology.intra.link.bandwidth_Bps},

@@ -10,7 +10,7 @@
 #   1. prunex bench --backend mpi (all ops, all groups, 1 KiB - 1 MiB) after 50 ms of CPU
 #      work and a barrier per iteration (--busy-us, --sync)              -> bench.json
 #      prunex bench --op compaction --model small_cnn (memcpy row)       -> memory.json
-#   2. short live runs of ddp, hsadmm and topk (their local steps measure a rank's compute,
+#   2. short live runs (5 iterations of 20 steps) of ddp, hsadmm and topk (their local steps measure a rank's compute,
 #      their memory phases the speed of the consensus kernels and Top-K's selection)
 #                                                                         -> steps/
 #   3. prunex calibrate --from bench.json --steps steps/*/metrics.json --memory memory.json
@@ -56,7 +56,7 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   cal_runs=()
   for s in ddp hsadmm topk; do
     "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
-      --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations 3 \
+      --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations 5 \
       --local-steps 20 --out "$d/steps/$s" > "$d/steps_$s.log"
     cal_runs+=("$d/steps/$s/metrics.json")
   done
