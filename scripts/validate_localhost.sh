@@ -3,21 +3,22 @@
 # benches and a short live run, then predict live `prunex train` runs of every strategy on
 # 2 x 2 and 4 x 2 emulated nodes and compare per phase (analysis/validate.py).
 #
-#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~13 minutes on 2 cores)
+#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~11 minutes on 2 cores)
 #   VALIDATE_SHAPES="2x1" scripts/validate_localhost.sh out/validate_2x1   (other shapes)
 #
 # Per shape MxP (W = M x P ranks; default 2x2 and 4x2):
 #   1. prunex bench --backend mpi (all ops, all groups, 1 KiB - 1 MiB) after 50 ms of CPU
 #      work and a barrier per iteration (--busy-us, --sync)              -> bench.json
 #      prunex bench --op compaction --model small_cnn (memcpy row)       -> memory.json
-#   2. short live runs (5 iterations of 20 steps) of ddp, hsadmm and topk (their local steps measure a rank's compute,
-#      their memory phases the speed of the consensus kernels and Top-K's selection)
+#   2. short live runs (5 iterations of 20 steps) of ddp, hsadmm and topk: their local steps
+#      measure a rank's compute, their memory phases the speed of the consensus kernels and
+#      Top-K's selection
 #                                                                         -> steps/
 #   3. prunex calibrate --from bench.json --steps steps/*/metrics.json --memory memory.json
 #   4. live runs of hsadmm, hsadmm-flat, ddp, topk with --sync-phases true (a barrier before
 #      every communication phase, so phases time communication alone; its wait is sync_wait)
 #   5. prunex simulate of the same work on localhost with --calibration (masks of the live
-#      hsadmm runs via --masks)
+#      hsadmm runs via --masks); again with collectives calibrated back to back (comparison)
 # The calibration runs (1-2) are separate from the validated runs (4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,7 +32,7 @@ busy_us=${VALIDATE_BUSY_US:-50000}
 common=(--dataset fashion-mnist --model small_cnn --train-samples $samples
         --test-samples 1000 --sync-phases true --t-freeze 2)
 rm -rf "$out.tmp" && mkdir -p "$out.tmp"
-pairs=()
+pairs=() pairs_b2b=()
 for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   nodes=${shape%x*}
   gpn=${shape#*x}
@@ -63,6 +64,9 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   $prunex calibrate --from "$d/bench.json" --steps "$(IFS=,; echo "${cal_runs[*]}")" \
     --memory "$d/memory.json" --out "$d/calibration.json" > "$d/calibrate.txt"
   grep -E "^(intra|inter|compute|memory|  )" "$d/calibrate.txt" | sed 's/^/  /'
+  # For comparison: collectives calibrated back to back (no compute before them).
+  $prunex calibrate --from "$d/bench_back_to_back.json" --steps "$(IFS=,; echo "${cal_runs[*]}")" \
+    --memory "$d/memory.json" --out "$d/cal_b2b.json" > "$d/calibrate_b2b.txt"
   for s in hsadmm hsadmm-flat ddp topk; do
     echo "== $shape: live $s"
     "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
@@ -71,11 +75,15 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
       > "$d/live_$s.log"
     masks=()
     case $s in hsadmm*) masks=(--masks "$d/live/$s/metrics.json") ;; esac
-    $prunex simulate --topology localhost --calibration "$d/calibration.json" --nodes $nodes \
-      --gpus-per-node $gpn --model small_cnn --input 28 --input-channels 1 --strategy $s \
-      --iterations $iters --local-steps $steps --batch 32 --samples $samples --t-freeze 2 \
-      --keep 0.5 --ddp-overlap false "${masks[@]}" --out "$d/sim/$s" > "$d/sim_$s.log"
+    for cal in calibration:sim cal_b2b:sim_b2b; do
+      $prunex simulate --topology localhost --calibration "$d/${cal%:*}.json" --nodes $nodes \
+        --gpus-per-node $gpn --model small_cnn --input 28 --input-channels 1 --strategy $s \
+        --iterations $iters --local-steps $steps --batch 32 --samples $samples --t-freeze 2 \
+        --keep 0.5 --ddp-overlap false "${masks[@]}" --out "$d/${cal#*:}/$s" \
+        > "$d/${cal#*:}_$s.log"
+    done
     pairs+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim/$s/metrics.json")
+    pairs_b2b+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim_b2b/$s/metrics.json")
   done
 done
 rm -rf "$out" && mv "$out.tmp" "$out"
@@ -84,4 +92,8 @@ rm -rf "$out" && mv "$out.tmp" "$out"
 # The same with medians over iterations (robust to a one-rank stall of a scheduler tick).
 /usr/bin/python3 analysis/validate.py "${pairs[@]}" --stat median \
   --markdown "$out/VALIDATION_median.md" --json "$out/validation_median.json" > /dev/null
+# Collectives calibrated back to back instead of after compute (everything else the same).
+/usr/bin/python3 analysis/validate.py "${pairs_b2b[@]}" \
+  --markdown "$out/VALIDATION_back_to_back.md" --json "$out/validation_back_to_back.json" \
+  > /dev/null
 echo "wrote $out/VALIDATION.md and $out/validation.json"
