@@ -93,15 +93,15 @@ std::unique_ptr<RunPlan> run_plan_of(const nlohmann::json& run, const std::strin
   return rp;
 }
 
-// Memory bytes of one outer iteration by phase, from the plan (local_compute left out: its
-// time is the compute fit's).
-std::map<std::string, double> memory_bytes(const PlanInputs& in) {
+// Memory bytes of one outer iteration by phase and speed key (a step's memory_key, else its
+// phase), from the plan (local_compute left out: its time is the compute fit's).
+std::map<std::string, std::map<std::string, double>> memory_bytes(const PlanInputs& in) {
   const IterationPlan plan = build_plan(in);
   const double repeats = static_cast<double>(plan_repeats(in));
-  std::map<std::string, double> out;
+  std::map<std::string, std::map<std::string, double>> out;
   for (const auto& s : plan.steps)
     if (s.kind == StepKind::memory && s.phase != phase::local_compute)
-      out[s.phase] += s.mem_bytes * repeats;
+      out[s.phase][s.memory_key.empty() ? s.phase : s.memory_key] += s.mem_bytes * repeats;
   return out;
 }
 
@@ -148,7 +148,7 @@ sim::ComputeFit fit_compute(const std::vector<std::string>& files) {
 // updates, projection, pack / unpack, Top-K selection) at the speed they ran, per-call
 // overheads included.
 std::map<std::string, sim::MemoryFit> fit_memory_phases(const std::vector<std::string>& files) {
-  std::map<std::string, sim::MemoryFit> fits;
+  std::map<std::string, std::vector<sim::MemorySample>> samples;  // by phase
   for (const auto& path : files) {
     const nlohmann::json j = read_json_file(path, "--steps");
     const int ranks = j["config"].value("world_size", 1);
@@ -164,29 +164,20 @@ std::map<std::string, sim::MemoryFit> fit_memory_phases(const std::vector<std::s
       rp->in.build_compaction = !frozen_after(i - 2);
       rp->in.project_global = !frozen_after(i - 1) && frozen_after(i);
       const auto& ph = its[k].value("phases", nlohmann::json::object());
-      for (const auto& [phase, b] : memory_bytes(rp->in)) {
-        if (!ph.contains(phase)) continue;
-        sim::MemoryFit& f = fits[phase];
-        f.bytes += b;
-        f.seconds += ph[phase].value("critical_path_s", 0.0);
-        f.ranks = ranks;
-        ++f.iterations;
-      }
+      for (const auto& [phase, bytes] : memory_bytes(rp->in))
+        if (ph.contains(phase))
+          samples[phase].push_back({bytes, ph[phase].value("critical_path_s", 0.0), ranks});
     }
   }
-  for (auto it = fits.begin(); it != fits.end();) {
-    sim::MemoryFit& f = it->second;
-    if (f.bytes <= 0 || f.seconds <= 0) {
-      it = fits.erase(it);
-      continue;
+  std::map<std::string, sim::MemoryFit> fits;
+  for (const auto& [phase, ss] : samples)
+    for (auto& [key, f] : sim::fit_memory_speeds(ss)) {
+      f.source = (key == phase ? "phase " + phase : key + " in phase " + phase) + " of " +
+                 std::to_string(files.size()) + " live run(s) (" + files.front() +
+                 (files.size() > 1 ? ", ..." : "") + "), " + std::to_string(f.iterations) +
+                 " iterations, slowest rank, " + std::to_string(f.ranks) + " ranks";
+      fits[key] = f;
     }
-    f.bandwidth_Bps = f.bytes / f.seconds;
-    f.source = "phase " + it->first + " of " + std::to_string(files.size()) + " live run(s) (" +
-               files.front() + (files.size() > 1 ? ", ..." : "") + "), " +
-               std::to_string(f.iterations) + " iterations, slowest rank, " +
-               std::to_string(f.ranks) + " ranks";
-    ++it;
-  }
   return fits;
 }
 
@@ -295,7 +286,7 @@ int run_calibrate(const Args& args) {
     std::printf("memory: %.3f GB/s per rank (%s)\n", cal.memory->bandwidth_Bps / 1e9,
                 cal.memory->source.c_str());
   for (const auto& [phase, f] : cal.memory_phases)
-    std::printf("memory %-12s %.3f GB/s per rank (%.0f B in %.3f ms over %d iterations)\n",
+    std::printf("memory %-15s %.3f GB/s per rank (%.0f B in %.3f ms over %d iterations)\n",
                 phase.c_str(), f.bandwidth_Bps / 1e9, f.bytes, f.seconds * 1e3, f.iterations);
   if (cal.host_cores > 0)
     std::printf(
@@ -323,7 +314,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "--steps takes live `prunex train` metrics.json files: a rank's effective FLOP/s is 3 x\n"
     "forward FLOPs per sample over the slowest rank's local_compute (first iteration skipped);\n"
     "their memory phases (dual_update, projection, pack, unpack, compress) give each phase's\n"
-    "speed: the bytes the simulator's plan counts for it over the slowest rank's seconds.\n"
+    "speed: the bytes the simulator's plan counts for it over the slowest rank's seconds\n"
+    "(pack's compaction plan build gets its own, from the time iterations that build spend\n"
+    "beyond the pack).\n"
     "--memory takes `prunex bench --op compaction --json`: the memcpy row's bytes per second.\n"
     "Ranks on one host share its cores (--host-cores, default this machine's): simulating R\n"
     "ranks scales the measured speeds by min(1, cores / R) / min(1, cores / measured ranks).\n"

@@ -63,7 +63,10 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
                                            bits, DType::u8));
     plan.steps.push_back(
         collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast, bits, DType::u8));
-    if (in.build_compaction) plan.steps.push_back(memory_step(phase::pack, 2 * c));
+    if (in.build_compaction) {
+      plan.steps.push_back(memory_step(phase::pack, 2 * c));
+      plan.steps.back().memory_key = kCompactionPlanKey;
+    }
     plan.steps.push_back(memory_step(phase::pack, 3 * c));
     plan.steps.back().group = Group::inter;  // only leaders pack (records; same duration)
     for (int b = 0; b < compact.buckets(); ++b)

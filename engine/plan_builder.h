@@ -38,6 +38,8 @@
 
 namespace prunex {
 
+// The memory_key of the compaction plan build (pack phase): allocation-bound, not like a pack.
+inline constexpr const char* kCompactionPlanKey = "compaction_plan";
 constexpr long kCifar10TrainSamples = 50000;            // CIFAR-10 training set (Krizhevsky 2009)
 constexpr int64_t kDdpBucketBytes = int64_t(25) << 20;  // PyTorch DDP default
 constexpr int64_t kDdpFirstBucketBytes = int64_t(1) << 20;  // PyTorch DDP first bucket

@@ -214,6 +214,56 @@ std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration
   return out;
 }
 
+std::map<std::string, MemoryFit> fit_memory_speeds(const std::vector<MemorySample>& samples) {
+  std::map<std::string, MemoryFit> alone, rest;
+  auto add = [](MemoryFit& f, double bytes, double seconds, int ranks) {
+    f.bytes += bytes;
+    f.seconds += seconds;
+    f.ranks = ranks;
+    ++f.iterations;
+  };
+  auto keys_of = [](const MemorySample& s) {
+    std::vector<std::string> k;
+    for (const auto& [key, b] : s.bytes)
+      if (b > 0) k.push_back(key);
+    return k;
+  };
+  for (const auto& s : samples) {
+    const auto keys = keys_of(s);
+    if (keys.size() == 1) add(alone[keys[0]], s.bytes.at(keys[0]), s.seconds, s.ranks);
+  }
+  std::map<std::string, MemoryFit> out;
+  for (auto& [key, f] : alone)
+    if (f.bytes > 0 && f.seconds > 0) {
+      f.bandwidth_Bps = f.bytes / f.seconds;
+      out[key] = f;
+    }
+  for (const auto& s : samples) {
+    const auto keys = keys_of(s);
+    if (keys.size() < 2) continue;
+    double left = s.seconds, unknown_bytes = 0;
+    std::vector<std::string> unknown;
+    for (const auto& k : keys) {
+      const double b = s.bytes.at(k);
+      if (out.count(k)) {
+        left -= b / out[k].bandwidth_Bps;
+      } else {
+        unknown.push_back(k);
+        unknown_bytes += b;
+      }
+    }
+    if (unknown.empty() || left <= 0) continue;
+    for (const auto& k : unknown)
+      add(rest[k], s.bytes.at(k), left * s.bytes.at(k) / unknown_bytes, s.ranks);
+  }
+  for (auto& [key, f] : rest)
+    if (f.bytes > 0 && f.seconds > 0) {
+      f.bandwidth_Bps = f.bytes / f.seconds;
+      out[key] = f;
+    }
+  return out;
+}
+
 std::map<std::string, double> memory_costs(const Calibration& c, int ranks) {
   std::map<std::string, double> out;
   for (const auto& [phase, f] : c.memory_phases)

@@ -91,8 +91,9 @@ struct Calibration {
   std::map<std::string, std::vector<TierFit>> ops;
   std::optional<ComputeFit> compute;
   std::optional<MemoryFit> memory;
-  // Per phase (dual_update, projection, pack, unpack, compress): the engine's kernels timed in
-  // live runs' phases, as the plan counts their bytes (applied as SimConfig::memory_Bps).
+  // Per phase (dual_update, projection, pack, unpack, compress) or step key (compaction_plan):
+  // the engine's kernels timed in live runs' phases, as the plan counts their bytes (applied
+  // as SimConfig::memory_Bps).
   std::map<std::string, MemoryFit> memory_phases;
   int host_cores = 0;  // > 0: ranks share this many cores (scale compute / memory by ranks)
   std::vector<std::string> inputs;
@@ -119,6 +120,21 @@ Topology apply_calibration(Topology t, const Calibration& c, int ranks);
 std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration& c,
                                                                const Topology& t, int nodes,
                                                                int gpus_per_node);
+
+// One live iteration of one memory phase: the plan's bytes in it by speed key (the phase's
+// name, or a step's memory_key) and the slowest rank's seconds.
+struct MemorySample {
+  std::map<std::string, double> bytes;
+  double seconds = 0;
+  int ranks = 1;
+};
+
+// Speeds per key from a phase's samples. Samples with one key give that key's speed
+// (summed bytes over summed seconds). A sample with more keys gives the keys not known from
+// single-key samples the time left after the known keys' share (samples with nothing left
+// are skipped); unknown keys of one sample share a speed. Keys with no time stay unfitted
+// (the simulator then uses the phase's speed).
+std::map<std::string, MemoryFit> fit_memory_speeds(const std::vector<MemorySample>& samples);
 
 // The per-phase memory speeds of `c` for a run of `ranks` ranks on the host (scaled by the host
 // share as compute is), for SimConfig::memory_Bps.

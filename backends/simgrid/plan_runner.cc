@@ -36,7 +36,7 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
         st.seconds = run_compute(step.flops);
         break;
       case StepKind::memory:
-        st.seconds = run_memory(step.mem_bytes, step.phase);
+        st.seconds = run_memory(step.mem_bytes, step.phase, step.memory_key);
         break;
       case StepKind::collective:
         st.seconds = run_collective(step.op, cfg.plan_algo, step.group, step.bytes).seconds;

@@ -183,9 +183,10 @@ double SimCluster::run_compute(double flops) {
   return sg4::Engine::get_clock() - start;
 }
 
-double SimCluster::run_memory(double mem_bytes, const std::string& phase) {
+double SimCluster::run_memory(double mem_bytes, const std::string& phase, const std::string& key) {
   PRUNEX_USAGE(mem_bytes >= 0, "memory step with negative bytes (", mem_bytes, ")");
-  const auto calibrated = config().memory_Bps.find(phase);
+  auto calibrated = config().memory_Bps.find(key.empty() ? phase : key);
+  if (calibrated == config().memory_Bps.end()) calibrated = config().memory_Bps.find(phase);
   const double bw = calibrated != config().memory_Bps.end() ? calibrated->second
                                                             : impl_->topology.gpu.mem_bandwidth_Bps;
   PRUNEX_USAGE(bw > 0, "topology ", impl_->topology.name, " gives no GPU memory bandwidth");

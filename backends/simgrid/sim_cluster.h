@@ -53,9 +53,10 @@ struct SimConfig {
   };
   std::map<std::string, std::vector<OpCost>> op_costs = {};  // keyed by op_cost_key()
   // Calibrated memory throughput per phase (bytes as the plan counts them, per second, per
-  // GPU / rank), keyed by phase name: the consensus kernels (dual_update, projection, pack,
-  // unpack) and Top-K's compress run at their own measured speed, per-call overheads
-  // included, instead of the GPU's memory bandwidth. Phases not listed use the bandwidth.
+  // GPU / rank), keyed by phase name or a step's memory_key: the consensus kernels
+  // (dual_update, projection, pack, unpack), the compaction plan build and Top-K's compress
+  // run at their own measured speed, per-call overheads included, instead of the GPU's
+  // memory bandwidth. A step uses its key's speed, else its phase's, else the bandwidth.
   std::map<std::string, double> memory_Bps = {};
 };
 
@@ -122,7 +123,8 @@ class SimCluster {
   // Every rank computes `flops` / runs over `mem_bytes` at the GPU's effective speed (memory:
   // the phase's calibrated speed where SimConfig::memory_Bps has one).
   double run_compute(double flops);
-  double run_memory(double mem_bytes, const std::string& phase = std::string());
+  double run_memory(double mem_bytes, const std::string& phase = std::string(),
+                    const std::string& key = std::string());
   PlanTiming run_plan(const IterationPlan& plan);
 
   // "CM02 (crosstraffic off)" etc.: goes into every result.

@@ -101,6 +101,23 @@ TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
   EXPECT_NEAR(r[15], 2 * kC / kMemBw, 1e-15);  // the follower only builds it
 }
 
+TEST(SimulateRun, CalibratedMemorySpeedsPerPhaseAndKey) {
+  // pack at 10 GB/s, the compaction plan build at 2 GB/s, projection at 4 GB/s; unpack has no
+  // calibrated speed and keeps the topology's 800 GB/s.
+  sim::SimulateSpec spec = small_spec(Strategy::hsadmm, 1);
+  spec.sim.memory_Bps = {{"pack", 10e9}, {"compaction_plan", 2e9}, {"projection", 4e9}};
+  const auto r = sim::fork_run([&] {
+    const auto res = sim::simulate_run(spec);
+    const auto& ph = res.run.iterations[0].phase_seconds;
+    return std::vector<double>{ph.at("pack")[0], ph.at("pack")[1], ph.at("projection")[0],
+                               ph.at("unpack")[0]};
+  });
+  EXPECT_NEAR(r[0], 2 * kC / 2e9 + 3 * kC / 10e9, 1e-15);  // leader: build + pack
+  EXPECT_NEAR(r[1], 2 * kC / 2e9, 1e-15);                  // follower: build
+  EXPECT_NEAR(r[2], kD / 4e9, 1e-15);
+  EXPECT_NEAR(r[3], (kC + kD) / kMemBw, 1e-15);
+}
+
 TEST(SimulateRun, DdpStepRepeatsAndCountsInterAsWorld) {
   // small_cnn fits in DDP's first bucket: its all-reduce starts when backward ends.
   const sim::SimulateSpec spec = small_spec(Strategy::ddp);
