@@ -12,6 +12,7 @@
 
 #include "analysis/metrics.h"
 #include "apps/cli.h"
+#include "apps/simulate_options.h"
 #include "backends/simgrid/calibration.h"
 #include "engine/error.h"
 #include "engine/mask_model.h"
@@ -54,43 +55,64 @@ PlanInputs plan_inputs_of(const nlohmann::json& cfg, const std::string& where,
   return in;
 }
 
-// FLOPs one rank computes per outer iteration of a live run (the simulator's compute model:
-// 3 x forward FLOPs per sample, engine/plan_builder.h).
-double flops_per_iteration(const nlohmann::json& cfg, const std::string& where) {
-  ModelLayout layout;
-  const PlanInputs in = plan_inputs_of(cfg, where, layout);
-  return step_flops(in) * static_cast<double>(steps_per_iteration(in));
-}
-
-// What the simulator's plan needs of a live run for its memory passes: the inputs, the layout
-// and (hsadmm) the run's last global mask, as simulate --masks uses it.
-struct RunPlan {
+// A live run given with --steps, read once: its records and the simulator's plan inputs for
+// its work (hsadmm: with the run's last global mask, as simulate --masks uses it).
+struct StepsRun {
+  std::string path;
+  nlohmann::json metrics;
   ModelLayout layout;
   ModelMask mask;
-  PlanInputs in;
+  PlanInputs in;  // points into layout and mask
 };
 
-std::unique_ptr<RunPlan> run_plan_of(const nlohmann::json& run, const std::string& where) {
-  const auto& cfg = run["config"];
-  auto rp = std::make_unique<RunPlan>();
-  PlanInputs& in = rp->in;
-  in = plan_inputs_of(cfg, where, rp->layout);
-  in.strategy = parse_strategy(cfg.value("strategy", std::string()));
-  in.bucket_bytes = static_cast<int64_t>(cfg.value("bucket-mib", 32.0) * (1 << 20));
-  in.topk_ratio = cfg.value("topk-ratio", 0.01);
-  if (in.strategy == Strategy::hsadmm) {
-    const auto& its = run["iterations"];
-    PRUNEX_USAGE(its.is_array() && !its.empty() && its.back().contains("density"), where,
-                 ": an hsadmm run without mask densities");
-    std::map<std::string, double> density;
-    for (const auto& [name, v] : its.back()["density"].items()) density[name] = v.get<double>();
+void load_steps_run(const std::string& path, StepsRun& r) {
+  const std::string where = "--steps " + path;
+  r.path = path;
+  r.metrics = read_json_file(path, "--steps");
+  PRUNEX_USAGE(
+      r.metrics.is_object() && r.metrics.contains("config") && r.metrics.contains("iterations"),
+      where, ": not a metrics.json");
+  const auto& cfg = r.metrics["config"];
+  PRUNEX_USAGE(cfg.value("executor", std::string()) != "simgrid", where,
+               ": a simulated run; calibrate from live runs");
+  r.in = plan_inputs_of(cfg, where, r.layout);
+  r.in.strategy = parse_strategy(cfg.value("strategy", std::string()));
+  r.in.bucket_bytes = static_cast<int64_t>(cfg.value("bucket-mib", 32.0) * (1 << 20));
+  r.in.topk_ratio = cfg.value("topk-ratio", 0.01);
+  if (r.in.strategy == Strategy::hsadmm) {
     const SparsitySpec spec = SparsitySpec::build(
-        rp->layout, parse_sparsity_kinds(cfg.value("sparsity", std::string("channel"))),
+        r.layout, parse_sparsity_kinds(cfg.value("sparsity", std::string("channel"))),
         KeepRate::of_fraction(cfg.value("keep", 0.5)));
-    rp->mask = mask_from_densities(rp->layout, spec, density, where);
-    in.global_mask = &rp->mask;
+    r.mask = mask_from_densities(r.layout, spec, last_densities(r.metrics, where), where);
+    r.in.global_mask = &r.mask;
   }
-  return rp;
+}
+
+// The --steps runs, read and checked once (one world size: the fits scale by ranks per host).
+std::vector<std::unique_ptr<StepsRun>> load_steps_runs(const std::vector<std::string>& files) {
+  std::vector<std::unique_ptr<StepsRun>> runs;
+  for (const auto& path : files) {
+    runs.push_back(std::make_unique<StepsRun>());
+    load_steps_run(path, *runs.back());
+    const int w = runs.back()->metrics["config"].value("world_size", 0);
+    const int first = runs.front()->metrics["config"].value("world_size", 0);
+    PRUNEX_USAGE(w == first, "--steps: ", path, " ran on ", w, " ranks, an earlier file on ", first,
+                 "; calibrate each world size separately");
+  }
+  return runs;
+}
+
+// "N live run(s) (first.json, ...), I iterations, slowest rank, R ranks"
+std::string runs_source(const std::vector<std::unique_ptr<StepsRun>>& runs, int iterations,
+                        int ranks) {
+  return std::to_string(runs.size()) + " live run(s) (" + runs.front()->path +
+         (runs.size() > 1 ? ", ..." : "") + "), " + std::to_string(iterations) +
+         " iterations, slowest rank, " + std::to_string(ranks) + " ranks";
+}
+
+// Iterations a fit uses: all but the first (start-up) when there are more.
+size_t first_fitted(const nlohmann::json& its) {
+  return its.size() > 1 ? 1 : 0;
 }
 
 // Memory bytes of one outer iteration by phase and speed key (a step's memory_key, else its
@@ -105,29 +127,19 @@ std::map<std::string, std::map<std::string, double>> memory_bytes(const PlanInpu
   return out;
 }
 
-// Effective FLOP/s of one rank over the runs' iterations (the first skipped when there are
-// more: start-up), from the slowest rank's local_compute.
-sim::ComputeFit fit_compute(const std::vector<std::string>& files) {
+// Effective FLOP/s of one rank from the slowest rank's local_compute, against the FLOPs one
+// rank computes per outer iteration (the simulator's compute model: 3 x forward FLOPs per
+// sample, engine/plan_builder.h).
+sim::ComputeFit fit_compute(const std::vector<std::unique_ptr<StepsRun>>& runs) {
   sim::ComputeFit f;
   double flops = 0, seconds = 0;
-  int ranks = 0;
-  for (const auto& path : files) {
-    const nlohmann::json j = read_json_file(path, "--steps");
-    PRUNEX_USAGE(j.is_object() && j.contains("config") && j.contains("iterations"), "--steps ",
-                 path, ": not a metrics.json");
-    const auto& cfg = j["config"];
-    PRUNEX_USAGE(cfg.value("executor", std::string()) != "simgrid", "--steps ", path,
-                 ": a simulated run; calibrate from live runs");
-    const int w = cfg.value("world_size", 0);
-    PRUNEX_USAGE(ranks == 0 || w == ranks, "--steps: ", path, " ran on ", w,
-                 " ranks, an earlier file on ", ranks, "; calibrate each world size separately");
-    ranks = w;
-    const double per_iteration = flops_per_iteration(cfg, "--steps " + path);
-    const auto& its = j["iterations"];
-    const size_t first = its.size() > 1 ? 1 : 0;
-    for (size_t k = first; k < its.size(); ++k) {
+  for (const auto& r : runs) {
+    const double per_iteration =
+        step_flops(r->in) * static_cast<double>(steps_per_iteration(r->in));
+    const auto& its = r->metrics["iterations"];
+    for (size_t k = first_fitted(its); k < its.size(); ++k) {
       const auto& ph = its[k].value("phases", nlohmann::json::object());
-      PRUNEX_USAGE(ph.contains("local_compute"), "--steps ", path, ": iteration ", k + 1,
+      PRUNEX_USAGE(ph.contains("local_compute"), "--steps ", r->path, ": iteration ", k + 1,
                    " has no local_compute phase");
       seconds += ph["local_compute"].value("critical_path_s", 0.0);
       flops += per_iteration;
@@ -136,35 +148,27 @@ sim::ComputeFit fit_compute(const std::vector<std::string>& files) {
   }
   PRUNEX_USAGE(seconds > 0 && f.iterations > 0, "--steps: no local_compute time recorded");
   f.flops_per_rank = flops / seconds;
-  f.ranks = ranks;
-  f.source = "local steps of " + std::to_string(files.size()) + " live run(s) (" + files.front() +
-             (files.size() > 1 ? ", ..." : "") + "), " + std::to_string(f.iterations) +
-             " iterations, slowest rank, " + std::to_string(ranks) + " ranks";
+  f.ranks = runs.front()->metrics["config"].value("world_size", 0);
+  f.source = "local steps of " + runs_source(runs, f.iterations, f.ranks);
   return f;
 }
 
-// Per memory phase, the plan's bytes over the slowest rank's seconds in the runs' iterations
-// (the first skipped when there are more: start-up): the engine's own kernels (consensus
-// updates, projection, pack / unpack, Top-K selection) at the speed they ran, per-call
-// overheads included.
-std::map<std::string, sim::MemoryFit> fit_memory_phases(const std::vector<std::string>& files) {
+// Per memory phase, the plan's bytes over the slowest rank's seconds in the runs' iterations:
+// the engine's own kernels (consensus updates, projection, pack / unpack, Top-K selection) at
+// the speed they ran, per-call overheads included. hsadmm iteration k's plan follows the live
+// freezer, as simulate does.
+std::map<std::string, sim::MemoryFit> fit_memory_phases(
+    const std::vector<std::unique_ptr<StepsRun>>& runs) {
   std::map<std::string, std::vector<sim::MemorySample>> samples;  // by phase
-  for (const auto& path : files) {
-    const nlohmann::json j = read_json_file(path, "--steps");
-    const int ranks = j["config"].value("world_size", 1);
-    const auto rp = run_plan_of(j, "--steps " + path);
-    const auto& its = j["iterations"];
-    // hsadmm iteration k's plan follows the live freezer (as simulate does): mask_sync until
-    // the mask froze, one more projection in the iteration that froze it, the compaction plan
-    // rebuilt up to the first frozen iteration.
+  for (const auto& r : runs) {
+    const int ranks = r->metrics["config"].value("world_size", 1);
+    const auto& its = r->metrics["iterations"];
     auto frozen_after = [&](long k) { return k >= 0 && its[k].value("mask_frozen", false); };
-    for (size_t k = its.size() > 1 ? 1 : 0; k < its.size(); ++k) {
+    for (size_t k = first_fitted(its); k < its.size(); ++k) {
       const long i = static_cast<long>(k);
-      rp->in.mask_frozen = frozen_after(i - 1);
-      rp->in.build_compaction = !frozen_after(i - 2);
-      rp->in.project_global = !frozen_after(i - 1) && frozen_after(i);
+      set_freeze_state(r->in, frozen_after(i - 2), frozen_after(i - 1), frozen_after(i));
       const auto& ph = its[k].value("phases", nlohmann::json::object());
-      for (const auto& [phase, bytes] : memory_bytes(rp->in))
+      for (const auto& [phase, bytes] : memory_bytes(r->in))
         if (ph.contains(phase))
           samples[phase].push_back({bytes, ph[phase].value("critical_path_s", 0.0), ranks});
     }
@@ -173,9 +177,7 @@ std::map<std::string, sim::MemoryFit> fit_memory_phases(const std::vector<std::s
   for (const auto& [phase, ss] : samples)
     for (auto& [key, f] : sim::fit_memory_speeds(ss)) {
       f.source = (key == phase ? "phase " + phase : key + " in phase " + phase) + " of " +
-                 std::to_string(files.size()) + " live run(s) (" + files.front() +
-                 (files.size() > 1 ? ", ..." : "") + "), " + std::to_string(f.iterations) +
-                 " iterations, slowest rank, " + std::to_string(f.ranks) + " ranks";
+                 runs_source(runs, f.iterations, f.ranks);
       fits[key] = f;
     }
   return fits;
@@ -247,8 +249,9 @@ int run_calibrate(const Args& args) {
     PRUNEX_USAGE(!cal.tiers.empty() || !cal.ops.empty(), "no rows within the chosen ops and sizes");
   }
   if (!steps.empty()) {
-    cal.compute = fit_compute(steps);
-    cal.memory_phases = fit_memory_phases(steps);
+    const auto runs = load_steps_runs(steps);
+    cal.compute = fit_compute(runs);
+    cal.memory_phases = fit_memory_phases(runs);
   }
   if (memory) cal.memory = fit_memory(*memory);
   cal.inputs = bench;

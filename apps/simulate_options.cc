@@ -15,8 +15,7 @@
 namespace prunex::cli {
 namespace {
 
-// The last iteration's "density" map (pruned layer -> kept fraction) of a live run's
-// metrics.json, after checking it was written for `model`.
+// last_densities() of a live run's metrics.json, after checking it was written for `model`.
 std::map<std::string, double> read_densities(const std::string& path, const std::string& model,
                                              std::string& sparsity) {
   const nlohmann::json j = read_json_file(path, "--masks");
@@ -25,17 +24,7 @@ std::map<std::string, double> read_densities(const std::string& path, const std:
   PRUNEX_USAGE(m == model, "--masks ", path, ": recorded for model '", m, "', simulating '", model,
                "'");
   sparsity = cfg.value("sparsity", sparsity);
-  const auto& its = j.value("iterations", nlohmann::json::array());
-  PRUNEX_USAGE(its.is_array() && !its.empty(), "--masks ", path, ": no iterations recorded");
-  const auto& d = its.back().value("density", nlohmann::json::object());
-  PRUNEX_USAGE(d.is_object() && !d.empty(), "--masks ", path,
-               ": the last iteration records no density (not an hsadmm run?)");
-  std::map<std::string, double> out;
-  for (const auto& [name, v] : d.items()) {
-    PRUNEX_USAGE(v.is_number(), "--masks ", path, ": density of ", name, " is not a number");
-    out[name] = v.get<double>();
-  }
-  return out;
+  return last_densities(j, "--masks " + path);
 }
 
 int positive_int(const Args& args, const std::string& name, long fallback) {
@@ -45,6 +34,20 @@ int positive_int(const Args& args, const std::string& name, long fallback) {
 }
 
 }  // namespace
+
+std::map<std::string, double> last_densities(const nlohmann::json& run, const std::string& where) {
+  const auto& its = run.value("iterations", nlohmann::json::array());
+  PRUNEX_USAGE(its.is_array() && !its.empty(), where, ": no iterations recorded");
+  const auto& d = its.back().value("density", nlohmann::json::object());
+  PRUNEX_USAGE(d.is_object() && !d.empty(), where,
+               ": the last iteration records no density (not an hsadmm run?)");
+  std::map<std::string, double> out;
+  for (const auto& [name, v] : d.items()) {
+    PRUNEX_USAGE(v.is_number(), where, ": density of ", name, " is not a number");
+    out[name] = v.get<double>();
+  }
+  return out;
+}
 
 std::vector<Option> simulate_model_options() {
   return {
@@ -77,8 +80,8 @@ std::vector<Option> simulate_model_options() {
       {"topk-ratio", "R", "Top-K: kept fraction of each layer's gradient", "0.01"},
       {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB", "CM02"},
       {"calibration", "FILE",
-       "calibration.json from prunex calibrate: its latencies, bandwidths and compute speed "
-       "replace the topology's",
+       "calibration.json from prunex calibrate: its latencies, bandwidths, compute and memory "
+       "speeds replace the topology's",
        ""},
       {"algo", "A", "collective algorithm: ring, tree, hierarchical", "ring"},
   };

@@ -3,13 +3,20 @@
 // input is a UsageError before anything is simulated or written).
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
 #include "backends/simgrid/simulate_run.h"
 
 namespace prunex::cli {
+
+// The last iteration's "density" map (pruned layer -> kept fraction) of a live run's
+// metrics.json; UsageError naming `where` when it has none.
+std::map<std::string, double> last_densities(const nlohmann::json& run, const std::string& where);
 
 // Model / strategy / mask / simulator options (not --topology, --nodes, --strategy, --out).
 std::vector<Option> simulate_model_options();

@@ -165,6 +165,13 @@ double step_flops(const PlanInputs& in) {
          static_cast<double>(steps_per_epoch(in));
 }
 
+void set_freeze_state(PlanInputs& in, bool frozen_after_k2, bool frozen_after_k1,
+                      bool frozen_after_k) {
+  in.mask_frozen = frozen_after_k1;
+  in.build_compaction = !frozen_after_k2;  // the freezing iteration drops the union's plan
+  in.project_global = !frozen_after_k1 && frozen_after_k;
+}
+
 IterationPlan build_plan(const PlanInputs& in) {
   check_inputs(in);
   switch (in.strategy) {

@@ -91,6 +91,13 @@ int64_t residual_allreduce_bytes(const ModelLayout& layout);
 // UsageError on bad inputs (no layout, non-positive sizes, hsadmm without a mask).
 IterationPlan build_plan(const PlanInputs& in);
 
+// Sets mask_frozen, build_compaction and project_global for an outer iteration k as the live
+// mask freezer runs it (engine/hsadmm_consensus.cc), from whether the mask was frozen after
+// iterations k - 2, k - 1 and k: mask_sync until it froze, one more projection in the
+// iteration that froze it, the compaction plan rebuilt up to the first frozen iteration.
+void set_freeze_state(PlanInputs& in, bool frozen_after_k2, bool frozen_after_k1,
+                      bool frozen_after_k);
+
 // The DDP buckets (PyTorch's rule: reverse layout order, the first one 1 MiB, then 25 MiB;
 // a layer goes whole into one bucket): per bucket its float count and the lowest layer
 // index in it (its gradients are ready last).

@@ -185,10 +185,11 @@ double SimCluster::run_compute(double flops) {
 
 double SimCluster::run_memory(double mem_bytes, const std::string& phase, const std::string& key) {
   PRUNEX_USAGE(mem_bytes >= 0, "memory step with negative bytes (", mem_bytes, ")");
-  auto calibrated = config().memory_Bps.find(key.empty() ? phase : key);
-  if (calibrated == config().memory_Bps.end()) calibrated = config().memory_Bps.find(phase);
-  const double bw = calibrated != config().memory_Bps.end() ? calibrated->second
-                                                            : impl_->topology.gpu.mem_bandwidth_Bps;
+  const auto& speeds = config().memory_Bps;  // the key's speed, else the phase's
+  auto calibrated = key.empty() ? speeds.end() : speeds.find(key);
+  if (calibrated == speeds.end()) calibrated = speeds.find(phase);
+  const double bw =
+      calibrated != speeds.end() ? calibrated->second : impl_->topology.gpu.mem_bandwidth_Bps;
   PRUNEX_USAGE(bw > 0, "topology ", impl_->topology.name, " gives no GPU memory bandwidth");
   const double start = sg4::Engine::get_clock();
   if (mem_bytes <= 0) return 0;

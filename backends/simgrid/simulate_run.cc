@@ -109,22 +109,16 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   in.nodes = spec.sim.nodes;
   in.gpus_per_node = spec.sim.gpus_per_node;
   const long repeats = plan_repeats(in);
-  // Iteration k's plan, as the live freezer runs it (t_freeze > 0): mask_sync until the mask
-  // freezes after iteration t_freeze's step, one more projection in that iteration, and the
-  // compaction plan rebuilt up to the first frozen iteration. Each variant is simulated once.
-  const int first_frozen = spec.t_freeze > 0 ? spec.t_freeze + 1 : spec.iterations + 1;
+  // Iteration k's plan, as the live freezer runs it: the mask freezes after iteration
+  // t_freeze's step (t_freeze > 0). Each variant is simulated once.
+  auto frozen_after = [&](int k) { return spec.t_freeze > 0 && k >= spec.t_freeze; };
   std::map<std::tuple<bool, bool, bool>, Simulated> plans;
   auto plan_of = [&](int k) -> const Simulated& {
-    const bool h = in.strategy == Strategy::hsadmm;  // the others' plans do not change
-    const auto key =
-        std::make_tuple(h && k >= first_frozen, h && k <= first_frozen, h && k == spec.t_freeze);
+    if (in.strategy == Strategy::hsadmm)  // the others' plans do not change
+      set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
+    const auto key = std::make_tuple(in.mask_frozen, in.build_compaction, in.project_global);
     auto it = plans.find(key);
-    if (it == plans.end()) {
-      in.mask_frozen = std::get<0>(key);
-      in.build_compaction = std::get<1>(key);
-      in.project_global = std::get<2>(key);
-      it = plans.emplace(key, simulate_plan(cluster, in)).first;
-    }
+    if (it == plans.end()) it = plans.emplace(key, simulate_plan(cluster, in)).first;
     return it->second;
   };
 
@@ -158,8 +152,7 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   double t0 = 0;
   for (int k = 1; k <= spec.iterations; ++k) {
     const Simulated& s = plan_of(k);
-    run.iterations.push_back(
-        make_record(spec, s, k, k >= first_frozen - 1 && spec.t_freeze > 0, repeats));
+    run.iterations.push_back(make_record(spec, s, k, frozen_after(k), repeats));
     add_trace(s, t0, ranks, spec.sim.gpus_per_node, run.trace);
     t0 += static_cast<double>(repeats) * s.timing.iteration_seconds;
   }
