@@ -21,7 +21,7 @@ struct MpiBenchConfig {
   std::vector<std::size_t> sizes;
   int gpus_per_node = 0;  // 0: the ranks sharing a host form a node
   int iters = 20, warmup = 5;
-  bool sync = false;   // barrier on the group before every iteration
+  bool sync = false;   // barriers before and after every timed call (train --sync-phases)
   double busy_us = 0;  // CPU work on every rank before that barrier
   std::string json;
 };
@@ -100,7 +100,11 @@ Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::si
     else
       std::fill(buf.begin(), buf.end(), -1.0f);
     if (cfg.busy_us > 0) busy(cfg.busy_us);
-    if (cfg.sync) comm.barrier(g);
+    // As train --sync-phases fences a phase: every rank that runs the case (the world, or
+    // the leaders for inter) waits before the call, and again after it so that no rank's
+    // next compute burst takes the CPU from ranks still finishing the call.
+    const Group fence = g == Group::inter ? Group::inter : Group::world;
+    if (cfg.sync) comm.barrier(fence);
     comm.clear_calls();
     if (op == "allreduce")
       comm.allreduce(buf.data(), count, DType::f32, ReduceOp::sum, g);
@@ -109,6 +113,7 @@ Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::si
     else
       comm.allgather(in.data(), buf.data(), count, DType::f32, g);
     if (it >= cfg.warmup) m.seconds += comm.calls().back().seconds;
+    if (cfg.sync) comm.barrier(fence);
   }
   m.seconds /= cfg.iters;
   for (std::size_t i = 0; i < buf.size(); ++i) {

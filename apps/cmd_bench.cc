@@ -50,7 +50,7 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"f", "FACTOR", "size multiplier", "2"},
         {"n", "ITERS", "timed iterations per size", "20"},
         {"w", "WARMUP", "warm-up iterations per size", "5"},
-        {"sync", "", "mpi: barrier on the group before every iteration (as train --sync-phases)",
+        {"sync", "", "mpi: barriers before and after every timed call (as train --sync-phases)",
          ""},
         {"busy-us", "US",
          "mpi: CPU work on every rank before each iteration (as training's compute)", "0"},

@@ -44,11 +44,12 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
 
   // Phase 2: consensus inside the node (flat: the world), eq. 9.
   timer.time(phase::dual_update, [&] { theta_plus_u(theta, u_.data(), buf_.data(), n_); });
-  timer.align(comm_, flat_ ? Group::world : Group::intra);
+  timer.fence(comm_);
   timer.time(flat_ ? phase::allreduce : phase::intra_allreduce, [&] {
     comm_.allreduce(buf_.data(), n_, DType::f32, ReduceOp::sum,
                     flat_ ? Group::world : Group::intra);
   });
+  timer.fence(comm_);
   zi_prev_ = zi_;
   z_prev_ = z_;
   timer.time(phase::dual_update, [&] {
@@ -111,23 +112,26 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
   const int L = static_cast<int>(layout_.layers.size());
   const int M = comm_.grouping().nodes();
   std::vector<uint8_t> bits(global_mask_.bit_bytes());
-  const bool was_frozen = freezer_.frozen();
-  if (comm_.is_leader()) {
-    if (!was_frozen) {
-      timer.align(comm_, Group::inter);
+  const bool was_frozen = freezer_.frozen();  // the same on every rank
+  // Fences are called by every rank (they may barrier the world), so they stay outside the
+  // leaders-only branches; one fence ends a phase and starts the next.
+  if (!was_frozen) {
+    timer.fence(comm_);
+    if (comm_.is_leader()) {
       timer.time(phase::mask_sync, [&] {
         node_mask.to_bits(bits.data());
         comm_.allreduce(bits.data(), bits.size(), DType::u8, ReduceOp::bor, Group::inter);
       });
       global_mask_.from_bits(bits.data(), bits.size());
     }
-    global_mask_.to_bits(bits.data());
   }
+  if (comm_.is_leader()) global_mask_.to_bits(bits.data());
   // Every rank of the node learns the union mask from its leader: followers need it to
   // unpack the compact buffers they receive.
-  timer.align(comm_, Group::intra);
+  timer.fence(comm_);
   timer.time(phase::broadcast,
              [&] { comm_.broadcast(bits.data(), bits.size(), DType::u8, 0, Group::intra); });
+  timer.fence(comm_);
   global_mask_.from_bits(bits.data(), bits.size());
   if (!was_frozen) freezer_.observe(k, bits);
 
@@ -148,20 +152,22 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
     vp[l] = at(v_, l);
     outp[l] = at(z_, l);
   }
-  if (comm_.is_leader()) {
+  if (comm_.is_leader())
     timer.time(phase::pack, [&] { pack(*plan, zp.data(), vp.data(), buckets->data()); });
-    timer.align(comm_, Group::inter);
+  timer.fence(comm_);
+  if (comm_.is_leader()) {
     timer.time(phase::inter_allreduce, [&] {
       for (int b = 0; b < buckets->size(); ++b)
         comm_.allreduce(buckets->bucket(b), buckets->floats(b), DType::f32, ReduceOp::sum,
                         Group::inter);
     });
   }
-  timer.align(comm_, Group::intra);
+  timer.fence(comm_);
   timer.time(phase::broadcast, [&] {
     for (int b = 0; b < buckets->size(); ++b)
       comm_.broadcast(buckets->bucket(b), buckets->floats(b), DType::f32, 0, Group::intra);
   });
+  timer.fence(comm_);
   // Eq. 11: the average of z_i + v_i over the M nodes, zeros outside the union mask.
   timer.time(phase::unpack,
              [&] { unpack(*plan, buckets->data(), outp.data(), 1.0f / static_cast<float>(M)); });

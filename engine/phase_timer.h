@@ -11,11 +11,14 @@ class PhaseTimer {
   virtual ~PhaseTimer() = default;
   virtual void add(const char* phase, double start, double seconds) = 0;
 
-  // Called before a communication phase on every rank of `group`. A timer that separates
-  // waiting from communicating (PhaseClock with --sync-phases) barriers the group here and
-  // reports the wait as phase::sync_wait, so the phase that follows times the collective
-  // alone instead of the collective plus the slowest rank's late arrival. Default: nothing.
-  virtual void align(Communicator& /*comm*/, Group /*group*/) {}
+  // Called by every rank before and after each communication phase. A timer that separates
+  // waiting from communicating (PhaseClock with --sync-phases) barriers the world here and
+  // reports the wait as phase::sync_wait, so the phase between two fences times its
+  // collective alone: not the slowest rank's late arrival (the fence before), and not the CPU
+  // that ranks which finished first take for the compute that follows while others still
+  // finish theirs (the fence after; on an oversubscribed host that costs whole scheduler
+  // ticks). Default: nothing.
+  virtual void fence(Communicator& /*comm*/) {}
 
   // Times fn() as `phase`.
   template <typename Fn>

@@ -84,7 +84,7 @@ class DdpStrategy : public LiveStrategy {
 
   // After backward: the exposed part of the all-reduces, then the averaged gradients.
   void finish_step() {
-    if (s_.cfg.sync_phases) clock_->align(comm_, Group::world);
+    clock_->fence(comm_);
     clock_->time(phase::allreduce, [&] {
       for (auto& b : buckets_) {
         if (s_.cfg.sync_phases) {
@@ -96,6 +96,7 @@ class DdpStrategy : public LiveStrategy {
         b.work.reset();
       }
     });
+    clock_->fence(comm_);
     clock_->time(phase::local_compute, [&] {
       torch::NoGradGuard no_grad;
       for (size_t l = 0; l < s_.params.size(); ++l) {

@@ -35,9 +35,9 @@ void PhaseClock::add(const char* phase, double start, double seconds) {
   events_.insert(events_.end(), {static_cast<double>(i), start - t0_, seconds});
 }
 
-void PhaseClock::align(Communicator& comm, Group group) {
+void PhaseClock::fence(Communicator& comm) {
   if (!sync_) return;
-  time(phase::sync_wait, [&] { comm.barrier(group); });
+  time(phase::sync_wait, [&] { comm.barrier(Group::world); });
 }
 
 std::vector<double> PhaseClock::take_iteration() {

@@ -20,14 +20,14 @@ int live_phase_index(const std::string& name);
 class PhaseClock : public PhaseTimer {
  public:
   // t0: the run's common start (taken right after a world barrier on every rank).
-  // sync_phases: align() barriers the group and records the wait as sync_wait (measurement
+  // sync_phases: fence() barriers the world and records the wait as sync_wait (measurement
   // mode: communication phases then time the collective alone).
   explicit PhaseClock(double t0, bool sync_phases = false)
       : t0_(t0), sync_(sync_phases), seconds_(live_phase_names().size(), 0.0) {}
 
   // Accumulates into this iteration and adds a trace event.
   void add(const char* phase, double start, double seconds) override;
-  void align(Communicator& comm, Group group) override;
+  void fence(Communicator& comm) override;
   bool sync_phases() const { return sync_; }
 
   // This iteration's seconds per phase (live_phase_names() order); resets them.

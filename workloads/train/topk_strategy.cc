@@ -60,10 +60,11 @@ class TopkStrategy : public LiveStrategy {
         at += k_[l];
       }
     });
-    clock_->align(comm_, Group::world);
+    clock_->fence(comm_);
     clock_->time(phase::allgather, [&] {
       comm_.allgather(send_.data(), recv_.data(), send_.size(), DType::u8, Group::world);
     });
+    clock_->fence(comm_);
     clock_->time(phase::compress, [&] {
       for (size_t l = 0; l < s_.params.size(); ++l) s_.params[l].mutable_grad().zero_();
       for (int r = 0; r < world; ++r) {

@@ -107,11 +107,12 @@ const std::vector<TrainField>& train_fields() {
       dbl_field("bucket-mib", "inter-node bucket size in MiB", &C::bucket_mib),
       dbl_field("topk-ratio", "kept fraction of gradient entries (topk)", &C::topk_ratio),
       int_field("eval-every", "evaluate z on the test set every N iterations", &C::eval_every),
-      bool_field("sync-phases",
-                 "measurement mode: barrier before each communication phase, the wait "
-                 "recorded as sync_wait, so phases time communication alone (DDP: buckets "
-                 "all-reduced after backward, no overlap)",
-                 &C::sync_phases),
+      bool_field(
+          "sync-phases",
+          "measurement mode: world barriers before and after each communication phase, "
+          "their waits recorded as sync_wait, so phases time communication alone (DDP: buckets "
+          "all-reduced after backward, no overlap)",
+          &C::sync_phases),
       long_field("train-samples", "use only the first N training samples (0: all)",
                  &C::train_samples),
       long_field("test-samples", "use only the first N test samples (0: all)", &C::test_samples),

@@ -40,8 +40,9 @@ struct TrainConfig {
   double bucket_mib = 32;  // inter-node buckets (hsadmm) / DDP buckets use 25 MiB
   double topk_ratio = 0.01;
   int eval_every = 1;
-  // Measurement mode: a barrier before every communication phase, its wait recorded as
-  // sync_wait, so the phases time communication alone (DDP then all-reduces after backward).
+  // Measurement mode: world barriers before and after every communication phase (their waits
+  // recorded as sync_wait), so the phases time communication alone (DDP then all-reduces
+  // after backward).
   bool sync_phases = false;
   long train_samples = 0;  // 0: the whole training set; else the first N (quick runs)
   long test_samples = 0;
