@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "engine/error.h"
 
 namespace prunex {
@@ -81,6 +83,20 @@ std::vector<std::size_t> bench_sizes(std::size_t min_bytes, std::size_t max_byte
        s *= factor)
     sizes.push_back(static_cast<std::size_t>(s));
   return sizes;
+}
+
+double median(std::vector<double> v) {
+  PRUNEX_CHECK(!v.empty(), "median of no values");
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double mean(const std::vector<double>& v) {
+  PRUNEX_CHECK(!v.empty(), "mean of no values");
+  double sum = 0;
+  for (double x : v) sum += x;
+  return sum / static_cast<double>(v.size());
 }
 
 }  // namespace prunex

@@ -49,4 +49,8 @@ nlohmann::json bench_rows_json(const std::vector<BenchRow>& rows,
 // Sizes from -b to -e multiplying by -f (nccl-tests' sweep).
 std::vector<std::size_t> bench_sizes(std::size_t min_bytes, std::size_t max_bytes, double factor);
 
+// Statistics of a bench's timed iterations (v non-empty).
+double median(std::vector<double> v);
+double mean(const std::vector<double>& v);
+
 }  // namespace prunex

@@ -42,12 +42,6 @@ double elapsed_us(Clock::time_point t0) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Elements of the unpacked model that differ from z + v under the mask (zero elsewhere).
 long count_wrong(const ModelLayout& layout, const ModelMask& mask,
                  const std::vector<std::vector<float>>& z, const std::vector<std::vector<float>>& v,

@@ -21,8 +21,9 @@ struct MpiBenchConfig {
   std::vector<std::size_t> sizes;
   int gpus_per_node = 0;  // 0: the ranks sharing a host form a node
   int iters = 20, warmup = 5;
-  bool sync = false;   // barriers before and after every timed call (train --sync-phases)
-  double busy_us = 0;  // CPU work on every rank before that barrier
+  bool sync = false;    // barriers before and after every timed call (train --sync-phases)
+  double busy_us = 0;   // CPU work on every rank before that barrier
+  bool median = false;  // a rank's time: the median of its timed iterations, not the mean
   std::string json;
 };
 
@@ -52,6 +53,9 @@ MpiBenchConfig parse_config(const Args& args) {
   c.warmup = static_cast<int>(w);
   c.json = args.get_or("json", "");
   c.sync = args.flag("sync");
+  const std::string stat = args.get_or("stat", "mean");
+  PRUNEX_USAGE(stat == "mean" || stat == "median", "--stat must be mean or median, got ", stat);
+  c.median = stat == "median";
   c.busy_us = args.get_double("busy-us", 0);
   PRUNEX_USAGE(c.busy_us >= 0 && c.busy_us <= 1e7, "--busy-us must be in [0, 1e7], got ",
                c.busy_us);
@@ -67,7 +71,7 @@ std::string title(const NodeGrouping& ng, const MpiBenchConfig& cfg) {
                         " nodes x ", ng.gpus_per_node, " ranks",
                         cfg.gpus_per_node > 0 ? " (emulated nodes)" : " (real hosts)",
                         ", float sum, ", cfg.iters, " iterations after ", cfg.warmup,
-                        " warm-up, time = max over ranks of the mean");
+                        " warm-up, time = max over ranks of the ", cfg.median ? "median" : "mean");
 }
 
 // Spins the CPU for `us` microseconds (a stand-in for the compute between training steps).
@@ -78,7 +82,7 @@ void busy(double us) {
 }
 
 struct Measured {
-  double seconds = 0;  // mean per timed iteration, from the communicator's call records
+  double seconds = 0;  // mean or median of the timed iterations (communicator's call records)
   long wrong = 0;
 };
 
@@ -94,6 +98,7 @@ Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::si
   for (std::size_t k = 0; k < count; ++k)
     in[k] = op == "allreduce" ? (q + 1) * c(k) : op == "broadcast" ? c(k) : q * 16 + c(k);
   Measured m;
+  std::vector<double> timed;
   for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
     if (op == "allreduce" || (op == "broadcast" && q == 0))
       std::copy(in.begin(), in.end(), buf.begin());
@@ -112,10 +117,10 @@ Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::si
       comm.broadcast(buf.data(), count, DType::f32, 0, g);
     else
       comm.allgather(in.data(), buf.data(), count, DType::f32, g);
-    if (it >= cfg.warmup) m.seconds += comm.calls().back().seconds;
+    if (it >= cfg.warmup) timed.push_back(comm.calls().back().seconds);
     if (cfg.sync) comm.barrier(fence);
   }
-  m.seconds /= cfg.iters;
+  m.seconds = cfg.median ? median(timed) : mean(timed);
   for (std::size_t i = 0; i < buf.size(); ++i) {
     const std::size_t k = i % count;
     const float want = op == "allreduce"   ? n * (n + 1) / 2 * c(k)

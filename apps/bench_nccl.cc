@@ -43,12 +43,6 @@ void fill_random(std::vector<float>& v, uint64_t seed) {
   }
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 long count_bit_diffs(const float* a, const float* b, int64_t n) {
   long wrong = 0;
   for (int64_t i = 0; i < n; ++i) wrong += std::memcmp(a + i, b + i, sizeof(float)) != 0;

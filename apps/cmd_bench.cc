@@ -54,6 +54,10 @@ PRUNEX_REGISTER_COMMAND(Command{
          ""},
         {"busy-us", "US",
          "mpi: CPU work on every rank before each iteration (as training's compute)", "0"},
+        {"stat", "S",
+         "mpi: a rank's time over the timed iterations, mean or median (robust to a stall); "
+         "the row is the slowest rank's",
+         "mean"},
         {"json", "FILE", "also write the rows as JSON", ""},
         {"flops", "F", "compute per GPU per iteration (sim --op iteration)", "0"},
         {"model", "M", "model for --op compaction", "resnet152"},

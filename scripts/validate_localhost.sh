@@ -8,15 +8,17 @@
 #
 # Per shape MxP (W = M x P ranks; default 2x2 and 4x2):
 #   1. prunex bench --backend mpi (all ops, all groups, 1 KiB - 1 MiB) after 50 ms of CPU
-#      work and a barrier per iteration (--busy-us, --sync)              -> bench.json
+#      work, between two barriers per iteration (--busy-us, --sync), each rank's median of
+#      20 iterations (--stat median: one scheduler stall does not move a point) -> bench.json
 #      prunex bench --op compaction --model small_cnn (memcpy row)       -> memory.json
 #   2. short live runs (5 iterations of 20 steps) of ddp, hsadmm and topk: their local steps
 #      measure a rank's compute, their memory phases the speed of the consensus kernels and
 #      Top-K's selection
 #                                                                         -> steps/
 #   3. prunex calibrate --from bench.json --steps steps/*/metrics.json --memory memory.json
-#   4. live runs of hsadmm, hsadmm-flat, ddp, topk with --sync-phases true (a barrier before
-#      every communication phase, so phases time communication alone; its wait is sync_wait)
+#   4. live runs of hsadmm, hsadmm-flat, ddp, topk with --sync-phases true (world barriers
+#      around every communication phase, so phases time communication alone; their waits
+#      are sync_wait)
 #   5. prunex simulate of the same work on localhost with --calibration (masks of the live
 #      hsadmm runs via --masks); again with collectives calibrated back to back (comparison)
 # The calibration runs (1-2) are separate from the validated runs (4).
@@ -44,15 +46,14 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   d=$out.tmp/$shape
   mkdir -p "$d"
   echo "== $shape ($np ranks): calibration"
-  # Collectives as training meets them: right after a compute burst on every rank (--busy-us)
-  # and a barrier (--sync), not back to back. On an oversubscribed host the difference is the
-  # OS scheduler (bench.txt vs bench_back_to_back.txt).
+  # Collectives as training's measurement mode meets them: after a compute burst on every
+  # rank (--busy-us), between barriers (--sync), not back to back (bench_back_to_back.txt).
   "${mpirun[@]}" $prunex bench --backend mpi --gpus-per-node $gpn --op all \
-    --group all -b 1K -e 1M -f 4 -n 10 -w 1 --sync --busy-us $busy_us --json "$d/bench.json" \
-    > "$d/bench.txt"
+    --group all -b 1K -e 1M -f 4 -n 20 -w 1 --sync --busy-us $busy_us --stat median \
+    --json "$d/bench.json" > "$d/bench.txt"
   "${mpirun[@]}" $prunex bench --backend mpi --gpus-per-node $gpn --op all \
-    --group all -b 1K -e 1M -f 4 -n 100 -w 10 --json "$d/bench_back_to_back.json" \
-    > "$d/bench_back_to_back.txt"
+    --group all -b 1K -e 1M -f 4 -n 100 -w 10 --stat median \
+    --json "$d/bench_back_to_back.json" > "$d/bench_back_to_back.txt"
   $prunex bench --op compaction --model small_cnn --json "$d/memory.json" > "$d/memory.txt"
   cal_runs=()
   for s in ddp hsadmm topk; do

@@ -42,6 +42,22 @@ for r in rows:
     assert r["bytes"] == per * r["count"], r
 PY
 
+# Training's measurement mode: compute before each call, barriers around it, medians.
+timeout 300 "${mpirun[@]}" "$prunex" bench --backend mpi --gpus-per-node 2 --op allreduce \
+  --group intra -b 1K -e 4K -f 4 -n 5 -w 1 --sync --busy-us 1000 --stat median > sync.txt ||
+  fail "bench --sync --stat median exited $?"
+grep -q 'max over ranks of the median' sync.txt || fail "title does not say median"
+[ "$(grep -v '^#' sync.txt | awk 'NF == 9 && $9 == 0' | wc -l)" -eq 2 ] ||
+  fail "expected 2 checked rows with --sync --stat median"
+set +e
+timeout 120 "${mpirun[@]}" "$prunex" bench --backend mpi --stat mode -b 1K -e 4K \
+  > stat_out.txt 2> stat_err.txt
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "--stat mode exited $rc, expected 2"
+[ "$(wc -l < stat_err.txt)" -eq 1 ] && grep -q -- '--stat must be mean or median' stat_err.txt ||
+  fail "--stat mode: expected one line naming the option"
+
 # 4 ranks don't make nodes of 3: every rank exits 2; mpirun passes on the first nonzero
 # exit status it sees, which is then 2; prunex prints one line (from rank 0 only).
 set +e

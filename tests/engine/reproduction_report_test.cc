@@ -4,6 +4,7 @@
 // hand-written metrics / trace records.
 #include <gtest/gtest.h>
 
+#include "analysis/bench_table.h"
 #include "analysis/payload_arithmetic.h"
 #include "analysis/report_rows.h"
 #include "analysis/run_quantities.h"
@@ -15,6 +16,16 @@ namespace {
 
 // Unpruned tensors of small_cnn: first conv 864, batch norm 384, fc 640 + 10.
 constexpr int64_t kWhole = 864 + 384 + 650;
+
+// bench --stat: the median ignores one stalled iteration that moves the mean.
+TEST(BenchStats, MedianAndMean) {
+  EXPECT_DOUBLE_EQ(median({3, 1, 2}), 2.0);
+  EXPECT_DOUBLE_EQ(median({4, 1, 3, 2}), 2.5);
+  EXPECT_DOUBLE_EQ(median({1e-4, 1e-4, 1e-4, 1e-4, 1.1e-2}), 1e-4);
+  EXPECT_DOUBLE_EQ(mean({1e-4, 1e-4, 1e-4, 1e-4, 1.1e-2}), 2.28e-3);
+  EXPECT_THROW(median({}), std::exception);
+  EXPECT_THROW(mean({}), std::exception);
+}
 
 TEST(ReportRows, RelativeErrorAndJson) {
   EXPECT_DOUBLE_EQ(relative_error(6.0, 8.0), 0.25);

@@ -67,6 +67,9 @@ class HsadmmStrategy : public LiveStrategy {
               if (m.pruned(l)) apply_mask(s_.params[l].data_ptr<float>(), m[l]);
           });
         });
+    // --sync-phases: ranks that finished their local steps early do not time the consensus
+    // against the others' compute.
+    clock.fence(comm_);
     clock.time(phase::dual_update, [&] { params_to_flat(s_.params, s_.flat, theta_.data()); });
     const ConsensusStep step = consensus_.step(k, theta_.data(), clock);
     check_finite(consensus_.z(), s_.flat, s_.layout, "z", k);
