@@ -22,7 +22,7 @@ struct MpiBenchConfig {
   int gpus_per_node = 0;  // 0: the ranks sharing a host form a node
   int iters = 20, warmup = 5;
   bool sync = false;    // barriers before and after every timed call (train --sync-phases)
-  double busy_us = 0;   // CPU work on every rank before that barrier
+  double busy_us = 0;   // CPU work on every rank before the first barrier
   bool median = false;  // a rank's time: the median of its timed iterations, not the mean
   std::string json;
 };
@@ -97,6 +97,10 @@ Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::si
   std::vector<float> in(count), buf(op == "allgather" ? count * n : count);
   for (std::size_t k = 0; k < count; ++k)
     in[k] = op == "allreduce" ? (q + 1) * c(k) : op == "broadcast" ? c(k) : q * 16 + c(k);
+  // As train --sync-phases fences a phase: every rank that runs the case (the world, or the
+  // leaders for inter) waits before the call, and again after it so that no rank's next
+  // compute burst takes the CPU from ranks still finishing the call.
+  const Group fence = g == Group::inter ? Group::inter : Group::world;
   Measured m;
   std::vector<double> timed;
   for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
@@ -105,10 +109,6 @@ Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::si
     else
       std::fill(buf.begin(), buf.end(), -1.0f);
     if (cfg.busy_us > 0) busy(cfg.busy_us);
-    // As train --sync-phases fences a phase: every rank that runs the case (the world, or
-    // the leaders for inter) waits before the call, and again after it so that no rank's
-    // next compute burst takes the CPU from ranks still finishing the call.
-    const Group fence = g == Group::inter ? Group::inter : Group::world;
     if (cfg.sync) comm.barrier(fence);
     comm.clear_calls();
     if (op == "allreduce")
