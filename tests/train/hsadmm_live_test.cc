@@ -99,6 +99,11 @@ TEST(LiveHsadmm, EveryStrategyRunsTwoIterations) {
                                          : c.strategy == "topk"
                                              ? make_topk(s, *comm)
                                              : make_hsadmm(s, *comm, c.strategy == "hsadmm-flat");
+      // DDP: each rank's own gradients of the last local step, as its hooks see them.
+      std::vector<torch::Tensor> local(s.params.size());
+      if (c.strategy == "ddp")
+        for (size_t l = 0; l < s.params.size(); ++l)
+          s.params[l].register_hook([&local, l](torch::Tensor g) { local[l] = g.clone(); });
       PhaseClock clock(now_seconds(), sync);
       double loss = 0;
       std::vector<double> seconds;
@@ -118,6 +123,19 @@ TEST(LiveHsadmm, EveryStrategyRunsTwoIterations) {
                                : c.strategy == "topk" ? phase::allgather
                                                       : phase::allreduce;
       EXPECT_GT(seconds[live_phase_index(comm_phase)], 0.0);
+      if (c.strategy == "ddp") {
+        // The gradient applied is the mean of the ranks' own gradients (summed here with a
+        // second all-reduce and divided by hand), not their sum.
+        const int world = comm->size(Group::world);
+        for (size_t l = 0; l < s.params.size(); ++l) {
+          auto sum = local[l].contiguous().clone();
+          comm->allreduce(sum.data_ptr<float>(), sum.numel(), DType::f32, ReduceOp::sum,
+                          Group::world);
+          const auto want = sum / static_cast<float>(world);
+          const double err = (s.params[l].grad() - want).abs().max().item<double>();
+          EXPECT_LE(err, 1e-6 * (1 + want.abs().max().item<double>())) << "layer " << l;
+        }
+      }
       if (c.strategy == "ddp" || c.strategy == "topk") {
         // Both apply the same averaged gradient everywhere: the models stay identical.
         for (const auto& p : s.params) {

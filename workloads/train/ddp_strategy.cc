@@ -2,6 +2,9 @@
 // averaged over the world in buckets of 25 MiB (the first 1 MiB), filled in reverse layer
 // order; a bucket's all-reduce starts from a gradient hook as soon as its last gradient is
 // ready, so communication overlaps the rest of the backward pass (Li et al., VLDB 2020).
+// The buckets are summed, and the division by the world size rides on the copy back into
+// the gradients: no extra pass over the buffer (MPI has no average; a divide after the sum
+// cost ~50 us on 257 KiB here, ~18% of the all-reduce).
 #include <cstring>
 
 #include "engine/error.h"
@@ -76,19 +79,20 @@ class DdpStrategy : public LiveStrategy {
     // times the collective alone.
     if (--b.pending == 0 && !s_.cfg.sync_phases)
       b.work =
-          comm_.allreduce_async(b.data.data(), b.floats, DType::f32, ReduceOp::avg, Group::world);
+          comm_.allreduce_async(b.data.data(), b.floats, DType::f32, ReduceOp::sum, Group::world);
     // Let earlier buckets progress (MPI progresses non-blocking collectives inside calls).
     for (auto& other : buckets_)
       if (other.work) other.work->is_completed();
   }
 
-  // After backward: the exposed part of the all-reduces, then the averaged gradients.
+  // After backward: the exposed part of the all-reduces, then the sums divided by the world
+  // size into the gradients.
   void finish_step() {
     clock_->fence(comm_);
     clock_->time(phase::allreduce, [&] {
       for (auto& b : buckets_) {
         if (s_.cfg.sync_phases) {
-          comm_.allreduce(b.data.data(), b.floats, DType::f32, ReduceOp::avg, Group::world);
+          comm_.allreduce(b.data.data(), b.floats, DType::f32, ReduceOp::sum, Group::world);
           continue;
         }
         PRUNEX_CHECK(b.work != nullptr, "DDP bucket never launched (a gradient missing?)");
@@ -99,10 +103,12 @@ class DdpStrategy : public LiveStrategy {
     clock_->fence(comm_);
     clock_->time(phase::local_compute, [&] {
       torch::NoGradGuard no_grad;
+      const float inv = 1.0f / static_cast<float>(comm_.size(Group::world));
       for (size_t l = 0; l < s_.params.size(); ++l) {
         auto& gr = s_.params[l].mutable_grad();
-        std::memcpy(gr.data_ptr<float>(), buckets_[slot_[l].bucket].data.data() + slot_[l].offset,
-                    gr.numel() * sizeof(float));
+        const float* src = buckets_[slot_[l].bucket].data.data() + slot_[l].offset;
+        float* dst = gr.data_ptr<float>();
+        for (int64_t i = 0, n = gr.numel(); i < n; ++i) dst[i] = src[i] * inv;
       }
     });
     ++steps_per_iteration_;
