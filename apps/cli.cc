@@ -103,7 +103,7 @@ std::size_t parse_size(const std::string& text, const std::string& what) {
 std::size_t Args::get_size(const std::string& name, std::size_t fallback) const {
   auto v = get(name);
   if (!v) return fallback;
-  return parse_size(*v, "option -" + name);
+  return parse_size(*v, (name.size() == 1 ? "option -" : "option --") + name);
 }
 
 std::vector<std::string> split_list(const std::string& s) {

@@ -54,6 +54,10 @@ PRUNEX_REGISTER_COMMAND(Command{
          ""},
         {"busy-us", "US",
          "mpi: CPU work on every rank before each iteration (as training's compute)", "0"},
+        {"evict", "BYTES",
+         "mpi, with --busy-us: bytes each rank writes after its busy spin, so collectives "
+         "meet cold caches as after a training step (0: spin only)",
+         "16M"},
         {"stat", "S",
          "mpi: a rank's time over the timed iterations, mean or median (robust to a stall); "
          "the row is the slowest rank's",

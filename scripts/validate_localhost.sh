@@ -8,8 +8,10 @@
 #
 # Per shape MxP (W = M x P ranks; default 2x2 and 4x2):
 #   1. prunex bench --backend mpi (all ops, all groups, 1 KiB - 1 MiB) after 50 ms of CPU
-#      work, between two barriers per iteration (--busy-us, --sync), each rank's median of
-#      20 iterations (--stat median: one scheduler stall does not move a point) -> bench.json
+#      work that ends by writing 16 MiB (--busy-us; --evict's default: the buffers leave the
+#      core's caches, as after a training step), between two barriers per iteration (--sync),
+#      each rank's median of 20 iterations (--stat median: one scheduler stall does not move
+#      a point)                                                           -> bench.json
 #      prunex bench --op compaction --model small_cnn (memcpy row)       -> memory.json
 #   2. short live runs (5 iterations of 20 steps) of ddp, hsadmm and topk: their local steps
 #      measure a rank's compute, their memory phases the speed of the consensus kernels and

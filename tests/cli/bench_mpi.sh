@@ -29,7 +29,8 @@ python3 - out.json <<'PY'
 import json, sys
 rows = json.load(open(sys.argv[1]))
 keys = {"op", "group", "algo", "bytes", "count", "dtype", "time_us", "algbw_gbs",
-        "busbw_gbs", "wrong", "ranks", "backend", "nodes", "gpus_per_node", "world"}
+        "busbw_gbs", "wrong", "ranks", "backend", "nodes", "gpus_per_node", "world", "sync",
+        "busy_us", "evict_bytes", "stat"}
 assert len(rows) == 63, len(rows)
 for r in rows:
     assert set(r) == keys, sorted(r)
@@ -40,13 +41,17 @@ for r in rows:
         (n, "mpi", 2, 2, 4), r
     per = 4 * (n if r["op"] == "allgather" else 1)
     assert r["bytes"] == per * r["count"], r
+    # The defaults: back to back, no busy work, means.
+    assert (r["sync"], r["busy_us"], r["evict_bytes"], r["stat"]) == (False, 0, 0, "mean"), r
 PY
 
 # Training's measurement mode: compute before each call, barriers around it, medians.
 timeout 300 "${mpirun[@]}" "$prunex" bench --backend mpi --gpus-per-node 2 --op allreduce \
-  --group intra -b 1K -e 4K -f 4 -n 5 -w 1 --sync --busy-us 1000 --stat median > sync.txt ||
-  fail "bench --sync --stat median exited $?"
+  --group intra -b 1K -e 4K -f 4 -n 5 -w 1 --sync --busy-us 1000 --evict 2M --stat median \
+  > sync.txt || fail "bench --sync --stat median exited $?"
 grep -q 'max over ranks of the median' sync.txt || fail "title does not say median"
+grep -q 'each after 1000 us busy + 2097152 B written, between barriers' sync.txt ||
+  fail "title does not describe the busy work"
 [ "$(grep -v '^#' sync.txt | awk 'NF == 9 && $9 == 0' | wc -l)" -eq 2 ] ||
   fail "expected 2 checked rows with --sync --stat median"
 set +e
@@ -57,6 +62,14 @@ set -e
 [ "$rc" -eq 2 ] || fail "--stat mode exited $rc, expected 2"
 [ "$(wc -l < stat_err.txt)" -eq 1 ] && grep -q -- '--stat must be mean or median' stat_err.txt ||
   fail "--stat mode: expected one line naming the option"
+set +e
+timeout 120 "${mpirun[@]}" "$prunex" bench --backend mpi --evict 1M -b 1K -e 4K \
+  > evict_out.txt 2> evict_err.txt
+rc=$?
+set -e
+[ "$rc" -eq 2 ] || fail "--evict without --busy-us exited $rc, expected 2"
+[ "$(wc -l < evict_err.txt)" -eq 1 ] && grep -q -- '--evict needs --busy-us' evict_err.txt ||
+  fail "--evict without --busy-us: expected one line naming the option"
 
 # 4 ranks don't make nodes of 3: every rank exits 2; mpirun passes on the first nonzero
 # exit status it sees, which is then 2; prunex prints one line (from rank 0 only).
