@@ -78,8 +78,9 @@ std::string title(const NodeGrouping& ng, const MpiBenchConfig& cfg) {
       cfg.busy_us > 0
           ? detail::concat(", each after ", cfg.busy_us, " us busy + ", cfg.evict, " B written")
           : std::string(),
-      cfg.sync ? ", between barriers" : "", ", time = max over ranks of the ",
-      cfg.median ? "median" : "mean");
+      cfg.sync ? detail::concat(", between barriers, time = ", cfg.median ? "median" : "mean",
+                                " over iterations of the slowest rank's")
+               : detail::concat(", time = max over ranks of the ", cfg.median ? "median" : "mean"));
 }
 
 // A stand-in for the compute between training steps: spins the CPU for `us` microseconds,
@@ -135,6 +136,9 @@ Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::si
     if (it >= cfg.warmup) timed.push_back(comm.calls().back().seconds);
     if (cfg.sync) comm.barrier(fence);
   }
+  // With --sync the iterations line up across ranks: an iteration's time is its slowest
+  // rank's (the critical path, as train reports a phase), and the statistic runs over those.
+  if (cfg.sync) comm.allreduce(timed.data(), timed.size(), DType::f64, ReduceOp::max, fence);
   m.seconds = cfg.median ? median(timed) : mean(timed);
   for (std::size_t i = 0; i < buf.size(); ++i) {
     const std::size_t k = i % count;

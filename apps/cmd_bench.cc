@@ -59,8 +59,8 @@ PRUNEX_REGISTER_COMMAND(Command{
          "meet cold caches as after a training step (0: spin only)",
          "16M"},
         {"stat", "S",
-         "mpi: a rank's time over the timed iterations, mean or median (robust to a stall); "
-         "the row is the slowest rank's",
+         "mpi: mean or median over the timed iterations (median: robust to a stall); the row "
+         "is the slowest rank's, or with --sync each iteration's slowest rank",
          "mean"},
         {"json", "FILE", "also write the rows as JSON", ""},
         {"flops", "F", "compute per GPU per iteration (sim --op iteration)", "0"},
