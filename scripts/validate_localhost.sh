@@ -3,26 +3,28 @@
 # benches and a short live run, then predict live `prunex train` runs of every strategy on
 # 2 x 2 and 4 x 2 emulated nodes and compare per phase (analysis/validate.py).
 #
-#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~12 minutes on 2 cores)
+#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~15 minutes on 2 cores)
 #   VALIDATE_SHAPES="2x1" scripts/validate_localhost.sh out/validate_2x1   (other shapes)
 #
 # Per shape MxP (W = M x P ranks; default 2x2 and 4x2):
-#   1. prunex bench --backend mpi (all ops, all groups, 1 KiB - 1 MiB) after 50 ms of CPU
-#      work that ends by writing 16 MiB (--busy-us; --evict's default: the buffers leave the
-#      core's caches, as after a training step), between two barriers per iteration (--sync),
-#      each rank's median of 20 iterations (--stat median: one scheduler stall does not move
-#      a point)                                                           -> bench.json
+#   1. prunex bench --backend mpi (all ops, all groups, 64 B - 1 MiB: down to the mask bits)
+#      after 50 ms of CPU work that ends by writing 16 MiB (--busy-us; --evict's default: the
+#      buffers leave the core's caches, as after a training step), between two barriers per
+#      iteration (--sync), the median over 20 iterations of each iteration's slowest rank
+#      (--stat median: one scheduler stall does not move a point)       -> bench.json
+#      the same with the spin alone (--evict 0: caches kept)             -> bench_warm.json
 #      prunex bench --op compaction --model small_cnn (memcpy row)       -> memory.json
 #   2. short live runs (5 iterations of 20 steps) of ddp, hsadmm and topk: their local steps
 #      measure a rank's compute, their memory phases the speed of the consensus kernels and
 #      Top-K's selection
 #                                                                         -> steps/
 #   3. prunex calibrate --from bench.json --steps steps/*/metrics.json --memory memory.json
+#      (and from bench_warm.json: cal_warm.json, for comparison)
 #   4. live runs of hsadmm, hsadmm-flat, ddp, topk with --sync-phases true (world barriers
 #      around every communication phase, so phases time communication alone; their waits
 #      are sync_wait)
 #   5. prunex simulate of the same work on localhost with --calibration (masks of the live
-#      hsadmm runs via --masks); again with collectives calibrated back to back (comparison)
+#      hsadmm runs via --masks); again with cal_warm.json (comparison)
 # The calibration runs (1-2) are separate from the validated runs (4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +38,7 @@ busy_us=${VALIDATE_BUSY_US:-50000}
 common=(--dataset fashion-mnist --model small_cnn --train-samples $samples
         --test-samples 1000 --sync-phases true --t-freeze 2)
 rm -rf "$out.tmp" && mkdir -p "$out.tmp"
-pairs=() pairs_b2b=()
+pairs=() pairs_warm=()
 for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   nodes=${shape%x*}
   gpn=${shape#*x}
@@ -49,13 +51,12 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   mkdir -p "$d"
   echo "== $shape ($np ranks): calibration"
   # Collectives as training's measurement mode meets them: after a compute burst on every
-  # rank (--busy-us), between barriers (--sync), not back to back (bench_back_to_back.txt).
-  "${mpirun[@]}" $prunex bench --backend mpi --gpus-per-node $gpn --op all \
-    --group all -b 1K -e 1M -f 4 -n 20 -w 1 --sync --busy-us $busy_us --stat median \
-    --json "$d/bench.json" > "$d/bench.txt"
-  "${mpirun[@]}" $prunex bench --backend mpi --gpus-per-node $gpn --op all \
-    --group all -b 1K -e 1M -f 4 -n 100 -w 10 --stat median \
-    --json "$d/bench_back_to_back.json" > "$d/bench_back_to_back.txt"
+  # rank (--busy-us), between barriers (--sync), not back to back.
+  for ev in 16M:bench 0:bench_warm; do
+    "${mpirun[@]}" $prunex bench --backend mpi --gpus-per-node $gpn --op all --group all \
+      -b 64 -e 1M -f 4 -n 20 -w 1 --sync --busy-us $busy_us --evict ${ev%:*} --stat median \
+      --json "$d/${ev#*:}.json" > "$d/${ev#*:}.txt"
+  done
   $prunex bench --op compaction --model small_cnn --json "$d/memory.json" > "$d/memory.txt"
   cal_runs=()
   for s in ddp hsadmm topk; do
@@ -67,9 +68,9 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   $prunex calibrate --from "$d/bench.json" --steps "$(IFS=,; echo "${cal_runs[*]}")" \
     --memory "$d/memory.json" --out "$d/calibration.json" > "$d/calibrate.txt"
   grep -E "^(intra|inter|compute|memory|  )" "$d/calibrate.txt" | sed 's/^/  /'
-  # For comparison: collectives calibrated back to back (no compute before them).
-  $prunex calibrate --from "$d/bench_back_to_back.json" --steps "$(IFS=,; echo "${cal_runs[*]}")" \
-    --memory "$d/memory.json" --out "$d/cal_b2b.json" > "$d/calibrate_b2b.txt"
+  # For comparison: collectives calibrated with warm caches.
+  $prunex calibrate --from "$d/bench_warm.json" --steps "$(IFS=,; echo "${cal_runs[*]}")" \
+    --memory "$d/memory.json" --out "$d/cal_warm.json" > "$d/calibrate_warm.txt"
   for s in hsadmm hsadmm-flat ddp topk; do
     echo "== $shape: live $s"
     "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
@@ -78,7 +79,7 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
       > "$d/live_$s.log"
     masks=()
     case $s in hsadmm*) masks=(--masks "$d/live/$s/metrics.json") ;; esac
-    for cal in calibration:sim cal_b2b:sim_b2b; do
+    for cal in calibration:sim cal_warm:sim_warm; do
       $prunex simulate --topology localhost --calibration "$d/${cal%:*}.json" --nodes $nodes \
         --gpus-per-node $gpn --model small_cnn --input 28 --input-channels 1 --strategy $s \
         --iterations $iters --local-steps $steps --batch 32 --samples $samples --t-freeze 2 \
@@ -86,7 +87,7 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
         > "$d/${cal#*:}_$s.log"
     done
     pairs+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim/$s/metrics.json")
-    pairs_b2b+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim_b2b/$s/metrics.json")
+    pairs_warm+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim_warm/$s/metrics.json")
   done
 done
 rm -rf "$out" && mv "$out.tmp" "$out"
@@ -95,8 +96,10 @@ rm -rf "$out" && mv "$out.tmp" "$out"
 # The same with medians over iterations (robust to a one-rank stall of a scheduler tick).
 /usr/bin/python3 analysis/validate.py "${pairs[@]}" --stat median \
   --markdown "$out/VALIDATION_median.md" --json "$out/validation_median.json" > /dev/null
-# Collectives calibrated back to back instead of after compute (everything else the same).
-/usr/bin/python3 analysis/validate.py "${pairs_b2b[@]}" \
-  --markdown "$out/VALIDATION_back_to_back.md" --json "$out/validation_back_to_back.json" \
-  > /dev/null
+# Collectives calibrated with warm caches (--evict 0; everything else the same).
+for stat in mean median; do
+  /usr/bin/python3 analysis/validate.py "${pairs_warm[@]}" --stat $stat \
+    --markdown "$out/VALIDATION_warm_$stat.md" --json "$out/validation_warm_$stat.json" \
+    > /dev/null
+done
 echo "wrote $out/VALIDATION.md and $out/validation.json"
