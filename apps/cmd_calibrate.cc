@@ -216,6 +216,8 @@ std::vector<std::string> file_list(const Args& args, const std::string& name) {
 int run_calibrate(const Args& args) {
   std::vector<std::string> bench = file_list(args, "from");
   for (const auto& p : args.positional()) bench.push_back(p);
+  const std::vector<std::string> warm = file_list(args, "from-warm");
+  PRUNEX_USAGE(warm.empty() || !bench.empty(), "--from-warm needs --from (the cold benches)");
   const std::vector<std::string> steps = file_list(args, "steps");
   const auto memory = args.get("memory");
   PRUNEX_USAGE(!bench.empty() || !steps.empty() || memory,
@@ -248,6 +250,18 @@ int run_calibrate(const Args& args) {
     sim::fit_bench(base, pts, opt, cal, fitted);
     PRUNEX_USAGE(!cal.tiers.empty() || !cal.ops.empty(), "no rows within the chosen ops and sizes");
   }
+  std::vector<sim::FittedPoint> fitted_warm;
+  if (!warm.empty()) {
+    std::vector<sim::BenchPoint> pts;
+    for (const auto& f : warm) {
+      auto p = sim::read_bench_points(f);
+      pts.insert(pts.end(), p.begin(), p.end());
+    }
+    sim::Calibration w;
+    sim::fit_bench(base, pts, opt, w, fitted_warm);
+    PRUNEX_USAGE(!w.ops.empty(), "--from-warm: no rows within the chosen ops and sizes");
+    cal.ops_warm = w.ops;
+  }
   if (!steps.empty()) {
     const auto runs = load_steps_runs(steps);
     cal.compute = fit_compute(runs);
@@ -255,15 +269,17 @@ int run_calibrate(const Args& args) {
   }
   if (memory) cal.memory = fit_memory(*memory);
   cal.inputs = bench;
+  cal.inputs.insert(cal.inputs.end(), warm.begin(), warm.end());
   cal.inputs.insert(cal.inputs.end(), steps.begin(), steps.end());
   if (memory) cal.inputs.push_back(*memory);
 
-  if (!fitted.empty()) {
-    std::printf("# prunex calibrate: ring closed form per tier, fitted on topology %s\n",
-                base.name.c_str());
+  for (const auto* points : {&fitted, &fitted_warm}) {
+    if (points->empty()) continue;
+    std::printf("# prunex calibrate: ring closed form per tier, fitted on topology %s%s\n",
+                base.name.c_str(), points == &fitted_warm ? " (--from-warm)" : "");
     std::printf("#%9s %6s %6s %12s %13s %13s %9s %s\n", "op", "group", "ranks", "bytes",
                 "measured(us)", "model(us)", "error", "");
-    for (const auto& fp : fitted)
+    for (const auto& fp : *points)
       std::printf(" %9s %6s %6d %12.0f %13.2f %13.2f %+8.1f%% %s\n", fp.point.op.c_str(),
                   fp.point.group.c_str(), fp.point.ranks, fp.point.bytes, fp.point.seconds * 1e6,
                   fp.predicted_s * 1e6, 100 * fp.rel_err(), fp.fitted ? "fit" : "check");
@@ -274,14 +290,15 @@ int run_calibrate(const Args& args) {
         "geometric mean %.1f%%, max %.1f%%)\n",
         tier.c_str(), f.latency_s * 1e6, bandwidth_text(f.bandwidth_Bps).c_str(), f.points,
         f.min_bytes, f.max_bytes, 100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
-  for (const auto& [key, segments] : cal.ops)
-    for (const auto& f : segments)
-      std::printf(
-          "  %-16s %9.0f-%9.0f B: latency %9.3f us, bandwidth %s (%d points; "
-          "error: geometric mean %.1f%%, max %.1f%%)\n",
-          key.c_str(), f.min_bytes, f.max_bytes, f.latency_s * 1e6,
-          bandwidth_text(f.bandwidth_Bps).c_str(), f.points, 100 * f.geomean_rel_err,
-          100 * f.max_abs_rel_err);
+  for (const auto* ops : {&cal.ops, &cal.ops_warm})
+    for (const auto& [key, segments] : *ops)
+      for (const auto& f : segments)
+        std::printf(
+            "  %-16s %9.0f-%9.0f B: latency %9.3f us, bandwidth %s (%d points; "
+            "error: geometric mean %.1f%%, max %.1f%%)\n",
+            (key + (ops == &cal.ops_warm ? " warm" : "")).c_str(), f.min_bytes, f.max_bytes,
+            f.latency_s * 1e6, bandwidth_text(f.bandwidth_Bps).c_str(), f.points,
+            100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
   if (cal.compute)
     std::printf("compute: %.3f GFLOP/s per rank with %d ranks on the host (%s)\n",
                 cal.compute->flops_per_rank / 1e9, cal.compute->ranks, cal.compute->source.c_str());
@@ -314,6 +331,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "switches algorithms by size); simulations use these per-op costs. The table prints every\n"
     "point with the calibrated prediction and its error. Bench with --sync --busy-us to time\n"
     "collectives as training meets them (after compute), not back to back.\n"
+    "--from-warm takes benches timed with warm caches (bench --evict 0): their per-op fits\n"
+    "cost the collectives that follow other communication (H-SADMM's mask sync, inter-node\n"
+    "all-reduce and broadcasts), which on a CPU host find their buffers still in cache.\n"
     "--steps takes live `prunex train` metrics.json files: a rank's effective FLOP/s is 3 x\n"
     "forward FLOPs per sample over the slowest rank's local_compute (first iteration skipped);\n"
     "their memory phases (dual_update, projection, pack, unpack, compress) give each phase's\n"
@@ -332,6 +352,8 @@ PRUNEX_REGISTER_COMMAND(Command{
     "--gpus-per-node 2 --model small_cnn ...",
     {
         {"from", "FILES", "bench JSON files (comma-separated; more may follow as arguments)", ""},
+        {"from-warm", "FILES",
+         "bench JSON files with warm caches, for collectives after communication", ""},
         {"steps", "FILES", "metrics.json of live train runs (comma-separated)", ""},
         {"memory", "FILE", "compaction bench JSON (its memcpy row)", ""},
         {"topology", "NAME|FILE", "topology whose tiers are fitted", "localhost"},

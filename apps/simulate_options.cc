@@ -102,6 +102,7 @@ void apply_calibration_option(const Args& args, Topology& t, sim::SimConfig& cfg
                  c.topology.c_str(), t.name.c_str());
   t = sim::apply_calibration(std::move(t), c, cfg.nodes * cfg.gpus_per_node);
   cfg.op_costs = sim::op_costs(c, t, cfg.nodes, cfg.gpus_per_node);
+  cfg.op_costs_warm = sim::op_costs(c, t, cfg.nodes, cfg.gpus_per_node, /*warm=*/true);
   cfg.memory_Bps = sim::memory_costs(c, cfg.nodes * cfg.gpus_per_node);
 }
 

@@ -40,6 +40,11 @@ struct PlanStep {
   // Earliest start inside the overlapped step, as a fraction of its duration (DDP: a bucket
   // is ready when the backward pass has produced its gradients).
   double ready_fraction = 0;
+  // Collectives: the step follows other communication, not compute (H-SADMM's mask sync,
+  // inter-node all-reduce and broadcasts). On a CPU host its buffers and the MPI library's
+  // state are still in cache, and it costs what a bench with warm caches measures
+  // (calibrate --from-warm); a collective after compute meets cold caches.
+  bool warm = false;
 };
 
 struct IterationPlan {
@@ -65,7 +70,7 @@ inline PlanStep memory_step(const char* phase, double bytes) {
 }
 
 inline PlanStep collective_step(const char* phase, Group g, CollectiveOp op, int64_t bytes,
-                                DType dtype = DType::f32) {
+                                DType dtype = DType::f32, bool warm = false) {
   PlanStep s;
   s.phase = phase;
   s.kind = StepKind::collective;
@@ -73,6 +78,7 @@ inline PlanStep collective_step(const char* phase, Group g, CollectiveOp op, int
   s.op = op;
   s.bytes = static_cast<std::size_t>(bytes);
   s.dtype = dtype;
+  s.warm = warm;
   return s;
 }
 

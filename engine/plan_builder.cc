@@ -60,9 +60,9 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
     plan.steps.push_back(memory_step(phase::projection, d));
     if (!in.mask_frozen)
       plan.steps.push_back(collective_step(phase::mask_sync, Group::inter, CollectiveOp::allreduce,
-                                           bits, DType::u8));
-    plan.steps.push_back(
-        collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast, bits, DType::u8));
+                                           bits, DType::u8, /*warm=*/true));
+    plan.steps.push_back(collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
+                                         bits, DType::u8, /*warm=*/true));
     if (in.build_compaction) {
       plan.steps.push_back(memory_step(phase::pack, 2 * c));
       plan.steps.back().memory_key = kCompactionPlanKey;
@@ -71,10 +71,12 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
     plan.steps.back().group = Group::inter;  // only leaders pack (records; same duration)
     for (int b = 0; b < compact.buckets(); ++b)
       plan.steps.push_back(collective_step(phase::inter_allreduce, Group::inter,
-                                           CollectiveOp::allreduce, compact.bucket_floats(b) * 4));
+                                           CollectiveOp::allreduce, compact.bucket_floats(b) * 4,
+                                           DType::f32, /*warm=*/true));
     for (int b = 0; b < compact.buckets(); ++b)
       plan.steps.push_back(collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
-                                           compact.bucket_floats(b) * 4));
+                                           compact.bucket_floats(b) * 4, DType::f32,
+                                           /*warm=*/true));
     plan.steps.push_back(memory_step(phase::unpack, c + d));
     if (in.project_global) plan.steps.push_back(memory_step(phase::projection, d));
     plan.steps.push_back(memory_step(phase::dual_update, 20 * d));

@@ -199,11 +199,11 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
 
 std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration& c,
                                                                const Topology& t, int nodes,
-                                                               int gpus_per_node) {
+                                                               int gpus_per_node, bool warm) {
   std::map<std::string, std::vector<SimConfig::OpCost>> out;
   const HopCosts h = hop_costs(t, nodes);
   const int channels = std::min(std::max(1, t.nic.rails), gpus_per_node);
-  for (const auto& [key, segments] : c.ops) {
+  for (const auto& [key, segments] : warm ? c.ops_warm : c.ops) {
     const std::string group = key.substr(key.find('/') + 1);
     const double link = group == "intra"   ? h.intra_Bps
                         : group == "inter" ? h.inter_Bps

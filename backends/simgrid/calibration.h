@@ -89,6 +89,10 @@ struct Calibration {
   // its max_bytes): two when one alpha-beta line misses by more than 10% in geometric mean and
   // a split at some size halves that error.
   std::map<std::string, std::vector<TierFit>> ops;
+  // The same fitted from benches with warm caches (calibrate --from-warm; empty: none), for
+  // collectives that follow other communication rather than compute (PlanStep::warm),
+  // applied as SimConfig::op_costs_warm.
+  std::map<std::string, std::vector<TierFit>> ops_warm;
   std::optional<ComputeFit> compute;
   std::optional<MemoryFit> memory;
   // Per phase (dual_update, projection, pack, unpack, compress) or step key (compaction_plan):
@@ -119,7 +123,8 @@ Topology apply_calibration(Topology t, const Calibration& c, int ranks);
 // over the op's.
 std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration& c,
                                                                const Topology& t, int nodes,
-                                                               int gpus_per_node);
+                                                               int gpus_per_node,
+                                                               bool warm = false);
 
 // One live iteration of one memory phase: the plan's bytes in it by speed key (the phase's
 // name, or a step's memory_key) and the slowest rank's seconds.

@@ -1,5 +1,7 @@
 // Calibration files: reading `prunex bench --json` rows, and writing / reading
 // calibration.json (format prunex-calibration-1). The fitting is in calibration.cc.
+#include <tuple>
+
 #include "analysis/metrics.h"
 #include "backends/simgrid/calibration.h"
 #include "engine/error.h"
@@ -73,9 +75,11 @@ std::vector<BenchPoint> read_bench_points(const std::string& path) {
 nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPoint>& points) {
   nlohmann::json tiers = nlohmann::json::object();
   for (const auto& [tier, f] : c.tiers) tiers[tier] = fit_json(f);
-  nlohmann::json ops = nlohmann::json::object();
+  nlohmann::json ops = nlohmann::json::object(), ops_warm = nlohmann::json::object();
   for (const auto& [key, segments] : c.ops)
     for (const auto& f : segments) ops[key].push_back(fit_json(f));
+  for (const auto& [key, segments] : c.ops_warm)
+    for (const auto& f : segments) ops_warm[key].push_back(fit_json(f));
   nlohmann::json j = {
       {"format", "prunex-calibration-1"},
       {"topology", c.topology},
@@ -88,6 +92,7 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
        "min(1, host_cores / ranks)"},
       {"tiers", tiers},
       {"ops", ops}};
+  if (!c.ops_warm.empty()) j["ops_warm"] = ops_warm;
   if (c.compute)
     j["compute"] = {{"flops_per_rank", c.compute->flops_per_rank},
                     {"ranks", c.compute->ranks},
@@ -132,27 +137,32 @@ Calibration read_calibration(const std::string& path) {
   c.inputs = j.value("inputs", std::vector<std::string>{});
   const nlohmann::json tiers = j.value("tiers", nlohmann::json::object());
   const nlohmann::json ops = j.value("ops", nlohmann::json::object());
-  PRUNEX_USAGE(tiers.is_object() && ops.is_object(), path, ": tiers and ops must be objects");
+  const nlohmann::json ops_warm = j.value("ops_warm", nlohmann::json::object());
+  PRUNEX_USAGE(tiers.is_object() && ops.is_object() && ops_warm.is_object(), path,
+               ": tiers, ops and ops_warm must be objects");
   for (const auto& [tier, f] : tiers.items()) {
     const std::string where = path + " tiers." + tier;
     PRUNEX_USAGE(tier == "intra" || tier == "inter", where, ": unknown tier");
     c.tiers[tier] = read_fit(f, where);
   }
-  for (const auto& [key, segs] : ops.items()) {
-    const std::string where = path + " ops." + key;
-    const auto slash = key.find('/');
-    PRUNEX_USAGE(slash != std::string::npos, where, ": key must be op/group");
-    parse_op(key.substr(0, slash));
-    parse_group(key.substr(slash + 1), where);
-    PRUNEX_USAGE(segs.is_array() && !segs.empty(), where, ": not a list of size ranges");
-    for (const auto& f : segs) {
-      TierFit t = read_fit(f, where);
-      t.max_bytes = number(f, "max_bytes", where);
-      PRUNEX_USAGE(c.ops[key].empty() || t.max_bytes > c.ops[key].back().max_bytes, where,
-                   ": size ranges must be in increasing order");
-      c.ops[key].push_back(t);
+  for (const auto& [name, table, into] :
+       {std::tuple{"ops", &ops, &c.ops}, std::tuple{"ops_warm", &ops_warm, &c.ops_warm}})
+    for (const auto& [key, segs] : table->items()) {
+      const std::string where = path + " " + name + "." + key;
+      const auto slash = key.find('/');
+      PRUNEX_USAGE(slash != std::string::npos, where, ": key must be op/group");
+      parse_op(key.substr(0, slash));
+      parse_group(key.substr(slash + 1), where);
+      PRUNEX_USAGE(segs.is_array() && !segs.empty(), where, ": not a list of size ranges");
+      for (const auto& f : segs) {
+        TierFit t = read_fit(f, where);
+        t.max_bytes = number(f, "max_bytes", where);
+        auto& fits = (*into)[key];
+        PRUNEX_USAGE(fits.empty() || t.max_bytes > fits.back().max_bytes, where,
+                     ": size ranges must be in increasing order");
+        fits.push_back(t);
+      }
     }
-  }
   if (j.contains("compute")) {
     const std::string where = path + " compute";
     ComputeFit f;

@@ -39,7 +39,8 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
         st.seconds = run_memory(step.mem_bytes, step.phase, step.memory_key);
         break;
       case StepKind::collective:
-        st.seconds = run_collective(step.op, cfg.plan_algo, step.group, step.bytes).seconds;
+        st.seconds =
+            run_collective(step.op, cfg.plan_algo, step.group, step.bytes, step.warm).seconds;
         break;
     }
     if (step.overlap_with < 0) {

@@ -132,14 +132,17 @@ std::string SimCluster::model_description() const {
 }
 
 CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group group,
-                                            std::size_t bytes) {
+                                            std::size_t bytes, bool warm) {
   const RankLayout layout{impl_->config.nodes, impl_->config.gpus_per_node,
                           std::max(1, impl_->topology.nic.rails)};
   CollectiveResult result;
   result.network_model = model_description();
   const SimConfig::OpCost* cost = nullptr;
-  const auto costs = impl_->config.op_costs.find(op_cost_key(op, group));
-  if (costs != impl_->config.op_costs.end() && !costs->second.empty()) {
+  const std::string key = op_cost_key(op, group);
+  const auto& table = warm && impl_->config.op_costs_warm.count(key) ? impl_->config.op_costs_warm
+                                                                     : impl_->config.op_costs;
+  const auto costs = table.find(key);
+  if (costs != table.end() && !costs->second.empty()) {
     const int n = group == Group::intra   ? layout.gpus_per_node
                   : group == Group::inter ? layout.nodes
                                           : layout.world();

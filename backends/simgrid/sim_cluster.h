@@ -52,6 +52,9 @@ struct SimConfig {
     double bytes_scale = 1;
   };
   std::map<std::string, std::vector<OpCost>> op_costs = {};  // keyed by op_cost_key()
+  // Costs of collectives that follow other communication (PlanStep::warm), where measured
+  // apart (a CPU host's caches are warm there, cold after compute); else op_costs.
+  std::map<std::string, std::vector<OpCost>> op_costs_warm = {};
   // Calibrated memory throughput per phase (bytes as the plan counts them, per second, per
   // GPU / rank), keyed by phase name or a step's memory_key: the consensus kernels
   // (dual_update, projection, pack, unpack), the compaction plan build and Top-K's compress
@@ -119,7 +122,9 @@ class SimCluster {
   std::vector<FlowTiming> run_flows(const std::vector<Flow>& flows, bool align_transfers = false);
   // A collective of `bytes` per rank (allgather: each rank's block) on `group`: intra runs
   // on every node at once, inter on the node leaders. Returns simulated seconds.
-  CollectiveResult run_collective(CollectiveOp op, Algo algo, Group group, std::size_t bytes);
+  // warm: the collective follows other communication (SimConfig::op_costs_warm).
+  CollectiveResult run_collective(CollectiveOp op, Algo algo, Group group, std::size_t bytes,
+                                  bool warm = false);
   // Every rank computes `flops` / runs over `mem_bytes` at the GPU's effective speed (memory:
   // the phase's calibrated speed where SimConfig::memory_Bps has one).
   double run_compute(double flops);

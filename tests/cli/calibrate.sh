@@ -163,6 +163,49 @@ for phase, want in (("dual_update", 0.003 * f), ("projection", 0.002 * f)):
 PY
 done
 
+# Warm-cache benches (--from-warm) cost the collectives that follow communication: H-SADMM's
+# mask sync, inter-node all-reduces and broadcasts, not its intra-node all-reduce. Warm rows:
+# intra broadcast L = 1 us (cold 4 us), inter all-reduce L = 5 us (cold 10 us), same
+# bandwidths. On 2 x 2 (one compacted bucket) a 2-rank chain broadcast has one latency step
+# and a 2-rank ring all-reduce two, so per iteration broadcast (mask bits + the bucket) is
+# 2 x 3 us shorter, inter_allreduce 2 x 5 us, mask_sync (first iteration) 2 x 5 us, and
+# intra_allreduce unchanged.
+python3 - <<'PY'
+import json
+rows = [r for r in json.load(open("bench.json"))
+        if (r["op"], r["group"]) in (("broadcast", "intra"), ("allreduce", "inter"))]
+for r in rows:
+    S = r["bytes"]
+    t = 1e-6 + S / 3e9 if r["op"] == "broadcast" else 2 * 5e-6 + S / 1e9
+    r["time_us"] = t * 1e6
+json.dump(rows, open("warm.json", "w"))
+PY
+"$prunex" calibrate --from bench.json --from-warm warm.json --host-cores 0 --out cal_w.json \
+  > cal_w.txt || fail "calibrate --from-warm exited $?"
+python3 - <<'PY' || fail "warm constants"
+import json
+w = json.load(open("cal_w.json"))["ops_warm"]
+assert set(w) == {"broadcast/intra", "allreduce/inter"}, w
+for key, L in (("broadcast/intra", 1e-6), ("allreduce/inter", 5e-6)):
+    assert len(w[key]) == 1 and abs(w[key][0]["latency_s"] / L - 1) < 1e-6, (key, w[key])
+PY
+for c in cal cal_w; do
+  "$prunex" simulate --topology localhost --calibration $c.json --nodes 2 --gpus-per-node 2 \
+    --model small_cnn --input 28 --input-channels 1 --strategy hsadmm --iterations 1 \
+    --local-steps 10 --batch 32 --samples 8000 --keep 0.5 --out sim_$c > /dev/null ||
+    fail "simulate with $c.json exited $?"
+done
+python3 - <<'PY' || fail "warm collectives"
+import json
+def phases(d):
+    return json.load(open(d + "/metrics.json"))["iterations"][0]["phases"]
+cold, warm = phases("sim_cal"), phases("sim_cal_w")
+for phase, less in (("broadcast", 6e-6), ("inter_allreduce", 10e-6), ("mask_sync", 10e-6),
+                    ("intra_allreduce", 0.0)):
+    got = cold[phase]["critical_path_s"] - warm[phase]["critical_path_s"]
+    assert abs(got - less) < 1e-9, (phase, got, less)
+PY
+
 expect_exit2() {  # WORDS ARGS...
   local words="$1"; shift
   "$prunex" "$@" > stdout 2> stderr
@@ -177,6 +220,7 @@ expect_exit2 "not JSON" calibrate --from broken.json --out x.json
 expect_exit2 "not a live measurement" calibrate --from simrows.json --out x.json
 expect_exit2 "--out FILE is required" calibrate --from bench.json
 expect_exit2 "nothing to calibrate from" calibrate --out x.json
+expect_exit2 "--from-warm needs --from" calibrate --from-warm warm.json --out x.json
 echo '{"format": "prunex-calibration-1", "memory_phases": {"pack": {"ranks": 1}}}' > badmem.json
 expect_exit2 "memory_phases.pack: field 'bandwidth_Bps'" simulate --topology localhost \
   --calibration badmem.json --nodes 2 --gpus-per-node 2 --model small_cnn --out s
