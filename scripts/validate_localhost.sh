@@ -18,13 +18,16 @@
 #      measure a rank's compute, their memory phases the speed of the consensus kernels and
 #      Top-K's selection
 #                                                                         -> steps/
-#   3. prunex calibrate --from bench.json --steps steps/*/metrics.json --memory memory.json
-#      (and from bench_warm.json: cal_warm.json, for comparison)
+#   3. prunex calibrate --from bench.json --from-warm bench_warm.json --steps
+#      steps/*/metrics.json --memory memory.json: collectives after compute cost what the
+#      cold bench measured, those after communication (H-SADMM's mask sync, inter-node
+#      all-reduce and broadcasts) what the warm one did. For comparison, each bench alone:
+#      cal_cold.json, cal_warm.json
 #   4. live runs of hsadmm, hsadmm-flat, ddp, topk with --sync-phases true (world barriers
 #      around every communication phase, so phases time communication alone; their waits
 #      are sync_wait)
 #   5. prunex simulate of the same work on localhost with --calibration (masks of the live
-#      hsadmm runs via --masks); again with cal_warm.json (comparison)
+#      hsadmm runs via --masks); again with cal_cold.json and cal_warm.json (comparison)
 # The calibration runs (1-2) are separate from the validated runs (4).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,7 +41,7 @@ busy_us=${VALIDATE_BUSY_US:-50000}
 common=(--dataset fashion-mnist --model small_cnn --train-samples $samples
         --test-samples 1000 --sync-phases true --t-freeze 2)
 rm -rf "$out.tmp" && mkdir -p "$out.tmp"
-pairs=() pairs_warm=()
+pairs=() pairs_cold=() pairs_warm=()
 for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   nodes=${shape%x*}
   gpn=${shape#*x}
@@ -65,12 +68,16 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
       --local-steps 20 --out "$d/steps/$s" > "$d/steps_$s.log"
     cal_runs+=("$d/steps/$s/metrics.json")
   done
-  $prunex calibrate --from "$d/bench.json" --steps "$(IFS=,; echo "${cal_runs[*]}")" \
-    --memory "$d/memory.json" --out "$d/calibration.json" > "$d/calibrate.txt"
+  steps_list=$(IFS=,; echo "${cal_runs[*]}")
+  $prunex calibrate --from "$d/bench.json" --from-warm "$d/bench_warm.json" \
+    --steps "$steps_list" --memory "$d/memory.json" --out "$d/calibration.json" \
+    > "$d/calibrate.txt"
   grep -E "^(intra|inter|compute|memory|  )" "$d/calibrate.txt" | sed 's/^/  /'
-  # For comparison: collectives calibrated with warm caches.
-  $prunex calibrate --from "$d/bench_warm.json" --steps "$(IFS=,; echo "${cal_runs[*]}")" \
-    --memory "$d/memory.json" --out "$d/cal_warm.json" > "$d/calibrate_warm.txt"
+  # For comparison: every collective from one bench, cold or warm.
+  for b in bench:cal_cold bench_warm:cal_warm; do
+    $prunex calibrate --from "$d/${b%:*}.json" --steps "$steps_list" --memory "$d/memory.json" \
+      --out "$d/${b#*:}.json" > "$d/calibrate_${b#*:}.txt"
+  done
   for s in hsadmm hsadmm-flat ddp topk; do
     echo "== $shape: live $s"
     "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
@@ -79,7 +86,7 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
       > "$d/live_$s.log"
     masks=()
     case $s in hsadmm*) masks=(--masks "$d/live/$s/metrics.json") ;; esac
-    for cal in calibration:sim cal_warm:sim_warm; do
+    for cal in calibration:sim cal_cold:sim_cold cal_warm:sim_warm; do
       $prunex simulate --topology localhost --calibration "$d/${cal%:*}.json" --nodes $nodes \
         --gpus-per-node $gpn --model small_cnn --input 28 --input-channels 1 --strategy $s \
         --iterations $iters --local-steps $steps --batch 32 --samples $samples --t-freeze 2 \
@@ -87,6 +94,7 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
         > "$d/${cal#*:}_$s.log"
     done
     pairs+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim/$s/metrics.json")
+    pairs_cold+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim_cold/$s/metrics.json")
     pairs_warm+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim_warm/$s/metrics.json")
   done
 done
@@ -96,8 +104,11 @@ rm -rf "$out" && mv "$out.tmp" "$out"
 # The same with medians over iterations (robust to a one-rank stall of a scheduler tick).
 /usr/bin/python3 analysis/validate.py "${pairs[@]}" --stat median \
   --markdown "$out/VALIDATION_median.md" --json "$out/validation_median.json" > /dev/null
-# Collectives calibrated with warm caches (--evict 0; everything else the same).
+# Every collective calibrated from one bench, cold or warm (everything else the same).
 for stat in mean median; do
+  /usr/bin/python3 analysis/validate.py "${pairs_cold[@]}" --stat $stat \
+    --markdown "$out/VALIDATION_cold_$stat.md" --json "$out/validation_cold_$stat.json" \
+    > /dev/null
   /usr/bin/python3 analysis/validate.py "${pairs_warm[@]}" --stat $stat \
     --markdown "$out/VALIDATION_warm_$stat.md" --json "$out/validation_warm_$stat.json" \
     > /dev/null
