@@ -12,9 +12,7 @@
 #      buffers leave the core's caches, as after a training step), between two barriers per
 #      iteration (--sync), the median over 20 iterations of each iteration's slowest rank
 #      (--stat median: one scheduler stall does not move a point)       -> bench.json
-#      the same after 1 ms of spin alone (--busy-us 1000 --evict 0), as H-SADMM's
-#      collectives after the first meet it: caches kept, after 0.1-1 ms of memory phases
-#                                                                         -> bench_warm.json
+#      the same with caches kept (--evict 0)                            -> bench_warm.json
 #      prunex bench --op compaction --model small_cnn (memcpy row)       -> memory.json
 #   2. short live runs (5 iterations of 20 steps) of ddp, hsadmm and topk: their local steps
 #      measure a rank's compute, their memory phases the speed of the consensus kernels and
@@ -40,7 +38,7 @@ steps=${VALIDATE_STEPS:-30}
 iters=${VALIDATE_ITERATIONS:-6}
 samples=16000
 busy_us=${VALIDATE_BUSY_US:-50000}
-warm_busy_us=${VALIDATE_WARM_BUSY_US:-1000}
+warm_busy_us=${VALIDATE_WARM_BUSY_US:-$busy_us}
 common=(--dataset fashion-mnist --model small_cnn --train-samples $samples
         --test-samples 1000 --sync-phases true --t-freeze 2)
 rm -rf "$out.tmp" && mkdir -p "$out.tmp"
@@ -57,9 +55,9 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   mkdir -p "$d"
   echo "== $shape ($np ranks): calibration"
   # Collectives as training's measurement mode meets them: after a compute burst on every
-  # rank (--busy-us), between barriers (--sync), not back to back. The burst's length
-  # matters on its own: after 1 ms instead of 50 ms, a 256 KiB intra-node broadcast at 2 x 2
-  # took 40-50 us instead of 70-83 us (caches kept in both).
+  # rank (--busy-us), between barriers (--sync), not back to back. (A warm bench after 1 ms
+  # of spin, VALIDATE_WARM_BUSY_US=1000, under-predicted H-SADMM's later collectives by
+  # 33-83%: results/validate/experiments/.)
   for ev in $busy_us:16M:bench $warm_busy_us:0:bench_warm; do
     IFS=: read -r busy evict name <<< "$ev"
     "${mpirun[@]}" $prunex bench --backend mpi --gpus-per-node $gpn --op all --group all \
