@@ -240,25 +240,23 @@ int run_calibrate(const Args& args) {
   const Topology base = load_topology(args.get_or("topology", "localhost"));
   cal.topology = base.name;
   cal.host_cores = static_cast<int>(cores);
-  std::vector<sim::FittedPoint> fitted;
-  if (!bench.empty()) {
+  auto read_points = [](const std::vector<std::string>& files) {
     std::vector<sim::BenchPoint> pts;
-    for (const auto& f : bench) {
+    for (const auto& f : files) {
       auto p = sim::read_bench_points(f);
       pts.insert(pts.end(), p.begin(), p.end());
     }
-    sim::fit_bench(base, pts, opt, cal, fitted);
+    return pts;
+  };
+  std::vector<sim::FittedPoint> fitted;
+  if (!bench.empty()) {
+    sim::fit_bench(base, read_points(bench), opt, cal, fitted);
     PRUNEX_USAGE(!cal.tiers.empty() || !cal.ops.empty(), "no rows within the chosen ops and sizes");
   }
   std::vector<sim::FittedPoint> fitted_warm;
   if (!warm.empty()) {
-    std::vector<sim::BenchPoint> pts;
-    for (const auto& f : warm) {
-      auto p = sim::read_bench_points(f);
-      pts.insert(pts.end(), p.begin(), p.end());
-    }
     sim::Calibration w;
-    sim::fit_bench(base, pts, opt, w, fitted_warm);
+    sim::fit_bench(base, read_points(warm), opt, w, fitted_warm);
     PRUNEX_USAGE(!w.ops.empty(), "--from-warm: no rows within the chosen ops and sizes");
     cal.ops_warm = w.ops;
   }

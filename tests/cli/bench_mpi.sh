@@ -55,22 +55,21 @@ grep -q 'each after 1000 us busy + 2097152 B written' sync.txt ||
   fail "title does not describe the busy work"
 [ "$(grep -v '^#' sync.txt | awk 'NF == 9 && $9 == 0' | wc -l)" -eq 2 ] ||
   fail "expected 2 checked rows with --sync --stat median"
-set +e
-timeout 120 "${mpirun[@]}" "$prunex" bench --backend mpi --stat mode -b 1K -e 4K \
-  > stat_out.txt 2> stat_err.txt
-rc=$?
-set -e
-[ "$rc" -eq 2 ] || fail "--stat mode exited $rc, expected 2"
-[ "$(wc -l < stat_err.txt)" -eq 1 ] && grep -q -- '--stat must be mean or median' stat_err.txt ||
-  fail "--stat mode: expected one line naming the option"
-set +e
-timeout 120 "${mpirun[@]}" "$prunex" bench --backend mpi --evict 1M -b 1K -e 4K \
-  > evict_out.txt 2> evict_err.txt
-rc=$?
-set -e
-[ "$rc" -eq 2 ] || fail "--evict without --busy-us exited $rc, expected 2"
-[ "$(wc -l < evict_err.txt)" -eq 1 ] && grep -q -- '--evict needs --busy-us' evict_err.txt ||
-  fail "--evict without --busy-us: expected one line naming the option"
+# Bad options: every rank exits 2, rank 0 prints one line naming the problem.
+expect_exit2() {  # WORDS ARGS...
+  local words="$1" rc
+  shift
+  set +e
+  timeout 120 "${mpirun[@]}" "$prunex" bench --backend mpi -b 1K -e 4K "$@" \
+    > opt_out.txt 2> opt_err.txt
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "$*: exited $rc, expected 2"
+  [ "$(wc -l < opt_err.txt)" -eq 1 ] && grep -q -- "$words" opt_err.txt ||
+    fail "$*: expected one line naming the option, got: $(cat opt_err.txt)"
+}
+expect_exit2 '--stat must be mean or median' --stat mode
+expect_exit2 '--evict needs --busy-us' --evict 1M
 
 # 4 ranks don't make nodes of 3: every rank exits 2; mpirun passes on the first nonzero
 # exit status it sees, which is then 2; prunex prints one line (from rank 0 only).
