@@ -24,7 +24,8 @@ struct MpiBenchConfig {
   bool sync = false;      // barriers before and after every timed call (train --sync-phases)
   double busy_us = 0;     // CPU work on every rank before the first barrier
   std::size_t evict = 0;  // bytes written after the busy spin (the compute's cache footprint)
-  bool median = false;    // a rank's time: the median of its timed iterations, not the mean
+  bool median = false;    // the median over timed iterations, not the mean (of a rank, or
+                          // with --sync of each iteration's slowest rank)
   std::string json;
 };
 
