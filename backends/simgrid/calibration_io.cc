@@ -75,11 +75,12 @@ std::vector<BenchPoint> read_bench_points(const std::string& path) {
 nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPoint>& points) {
   nlohmann::json tiers = nlohmann::json::object();
   for (const auto& [tier, f] : c.tiers) tiers[tier] = fit_json(f);
-  nlohmann::json ops = nlohmann::json::object(), ops_warm = nlohmann::json::object();
-  for (const auto& [key, segments] : c.ops)
-    for (const auto& f : segments) ops[key].push_back(fit_json(f));
-  for (const auto& [key, segments] : c.ops_warm)
-    for (const auto& f : segments) ops_warm[key].push_back(fit_json(f));
+  auto ops_json = [](const std::map<std::string, std::vector<TierFit>>& table) {
+    nlohmann::json j = nlohmann::json::object();
+    for (const auto& [key, segments] : table)
+      for (const auto& f : segments) j[key].push_back(fit_json(f));
+    return j;
+  };
   nlohmann::json j = {
       {"format", "prunex-calibration-1"},
       {"topology", c.topology},
@@ -91,8 +92,8 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
        "local_compute (slowest rank); shared host: a rank's speed scales by "
        "min(1, host_cores / ranks)"},
       {"tiers", tiers},
-      {"ops", ops}};
-  if (!c.ops_warm.empty()) j["ops_warm"] = ops_warm;
+      {"ops", ops_json(c.ops)}};
+  if (!c.ops_warm.empty()) j["ops_warm"] = ops_json(c.ops_warm);
   if (c.compute)
     j["compute"] = {{"flops_per_rank", c.compute->flops_per_rank},
                     {"ranks", c.compute->ranks},
