@@ -61,8 +61,8 @@ struct StepsRun {
   std::string path;
   nlohmann::json metrics;
   ModelLayout layout;
-  ModelMask mask;
-  PlanInputs in;  // points into layout and mask
+  RecordedMasks masks;  // hsadmm: each iteration's payload mask
+  PlanInputs in;        // points into layout and masks
 };
 
 void load_steps_run(const std::string& path, StepsRun& r) {
@@ -83,8 +83,8 @@ void load_steps_run(const std::string& path, StepsRun& r) {
     const SparsitySpec spec = SparsitySpec::build(
         r.layout, parse_sparsity_kinds(cfg.value("sparsity", std::string("channel"))),
         KeepRate::of_fraction(cfg.value("keep", 0.5)));
-    r.mask = mask_from_densities(r.layout, spec, last_densities(r.metrics, where), where);
-    r.in.global_mask = &r.mask;
+    r.masks = payload_masks(r.metrics, r.layout, spec, where);
+    r.in.global_mask = &r.masks.masks.front();
   }
 }
 
@@ -156,7 +156,7 @@ sim::ComputeFit fit_compute(const std::vector<std::unique_ptr<StepsRun>>& runs) 
 // Per memory phase, the plan's bytes over the slowest rank's seconds in the runs' iterations:
 // the engine's own kernels (consensus updates, projection, pack / unpack, Top-K selection) at
 // the speed they ran, per-call overheads included. hsadmm iteration k's plan follows the live
-// freezer, as simulate does.
+// freezer and compacts with that iteration's payload mask, as simulate --masks does.
 std::map<std::string, sim::MemoryFit> fit_memory_phases(
     const std::vector<std::unique_ptr<StepsRun>>& runs) {
   std::map<std::string, std::vector<sim::MemorySample>> samples;  // by phase
@@ -167,6 +167,7 @@ std::map<std::string, sim::MemoryFit> fit_memory_phases(
     for (size_t k = first_fitted(its); k < its.size(); ++k) {
       const long i = static_cast<long>(k);
       set_freeze_state(r->in, frozen_after(i - 2), frozen_after(i - 1), frozen_after(i));
+      if (!r->masks.masks.empty()) r->in.global_mask = &r->masks.masks[r->masks.of_iteration[k]];
       const auto& ph = its[k].value("phases", nlohmann::json::object());
       for (const auto& [phase, bytes] : memory_bytes(r->in))
         if (ph.contains(phase))

@@ -15,16 +15,26 @@
 namespace prunex::cli {
 namespace {
 
-// last_densities() of a live run's metrics.json, after checking it was written for `model`.
-std::map<std::string, double> read_densities(const std::string& path, const std::string& model,
-                                             std::string& sparsity) {
-  const nlohmann::json j = read_json_file(path, "--masks");
+std::map<std::string, double> densities_of(const nlohmann::json& d, const std::string& where) {
+  std::map<std::string, double> out;
+  for (const auto& [name, v] : d.items()) {
+    PRUNEX_USAGE(v.is_number(), where, ": density of ", name, " is not a number");
+    out[name] = v.get<double>();
+  }
+  return out;
+}
+
+// A live run's metrics.json for --masks, after checking it was written for `model`; its
+// sparsity kinds replace `sparsity`.
+nlohmann::json read_masks_run(const std::string& path, const std::string& model,
+                              std::string& sparsity) {
+  nlohmann::json j = read_json_file(path, "--masks");
   const auto& cfg = j.value("config", nlohmann::json::object());
   const std::string m = cfg.value("model", std::string());
   PRUNEX_USAGE(m == model, "--masks ", path, ": recorded for model '", m, "', simulating '", model,
                "'");
   sparsity = cfg.value("sparsity", sparsity);
-  return last_densities(j, "--masks " + path);
+  return j;
 }
 
 int positive_int(const Args& args, const std::string& name, long fallback) {
@@ -41,10 +51,28 @@ std::map<std::string, double> last_densities(const nlohmann::json& run, const st
   const auto& d = its.back().value("density", nlohmann::json::object());
   PRUNEX_USAGE(d.is_object() && !d.empty(), where,
                ": the last iteration records no density (not an hsadmm run?)");
-  std::map<std::string, double> out;
-  for (const auto& [name, v] : d.items()) {
-    PRUNEX_USAGE(v.is_number(), where, ": density of ", name, " is not a number");
-    out[name] = v.get<double>();
+  return densities_of(d, where);
+}
+
+RecordedMasks payload_masks(const nlohmann::json& run, const ModelLayout& layout,
+                            const SparsitySpec& spec, const std::string& where) {
+  const auto& its = run.value("iterations", nlohmann::json::array());
+  PRUNEX_USAGE(its.is_array() && !its.empty(), where, ": no iterations recorded");
+  RecordedMasks out;
+  std::vector<std::map<std::string, double>> seen;
+  for (size_t k = 0; k < its.size(); ++k) {
+    const char* key = its[k].contains("payload_density") ? "payload_density" : "density";
+    const auto& d = its[k].value(key, nlohmann::json::object());
+    PRUNEX_USAGE(d.is_object() && !d.empty(), where, ": iteration ", k + 1, " records no ", key,
+                 " (not an hsadmm run?)");
+    auto dens = densities_of(d, where);
+    size_t i = 0;
+    while (i < seen.size() && seen[i] != dens) ++i;
+    if (i == seen.size()) {
+      out.masks.push_back(mask_from_densities(layout, spec, dens, where));
+      seen.push_back(std::move(dens));
+    }
+    out.of_iteration.push_back(static_cast<int>(i));
   }
   return out;
 }
@@ -73,7 +101,9 @@ std::vector<Option> simulate_model_options() {
        "masks keeps 1 - (1 - keep)(1 - G)^(M-1) of the groups (0: nodes agree; keep: "
        "independent)",
        "0"},
-      {"masks", "FILE", "metrics.json of a live hsadmm run: use its last global mask densities",
+      {"masks", "FILE",
+       "metrics.json of a live hsadmm run: its last global mask densities (hsadmm: each "
+       "iteration's payload mask, replayed)",
        ""},
       {"t-freeze", "T", "mask frozen after iteration T (no mask_sync afterwards); 0 = never", "0"},
       {"bucket-mib", "MIB", "H-SADMM inter-node bucket size", "32"},
@@ -154,16 +184,24 @@ sim::SimulateSpec base_spec(const Args& args, const std::string& strategy) {
   const double growth = args.get_double("union-growth", 0);
   PRUNEX_USAGE(growth >= 0 && growth <= 1, "--union-growth must be in [0, 1] (got ", growth, ")");
   std::string sparsity = args.get_or("sparsity", "channel");
-  nlohmann::json masks = nullptr;
-  std::map<std::string, double> densities;
+  nlohmann::json masks = nullptr, run;
   if (auto file = args.get("masks")) {
-    densities = read_densities(*file, model, sparsity);
+    run = read_masks_run(*file, model, sparsity);
     masks = *file;
   }
   const SparsitySpec spec =
       SparsitySpec::build(s.layout, parse_sparsity_kinds(sparsity), KeepRate::of_fraction(keep));
-  if (!densities.empty())
-    s.mask = mask_from_densities(s.layout, spec, densities, *args.get("masks"));
+  if (!masks.is_null()) {
+    const std::string where = "--masks " + masks.get<std::string>();
+    s.mask = mask_from_densities(s.layout, spec, last_densities(run, where), where);
+    // H-SADMM replays the run's payload masks iteration by iteration (before the mask
+    // freezes they are unions of node masks, larger than the final mask).
+    if (s.plan.strategy == Strategy::hsadmm) {
+      RecordedMasks rec = payload_masks(run, s.layout, spec, where);
+      s.payload_masks = std::move(rec.masks);
+      s.payload_mask_of = std::move(rec.of_iteration);
+    }
+  }
   s.sim.network_model = args.get_or("network-model", "CM02");
   s.sim.plan_algo = sim::parse_algo(args.get_or("algo", "ring"));
   s.config = {
@@ -180,7 +218,7 @@ sim::SimulateSpec base_spec(const Args& args, const std::string& strategy) {
       {"samples", s.plan.samples},
       {"sparsity", sparsity},
       {"keep", keep},
-      {"union_growth", densities.empty() ? nlohmann::json(growth) : nlohmann::json()},
+      {"union_growth", masks.is_null() ? nlohmann::json(growth) : nlohmann::json()},
       {"masks", masks},
       {"t_freeze", s.t_freeze},
       {"bucket_mib", bucket_mib},

@@ -104,6 +104,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   });
   out.frozen = freezer_.frozen();
   for (int l = 0; l < L; ++l) out.mask_density.push_back(global_mask_[l].density());
+  if (!flat_) out.payload_density = payload_density_;
   return out;
 }
 
@@ -145,6 +146,8 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
   }
   CompactionPlan* plan = plan_.get();
   BucketSet* buckets = buckets_.get();
+  payload_density_.clear();
+  for (int l = 0; l < L; ++l) payload_density_.push_back(global_mask_[l].density());
   std::vector<const float*> zp(L), vp(L);
   std::vector<float*> outp(L);
   for (int l = 0; l < L; ++l) {

@@ -35,6 +35,10 @@ struct ConsensusStep {
   std::vector<double> rho1, rho2;    // penalties used in this iteration (per layer)
   bool frozen = false;               // the mask is frozen for the following iterations
   std::vector<double> mask_density;  // per layer: kept fraction of the global mask
+  // Per layer: kept fraction of the mask that compacted this iteration's inter-node payload
+  // (before the mask freezes: the union of node masks; it may keep more than mask_density
+  // in the iteration that freezes). Empty for the flat variant (dense payload).
+  std::vector<double> payload_density;
 };
 
 class HsadmmConsensus {
@@ -76,6 +80,7 @@ class HsadmmConsensus {
   AdaptivePenalty penalty_;
   MaskFreezer freezer_;
   ModelMask global_mask_;
+  std::vector<double> payload_density_;  // of the last inter_node_consensus
   std::vector<int64_t> offset_;
   int64_t n_ = 0;
   std::vector<float> u_, v_, zi_, zi_prev_, z_, z_prev_, buf_;

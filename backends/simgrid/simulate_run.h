@@ -28,6 +28,10 @@ struct SimulateSpec {
   ModelLayout layout;
   PlanInputs plan;  // layout / global_mask / mask_frozen are set from the fields here
   ModelMask mask;   // hsadmm: global union mask; hsadmm-flat: the node mask (densities)
+  // hsadmm replaying a live run: iteration k compacts with
+  // payload_masks[payload_mask_of[min(k, size) - 1]]; empty: `mask` in every iteration.
+  std::vector<ModelMask> payload_masks;
+  std::vector<int> payload_mask_of;
   int iterations = 60;
   int t_freeze = 0;  // the mask is frozen after this iteration (0: never)
   // Traced ranks: all up to this many ranks, else the first two nodes + the leaders of the

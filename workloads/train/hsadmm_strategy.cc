@@ -80,6 +80,8 @@ class HsadmmStrategy : public LiveStrategy {
       out.rho.emplace_back(step.rho1[l], consensus_.flat() ? 0.0 : step.rho2[l]);
       if (consensus_.global_mask().pruned(l))
         out.density[s_.layout.layers[l].name] = step.mask_density[l];
+      if (consensus_.global_mask().pruned(l) && !step.payload_density.empty())
+        out.payload_density[s_.layout.layers[l].name] = step.payload_density[l];
     }
     out.converged = step.global.converged;
     out.frozen = step.frozen;

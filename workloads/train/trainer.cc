@@ -36,6 +36,9 @@ IterationRecord gather_iteration(Communicator& comm, int k, const LocalIteration
   it.bytes = bytes;
   it.dense_inter_bytes = mine.dense_inter_bytes;
   it.density = mine.density;
+  // The mask that shaped this iteration's compact buffers: simulate --masks and calibrate
+  // --steps replay it iteration by iteration.
+  if (!mine.payload_density.empty()) it.extra["payload_density"] = mine.payload_density;
   it.mask_frozen = mine.frozen;
   std::vector<double> res;
   for (const auto& r : mine.residuals)
