@@ -58,11 +58,13 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
                                          CollectiveOp::allreduce, layout.fp32_bytes()));
     plan.steps.push_back(memory_step(phase::dual_update, 4 * d));  // candidate
     plan.steps.push_back(memory_step(phase::projection, d));
+    // The mask sync follows the projection, a memory pass over the model: cold, like a
+    // collective after compute. The bits' broadcast follows the sync while there is one.
     if (!in.mask_frozen)
       plan.steps.push_back(collective_step(phase::mask_sync, Group::inter, CollectiveOp::allreduce,
-                                           bits, DType::u8, /*warm=*/true));
+                                           bits, DType::u8, /*warm=*/false));
     plan.steps.push_back(collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
-                                         bits, DType::u8, /*warm=*/true));
+                                         bits, DType::u8, /*warm=*/!in.mask_frozen));
     if (in.build_compaction) {
       plan.steps.push_back(memory_step(phase::pack, 2 * c));
       plan.steps.back().memory_key = kCompactionPlanKey;

@@ -25,9 +25,9 @@
 #      shared host; the fit takes both passes)          -> bench_b.json, bench_warm_b.json
 #   5. prunex calibrate --from bench_a.json,bench_b.json --from-warm bench_warm_{a,b}.json
 #      --steps steps/*/metrics.json --memory memory.json: collectives after compute cost
-#      what the cold bench measured, those after communication (H-SADMM's mask sync,
-#      inter-node all-reduce and broadcasts) what the warm one did. For comparison, each
-#      bench alone: cal_cold.json, cal_warm.json
+#      what the cold bench measured, those after communication (H-SADMM's inter-node
+#      all-reduce and broadcasts) what the warm one did. For comparison, each bench alone:
+#      cal_cold.json, cal_warm.json
 #   6. prunex simulate of the same work on localhost with --calibration (masks of the live
 #      hsadmm runs via --masks); again with cal_cold.json and cal_warm.json (comparison)
 # The calibration runs (1, 2, 4) are separate from the validated runs (3).
