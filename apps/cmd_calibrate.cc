@@ -84,7 +84,7 @@ void load_steps_run(const std::string& path, StepsRun& r) {
         r.layout, parse_sparsity_kinds(cfg.value("sparsity", std::string("channel"))),
         KeepRate::of_fraction(cfg.value("keep", 0.5)));
     r.masks = payload_masks(r.metrics, r.layout, spec, where);
-    r.in.global_mask = &r.masks.masks.front();
+    r.in.global_mask = &r.masks.of(1);
   }
 }
 
@@ -167,7 +167,7 @@ std::map<std::string, sim::MemoryFit> fit_memory_phases(
     for (size_t k = first_fitted(its); k < its.size(); ++k) {
       const long i = static_cast<long>(k);
       set_freeze_state(r->in, frozen_after(i - 2), frozen_after(i - 1), frozen_after(i));
-      if (!r->masks.masks.empty()) r->in.global_mask = &r->masks.masks[r->masks.of_iteration[k]];
+      if (!r->masks.empty()) r->in.global_mask = &r->masks.of(static_cast<int>(k) + 1);
       const auto& ph = its[k].value("phases", nlohmann::json::object());
       for (const auto& [phase, bytes] : memory_bytes(r->in))
         if (ph.contains(phase))

@@ -197,9 +197,7 @@ sim::SimulateSpec base_spec(const Args& args, const std::string& strategy) {
     // H-SADMM replays the run's payload masks iteration by iteration (before the mask
     // freezes they are unions of node masks, larger than the final mask).
     if (s.plan.strategy == Strategy::hsadmm) {
-      RecordedMasks rec = payload_masks(run, s.layout, spec, where);
-      s.payload_masks = std::move(rec.masks);
-      s.payload_mask_of = std::move(rec.of_iteration);
+      s.payload_masks = payload_masks(run, s.layout, spec, where);
     }
   }
   s.sim.network_model = args.get_or("network-model", "CM02");

@@ -11,8 +11,7 @@
 
 #include "apps/cli.h"
 #include "backends/simgrid/simulate_run.h"
-#include "engine/mask.h"
-#include "engine/sparsity_spec.h"
+#include "engine/mask_model.h"
 
 namespace prunex::cli {
 
@@ -22,11 +21,6 @@ std::map<std::string, double> last_densities(const nlohmann::json& run, const st
 
 // The masks that compacted each recorded iteration's inter-node payload in a live hsadmm run
 // (metrics.json "payload_density"; for runs that predate it, each iteration's "density").
-// `masks` holds the distinct ones, `of_iteration[k - 1]` iteration k's index into them.
-struct RecordedMasks {
-  std::vector<ModelMask> masks;
-  std::vector<int> of_iteration;
-};
 RecordedMasks payload_masks(const nlohmann::json& run, const ModelLayout& layout,
                             const SparsitySpec& spec, const std::string& where);
 

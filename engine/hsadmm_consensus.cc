@@ -77,7 +77,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
     z_ = zi_;
     global_mask_ = node_mask;
   } else {
-    inter_node_consensus(k, node_mask, timer);
+    out.payload_density = inter_node_consensus(k, node_mask, timer);
   }
 
   // Phase 5: duals (eqs. 12, 13), residuals, penalties, stopping test.
@@ -104,12 +104,12 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   });
   out.frozen = freezer_.frozen();
   for (int l = 0; l < L; ++l) out.mask_density.push_back(global_mask_[l].density());
-  if (!flat_) out.payload_density = payload_density_;
   return out;
 }
 
 // Phase 4 (leaders) and the intra-node broadcast that ends it.
-void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, PhaseTimer& timer) {
+std::vector<double> HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask,
+                                                          PhaseTimer& timer) {
   const int L = static_cast<int>(layout_.layers.size());
   const int M = comm_.grouping().nodes();
   std::vector<uint8_t> bits(global_mask_.bit_bytes());
@@ -146,8 +146,8 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
   }
   CompactionPlan* plan = plan_.get();
   BucketSet* buckets = buckets_.get();
-  payload_density_.clear();
-  for (int l = 0; l < L; ++l) payload_density_.push_back(global_mask_[l].density());
+  std::vector<double> payload_density;
+  for (int l = 0; l < L; ++l) payload_density.push_back(global_mask_[l].density());
   std::vector<const float*> zp(L), vp(L);
   std::vector<float*> outp(L);
   for (int l = 0; l < L; ++l) {
@@ -182,6 +182,7 @@ void HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask, Ph
                [&] { global_mask_ = project_model(outp.data(), layout_, spec_); });
     plan_.reset();  // built for the union mask; the frozen mask needs its own
   }
+  return payload_density;
 }
 
 }  // namespace prunex

@@ -68,7 +68,8 @@ class HsadmmConsensus {
   int64_t dense_bytes() const { return n_ * 4; }
 
  private:
-  void inter_node_consensus(int k, const ModelMask& node_mask, PhaseTimer& timer);
+  // Returns the densities of the mask that compacted the payload (ConsensusStep).
+  std::vector<double> inter_node_consensus(int k, const ModelMask& node_mask, PhaseTimer& timer);
   float* at(std::vector<float>& b, int l) { return b.data() + offset_[l]; }
 
   const ModelLayout& layout_;
@@ -80,7 +81,6 @@ class HsadmmConsensus {
   AdaptivePenalty penalty_;
   MaskFreezer freezer_;
   ModelMask global_mask_;
-  std::vector<double> payload_density_;  // of the last inter_node_consensus
   std::vector<int64_t> offset_;
   int64_t n_ = 0;
   std::vector<float> u_, v_, zi_, zi_prev_, z_, z_prev_, buf_;

@@ -12,6 +12,7 @@
 // nodes choose independently: u = 1 - (1 - keep)^M. g = 1: the union is dense for M >= 2.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -36,5 +37,17 @@ ModelMask synthetic_union_mask(const ModelLayout& layout, const SparsitySpec& sp
 ModelMask mask_from_densities(const ModelLayout& layout, const SparsitySpec& spec,
                               const std::map<std::string, double>& density,
                               const std::string& origin);
+
+// A live run's masks iteration by iteration: `masks` holds the distinct ones,
+// `of_iteration[k - 1]` iteration k's index into them.
+struct RecordedMasks {
+  std::vector<ModelMask> masks;
+  std::vector<int> of_iteration;
+  bool empty() const { return of_iteration.empty(); }
+  // Iteration k's mask (k >= 1; past the recorded iterations, the last one).
+  const ModelMask& of(int k) const {
+    return masks[of_iteration[std::min<size_t>(static_cast<size_t>(k), of_iteration.size()) - 1]];
+  }
+};
 
 }  // namespace prunex

@@ -41,9 +41,9 @@ struct PlanStep {
   // is ready when the backward pass has produced its gradients).
   double ready_fraction = 0;
   // Collectives: the step follows other communication, not compute (H-SADMM's inter-node
-  // all-reduce and broadcasts; the mask bits' broadcast while the mask syncs). On a CPU host its buffers and the MPI library's
-  // state are still in cache, and it costs what a bench with warm caches measures
-  // (calibrate --from-warm); a collective after compute meets cold caches.
+  // all-reduce and broadcasts; the mask bits' broadcast while the mask syncs). On a CPU host its
+  // buffers and the MPI library's state are still in cache, and it costs what a bench with warm
+  // caches measures (calibrate --from-warm); a collective after compute meets cold caches.
   bool warm = false;
 };
 

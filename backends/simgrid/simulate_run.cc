@@ -112,25 +112,16 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   // Iteration k's plan, as the live freezer runs it: the mask freezes after iteration
   // t_freeze's step (t_freeze > 0). Each variant is simulated once.
   auto frozen_after = [&](int k) { return spec.t_freeze > 0 && k >= spec.t_freeze; };
-  // Iteration k's payload mask (an index into spec.payload_masks; -1: spec.mask).
-  PRUNEX_USAGE(spec.payload_masks.empty() == spec.payload_mask_of.empty(),
-               "simulate: payload masks without their iterations");
-  auto mask_of = [&](int k) {
-    if (spec.payload_mask_of.empty()) return -1;
-    const int i = spec.payload_mask_of[std::min<size_t>(k, spec.payload_mask_of.size()) - 1];
-    PRUNEX_USAGE(i >= 0 && static_cast<size_t>(i) < spec.payload_masks.size(),
-                 "simulate: payload mask index out of range");
-    return i;
-  };
-  std::map<std::tuple<bool, bool, bool, int>, Simulated> plans;
+  // Plans are keyed by the freeze state and the mask they compact with (distinct masks are
+  // distinct objects).
+  std::map<std::tuple<bool, bool, bool, const ModelMask*>, Simulated> plans;
   auto plan_of = [&](int k) -> const Simulated& {
-    int m = -1;
     if (in.strategy == Strategy::hsadmm) {  // the others' plans do not change
       set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
-      m = mask_of(k);
-      in.global_mask = m < 0 ? &spec.mask : &spec.payload_masks[m];
+      in.global_mask = spec.payload_masks.empty() ? &spec.mask : &spec.payload_masks.of(k);
     }
-    const auto key = std::make_tuple(in.mask_frozen, in.build_compaction, in.project_global, m);
+    const auto key =
+        std::make_tuple(in.mask_frozen, in.build_compaction, in.project_global, in.global_mask);
     auto it = plans.find(key);
     if (it == plans.end()) it = plans.emplace(key, simulate_plan(cluster, in)).first;
     return it->second;

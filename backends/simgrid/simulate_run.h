@@ -17,6 +17,7 @@
 #include "analysis/metrics.h"
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/mask.h"
+#include "engine/mask_model.h"
 #include "engine/plan_builder.h"
 #include "topologies/topology.h"
 
@@ -28,10 +29,9 @@ struct SimulateSpec {
   ModelLayout layout;
   PlanInputs plan;  // layout / global_mask / mask_frozen are set from the fields here
   ModelMask mask;   // hsadmm: global union mask; hsadmm-flat: the node mask (densities)
-  // hsadmm replaying a live run: iteration k compacts with
-  // payload_masks[payload_mask_of[min(k, size) - 1]]; empty: `mask` in every iteration.
-  std::vector<ModelMask> payload_masks;
-  std::vector<int> payload_mask_of;
+  // hsadmm replaying a live run: iteration k compacts with payload_masks.of(k); empty:
+  // `mask` in every iteration.
+  RecordedMasks payload_masks;
   int iterations = 60;
   int t_freeze = 0;  // the mask is frozen after this iteration (0: never)
   // Traced ranks: all up to this many ranks, else the first two nodes + the leaders of the

@@ -78,10 +78,10 @@ class HsadmmStrategy : public LiveStrategy {
       const auto& r = step.mine.layers[l];
       out.residuals.push_back({r.r_intra, r.s_intra, r.r_inter, r.s_inter});
       out.rho.emplace_back(step.rho1[l], consensus_.flat() ? 0.0 : step.rho2[l]);
-      if (consensus_.global_mask().pruned(l))
-        out.density[s_.layout.layers[l].name] = step.mask_density[l];
-      if (consensus_.global_mask().pruned(l) && !step.payload_density.empty())
-        out.payload_density[s_.layout.layers[l].name] = step.payload_density[l];
+      if (!consensus_.global_mask().pruned(l)) continue;
+      const std::string& name = s_.layout.layers[l].name;
+      out.density[name] = step.mask_density[l];
+      if (!step.payload_density.empty()) out.payload_density[name] = step.payload_density[l];
     }
     out.converged = step.global.converged;
     out.frozen = step.frozen;

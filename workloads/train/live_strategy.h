@@ -22,9 +22,9 @@ struct LocalIteration {
   std::map<std::string, double> density;       // pruned layer -> kept fraction of z
   // pruned layer -> kept fraction of the mask that compacted the inter-node payload
   std::map<std::string, double> payload_density;
-  bool frozen = false;                         // mask frozen after this iteration
-  bool converged = false;                      // stopping test passed (all ranks agree)
-  double dense_inter_bytes = 0;                // inter tier without shrinkage
+  bool frozen = false;           // mask frozen after this iteration
+  bool converged = false;        // stopping test passed (all ranks agree)
+  double dense_inter_bytes = 0;  // inter tier without shrinkage
 };
 
 class LiveStrategy {
