@@ -233,6 +233,7 @@ int run_calibrate(const Args& args) {
   opt.max_bytes =
       args.has("max-bytes") ? static_cast<double>(args.get_size("max-bytes", 0)) : 1e300;
   PRUNEX_USAGE(opt.max_bytes >= opt.min_bytes, "--max-bytes is below --min-bytes");
+  opt.mode = sim::parse_fit_mode(args.get_or("fit", "piecewise"), "--fit");
   const long cores =
       args.get_int("host-cores", static_cast<long>(std::thread::hardware_concurrency()));
   PRUNEX_USAGE(cores >= 0, "--host-cores must be >= 0 (got ", cores, ")");
@@ -326,10 +327,13 @@ PRUNEX_REGISTER_COMMAND(Command{
     "to `prunex bench --backend mpi --json` rows: each row's time is the simulator's ring\n"
     "closed form, linear in the tier's latency and inverse bandwidth, fitted by least relative\n"
     "squares (intra rows fit intra, inter rows fit inter). Every op on every group (world\n"
-    "included) is also fitted on its own, split at one size where that halves its error (MPI\n"
-    "switches algorithms by size); simulations use these per-op costs. The table prints every\n"
-    "point with the calibrated prediction and its error. Bench with --sync --busy-us to time\n"
-    "collectives as training meets them (after compute), not back to back.\n"
+    "included) also gets its own cost, which simulations use: --fit piecewise (default) fits\n"
+    "the closed form between each two consecutive benchmarked sizes, so the simulator\n"
+    "interpolates the measured curve (SMPI's piecewise factors do the same); --fit line fits\n"
+    "one line per op, split at one size where that halves its error (MPI switches algorithms\n"
+    "by size). The table prints every point with the calibrated prediction and its error.\n"
+    "Bench with --sync --busy-us to time collectives as training meets them (after compute),\n"
+    "not back to back.\n"
     "--from-warm takes benches timed with warm caches (bench --evict 0): their per-op fits\n"
     "cost the collectives that follow other communication (H-SADMM's inter-node all-reduce\n"
     "and broadcasts), which on a CPU host find their buffers still in cache.\n"
@@ -357,6 +361,10 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"memory", "FILE", "compaction bench JSON (its memcpy row)", ""},
         {"topology", "NAME|FILE", "topology whose tiers are fitted", "localhost"},
         {"ops", "LIST", "ops to fit (allreduce, broadcast, allgather)", "all"},
+        {"fit", "piecewise|line",
+         "per-op cost: a line between each two benchmarked sizes, or one alpha-beta line "
+         "(split once)",
+         "piecewise"},
         {"min-bytes", "S", "fit only rows of at least this size (K/M/G suffixes)", "0"},
         {"max-bytes", "S", "fit only rows of at most this size", "no limit"},
         {"host-cores", "N", "cores the ranks share (0: no sharing model)", "this machine's"},

@@ -5,6 +5,8 @@
 #
 #   scripts/validate_localhost.sh [OUT]      (default out/validate; ~25 minutes on 2 cores)
 #   VALIDATE_SHAPES="2x1" scripts/validate_localhost.sh out/validate_2x1   (other shapes)
+#   VALIDATE_PREDICT_ONLY=1 scripts/validate_localhost.sh OUT   (steps 5-6 again on OUT's
+#       measurements, in place: a minute; e.g. after changing the simulator or calibrate)
 #
 # Per shape MxP (W = M x P ranks; default 2x2 and 4x2):
 #   1. prunex bench --backend mpi (all ops, all groups, 64 B - 1 MiB: down to the mask bits)
@@ -24,12 +26,13 @@
 #   4. the benches of step 1 again (a point's time drifts by up to 2x over minutes on this
 #      shared host; the fit takes both passes)          -> bench_b.json, bench_warm_b.json
 #   5. prunex calibrate --from bench_a.json,bench_b.json --from-warm bench_warm_{a,b}.json
-#      --steps steps/*/metrics.json --memory memory.json: collectives after compute cost
-#      what the cold bench measured, those after communication (H-SADMM's inter-node
-#      all-reduce and broadcasts) what the warm one did. For comparison, each bench alone:
-#      cal_cold.json, cal_warm.json
-#   6. prunex simulate of the same work on localhost with --calibration (masks of the live
-#      hsadmm runs via --masks); again with cal_cold.json and cal_warm.json (comparison)
+#      --steps steps/*/metrics.json --memory memory.json --fit piecewise: collectives after
+#      compute cost what the cold bench measured, those after communication (H-SADMM's
+#      inter-node all-reduce and broadcasts) what the warm one did, each op interpolated
+#      between the benchmarked sizes. For comparison: the other per-op fit (one line per op,
+#      cal_line.json), and each bench alone (cal_cold.json, cal_warm.json)
+#   6. prunex simulate of the same work on localhost with each calibration (masks of the live
+#      hsadmm runs via --masks), and analysis/validate.py per calibration
 # The calibration runs (1, 2, 4) are separate from the validated runs (3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +47,10 @@ t_freeze=${VALIDATE_T_FREEZE:-4}
 samples=16000
 busy_us=${VALIDATE_BUSY_US:-50000}
 warm_busy_us=${VALIDATE_WARM_BUSY_US:-$busy_us}
+# Per-op costs: piecewise between benchmarked sizes (default) or one line per op.
+fit=${VALIDATE_FIT:-piecewise}
+case $fit in piecewise) other_fit=line ;; line) other_fit=piecewise ;;
+  *) echo "validate_localhost.sh: VALIDATE_FIT must be piecewise or line" >&2; exit 2 ;; esac
 common=(--dataset fashion-mnist --model small_cnn --train-samples $samples
         --test-samples 1000 --sync-phases true --t-freeze $t_freeze)
 # Collectives as training's measurement mode meets them: after a compute burst on every rank
@@ -60,29 +67,17 @@ bench_pass() {
       --json "$d/${name}_$1.json" > "$d/${name}_$1.txt"
   done
 }
-rm -rf "$out.tmp" && mkdir -p "$out.tmp"
-pairs=() pairs_cold=() pairs_warm=()
-for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
-  nodes=${shape%x*}
-  gpn=${shape#*x}
-  np=$((nodes * gpn))
-  # Open MPI yields the CPU while polling only when oversubscribed; with no more ranks than
-  # cores the ranks poll without yielding, as on a real node.
-  mpirun=(mpirun -q -np $np)
-  [ $np -gt "$(nproc)" ] && mpirun+=(--oversubscribe)
-  d=$out.tmp/$shape
+# Steps 1-4 on one shape, into $d.
+measure() {
   mkdir -p "$d"
   echo "== $shape ($np ranks): calibration"
   bench_pass a
   $prunex bench --op compaction --model small_cnn --json "$d/memory.json" > "$d/memory.txt"
-  cal_runs=()
   for s in ddp hsadmm topk; do
     "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
       --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations 5 \
       --local-steps 20 --out "$d/steps/$s" > "$d/steps_$s.log"
-    cal_runs+=("$d/steps/$s/metrics.json")
   done
-  steps_list=$(IFS=,; echo "${cal_runs[*]}")
   for s in hsadmm hsadmm-flat ddp topk; do
     echo "== $shape: live $s"
     "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
@@ -92,44 +87,80 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   done
   echo "== $shape: calibration, second bench pass"
   bench_pass b
-  $prunex calibrate --from "$d/bench_a.json,$d/bench_b.json" \
-    --from-warm "$d/bench_warm_a.json,$d/bench_warm_b.json" \
-    --steps "$steps_list" --memory "$d/memory.json" --out "$d/calibration.json" \
-    > "$d/calibrate.txt"
-  grep -E "^(intra|inter|compute|memory|  )" "$d/calibrate.txt" | sed 's/^/  /'
-  # For comparison: every collective from one bench, cold or warm.
-  for b in bench:cal_cold bench_warm:cal_warm; do
-    $prunex calibrate --from "$d/${b%:*}_a.json,$d/${b%:*}_b.json" --steps "$steps_list" \
-      --memory "$d/memory.json" --out "$d/${b#*:}.json" > "$d/calibrate_${b#*:}.txt"
+}
+
+predict_only=${VALIDATE_PREDICT_ONLY:-0}
+if [ "$predict_only" = 1 ]; then
+  [ -d "$out" ] || { echo "validate_localhost.sh: no measurements in $out" >&2; exit 2; }
+  work=$out
+else
+  work=$out.tmp
+  rm -rf "$work" && mkdir -p "$work"
+fi
+declare -A pairs=()
+for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
+  nodes=${shape%x*}
+  gpn=${shape#*x}
+  np=$((nodes * gpn))
+  # Open MPI yields the CPU while polling only when oversubscribed; with no more ranks than
+  # cores the ranks poll without yielding, as on a real node.
+  mpirun=(mpirun -q -np $np)
+  [ $np -gt "$(nproc)" ] && mpirun+=(--oversubscribe)
+  d=$work/$shape
+  if [ "$predict_only" = 1 ]; then
+    [ -f "$d/bench_b.json" ] || { echo "validate_localhost.sh: no measurements in $d" >&2; exit 2; }
+    echo "== $shape: predicting from the measurements in $d"
+  else
+    measure
+  fi
+  cal_runs=("$d"/steps/*/metrics.json)
+  steps_list=$(IFS=,; echo "${cal_runs[*]}")
+  # Variants, each a calibration and its simulations: NAME:COLD:WARM:FIT (WARM "-": none).
+  # calibration (the main one: cold and warm benches, $fit); for comparison, the other per-op
+  # fit, and every collective from one bench, cold or warm.
+  variants=(calibration:bench:bench_warm:$fit cal_$other_fit:bench:bench_warm:$other_fit
+            cal_cold:bench:-:$fit cal_warm:bench_warm:-:$fit)
+  for v in "${variants[@]}"; do
+    IFS=: read -r name cold warm vfit <<< "$v"
+    warm_args=()
+    [ "$warm" != - ] && warm_args=(--from-warm "$d/${warm}_a.json,$d/${warm}_b.json")
+    $prunex calibrate --from "$d/${cold}_a.json,$d/${cold}_b.json" "${warm_args[@]}" \
+      --fit $vfit --steps "$steps_list" --memory "$d/memory.json" --out "$d/$name.json" \
+      > "$d/calibrate_$name.txt"
   done
+  mv "$d/calibrate_calibration.txt" "$d/calibrate.txt"
+  grep -E "^(intra|inter|compute|memory)" "$d/calibrate.txt" | sed 's/^/  /'
   for s in hsadmm hsadmm-flat ddp topk; do
     masks=()
     case $s in hsadmm*) masks=(--masks "$d/live/$s/metrics.json") ;; esac
-    for cal in calibration:sim cal_cold:sim_cold cal_warm:sim_warm; do
-      $prunex simulate --topology localhost --calibration "$d/${cal%:*}.json" --nodes $nodes \
+    for v in "${variants[@]}"; do
+      name=${v%%:*}
+      [ "$name" = calibration ] && sim=sim || sim=sim_${name#cal_}
+      $prunex simulate --topology localhost --calibration "$d/$name.json" --nodes $nodes \
         --gpus-per-node $gpn --model small_cnn --input 28 --input-channels 1 --strategy $s \
         --iterations $iters --local-steps $steps --batch 32 --samples $samples \
         --t-freeze $t_freeze --keep 0.5 --ddp-overlap false "${masks[@]}" \
-        --out "$d/${cal#*:}/$s" > "$d/${cal#*:}_$s.log"
+        --out "$d/$sim/$s" > "$d/${sim}_$s.log"
+      pairs[$sim]+=" $out/$shape/live/$s/metrics.json:$out/$shape/$sim/$s/metrics.json"
     done
-    pairs+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim/$s/metrics.json")
-    pairs_cold+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim_cold/$s/metrics.json")
-    pairs_warm+=("$out/$shape/live/$s/metrics.json:$out/$shape/sim_warm/$s/metrics.json")
   done
 done
-rm -rf "$out" && mv "$out.tmp" "$out"
-/usr/bin/python3 analysis/validate.py "${pairs[@]}" --markdown "$out/VALIDATION.md" \
-  --json "$out/validation.json"
-# The same with medians over iterations (robust to a one-rank stall of a scheduler tick).
-/usr/bin/python3 analysis/validate.py "${pairs[@]}" --stat median \
-  --markdown "$out/VALIDATION_median.md" --json "$out/validation_median.json" > /dev/null
-# Every collective calibrated from one bench, cold or warm (everything else the same).
-for stat in mean median; do
-  /usr/bin/python3 analysis/validate.py "${pairs_cold[@]}" --stat $stat \
-    --markdown "$out/VALIDATION_cold_$stat.md" --json "$out/validation_cold_$stat.json" \
-    > /dev/null
-  /usr/bin/python3 analysis/validate.py "${pairs_warm[@]}" --stat $stat \
-    --markdown "$out/VALIDATION_warm_$stat.md" --json "$out/validation_warm_$stat.json" \
-    > /dev/null
+[ "$predict_only" = 1 ] || { rm -rf "$out" && mv "$work" "$out"; }
+# Per variant, the mean over iterations (what total time sees) and the median (robust to a
+# one-rank stall of a scheduler tick): VALIDATION.md / VALIDATION_median.md for the main
+# calibration, VALIDATION_<variant>_{mean,median}.md for the comparisons.
+for sim in "${!pairs[@]}"; do
+  for stat in mean median; do
+    if [ "$sim" = sim ]; then
+      base=VALIDATION; json=validation
+      [ $stat = median ] && base+=_median && json+=_median
+    else
+      base=VALIDATION_${sim#sim_}_$stat; json=validation_${sim#sim_}_$stat
+    fi
+    # shellcheck disable=SC2086  # the pairs are space-separated words
+    /usr/bin/python3 analysis/validate.py ${pairs[$sim]} --stat $stat \
+      --markdown "$out/$base.md" --json "$out/$json.json" > "$out/$base.txt"
+  done
 done
+cat "$out/VALIDATION.txt"
 echo "wrote $out/VALIDATION.md and $out/validation.json"

@@ -99,6 +99,16 @@ Group parse_group(const std::string& name, const std::string& where) {
   return Group::world;
 }
 
+FitMode parse_fit_mode(const std::string& name, const std::string& where) {
+  if (name == "line") return FitMode::line;
+  PRUNEX_USAGE(name == "piecewise", where, ": unknown fit '", name, "' (line or piecewise)");
+  return FitMode::piecewise;
+}
+
+const char* fit_mode_name(FitMode m) {
+  return m == FitMode::line ? "line" : "piecewise";
+}
+
 void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const FitOptions& opt,
                Calibration& cal, std::vector<FittedPoint>& out) {
   // Fits (L, B) to the points `use` selects, with coefficients from `coeff`.
@@ -134,6 +144,7 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
   auto both = [&](const BenchPoint& p) { return coefficients(base, {"intra", "inter"}, p); };
   cal.tiers.clear();
   cal.ops.clear();
+  cal.op_fit = opt.mode;
   for (const std::string tier : {"intra", "inter"}) {
     TierFit f = fit([&](const BenchPoint& p) { return p.group == tier && in_tier_fit(p, opt); },
                     [&](const BenchPoint& p) { return coefficients(base, {tier}, p); });
@@ -149,14 +160,22 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
     TierFit one = fit(of_key, both);
     if (one.points < 2) continue;
     std::vector<TierFit> best = {one};
-    // One split: the size that minimises the two segments' summed log error, each with at
-    // least 3 sizes.
     std::vector<double> sizes;
     for (const auto& p : pts)
       if (of_key(p)) sizes.push_back(p.bytes);
     std::sort(sizes.begin(), sizes.end());
     sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-    if (one.geomean_rel_err > 0.10) {
+    if (opt.mode == FitMode::piecewise && sizes.size() > 2) {
+      best.clear();
+      for (size_t k = 0; k + 1 < sizes.size(); ++k)
+        best.push_back(fit(
+            [&](const BenchPoint& p) {
+              return of_key(p) && (p.bytes == sizes[k] || p.bytes == sizes[k + 1]);
+            },
+            both));
+    } else if (one.geomean_rel_err > 0.10) {
+      // One split: the size that minimises the two segments' summed log error, each with at
+      // least 3 sizes.
       double best_cost = std::log1p(one.geomean_rel_err) * one.points * 0.5;  // must halve it
       for (size_t k = 3; k + 3 <= sizes.size(); ++k) {
         const double cut = sizes[k - 1];

@@ -80,19 +80,36 @@ struct MemoryFit {
   int iterations = 0;
 };
 
+// How an op's rows become its cost.
+//  line: one alpha-beta line through all sizes (split once, see Calibration::ops); a model
+//        of the op that extrapolates, but on a CPU host the measured curve bends where MPI
+//        switches protocols and a line misses some sizes by 30-50%.
+//  piecewise: between each two consecutive benchmarked sizes, the alpha-beta line through
+//        those two sizes' rows (least relative squares over every pass at both sizes), as
+//        SMPI's piecewise factors interpolate measurements; below the smallest and above the
+//        largest size the end segments extrapolate. A segment whose line would fall with size
+//        takes the one-parameter fit of its two sizes.
+enum class FitMode { line, piecewise };
+
+// "line" / "piecewise"; UsageError naming `where` otherwise.
+FitMode parse_fit_mode(const std::string& name, const std::string& where);
+const char* fit_mode_name(FitMode m);
+
 struct Calibration {
   std::map<std::string, TierFit> tiers;  // "intra", "inter": the links
   // "op/group" (e.g. "allgather/intra"): each benchmarked operation on each group fitted on its
   // own (per algorithm: a library runs broadcast, all-gather and all-reduce differently over
   // the same links), applied as SimConfig::op_costs.
-  // An op's fit is one or two size ranges (segments, by bytes; the first covers sizes up to
-  // its max_bytes): two when one alpha-beta line misses by more than 10% in geometric mean and
-  // a split at some size halves that error.
+  // An op's fit is a list of size ranges (segments, by bytes; each covers sizes up to its
+  // max_bytes, the last also beyond). FitMode::line: one alpha-beta line, or two when one
+  // misses by more than 10% in geometric mean and a split at some size halves that error.
+  // FitMode::piecewise: one segment between each two consecutive benchmarked sizes.
   std::map<std::string, std::vector<TierFit>> ops;
   // The same fitted from benches with warm caches (calibrate --from-warm; empty: none), for
   // collectives that follow other communication rather than compute (PlanStep::warm),
   // applied as SimConfig::op_costs_warm.
   std::map<std::string, std::vector<TierFit>> ops_warm;
+  FitMode op_fit = FitMode::line;  // how ops and ops_warm were fitted
   std::optional<ComputeFit> compute;
   std::optional<MemoryFit> memory;
   // Per phase (dual_update, projection, pack, unpack, compress) or step key (compaction_plan):
@@ -107,6 +124,7 @@ struct Calibration {
 struct FitOptions {
   std::vector<std::string> ops;  // empty: all
   double min_bytes = 0, max_bytes = 1e300;
+  FitMode mode = FitMode::line;
 };
 
 // Fits the tiers that have rows (intra from intra rows, inter from inter rows) on `base`, and

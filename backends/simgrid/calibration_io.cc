@@ -92,6 +92,7 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
        "local_compute (slowest rank); shared host: a rank's speed scales by "
        "min(1, host_cores / ranks)"},
       {"tiers", tiers},
+      {"op_fit", fit_mode_name(c.op_fit)},
       {"ops", ops_json(c.ops)}};
   if (!c.ops_warm.empty()) j["ops_warm"] = ops_json(c.ops_warm);
   if (c.compute)
@@ -136,6 +137,7 @@ Calibration read_calibration(const std::string& path) {
   c.topology = j.value("topology", std::string());
   c.host_cores = j.value("host_cores", 0);
   c.inputs = j.value("inputs", std::vector<std::string>{});
+  c.op_fit = parse_fit_mode(j.value("op_fit", std::string("line")), path + " op_fit");
   const nlohmann::json tiers = j.value("tiers", nlohmann::json::object());
   const nlohmann::json ops = j.value("ops", nlohmann::json::object());
   const nlohmann::json ops_warm = j.value("ops_warm", nlohmann::json::object());

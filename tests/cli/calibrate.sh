@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # prunex calibrate: recovers known latencies and bandwidths from bench rows generated with the
 # alpha-beta formulas (written out here, independently of the simulator's closed forms),
-# splits an op at the size where its constants change, fits compute from a run's local steps
+# splits an op at the size where its constants change (or, --fit piecewise, interpolates
+# between the benchmarked sizes), fits compute from a run's local steps
 # and each memory phase's speed from its phases,
 # and simulate / bench --backend sim reproduce those numbers with --calibration. Bad input
 # exits 2 with one line and writes nothing.
@@ -40,7 +41,8 @@ json.dump(rows, open("bench.json", "w"))
 json.dump([dict(r, backend="sim") for r in rows], open("simrows.json", "w"))
 PY
 
-"$prunex" calibrate --from bench.json --host-cores 0 --out cal.json > cal.txt || fail "calibrate exited $?"
+"$prunex" calibrate --from bench.json --fit line --host-cores 0 --out cal.json > cal.txt ||
+  fail "calibrate exited $?"
 cat cal.txt
 python3 - <<'PY' || fail "fitted constants"
 import json
@@ -180,7 +182,7 @@ for r in rows:
     r["time_us"] = t * 1e6
 json.dump(rows, open("warm.json", "w"))
 PY
-"$prunex" calibrate --from bench.json --from-warm warm.json --host-cores 0 --out cal_w.json \
+"$prunex" calibrate --from bench.json --from-warm warm.json --fit line --host-cores 0 --out cal_w.json \
   > cal_w.txt || fail "calibrate --from-warm exited $?"
 python3 - <<'PY' || fail "warm constants"
 import json
@@ -206,6 +208,69 @@ for phase, less in (("broadcast", 6e-6), ("inter_allreduce", 10e-6), ("mask_sync
     assert abs(got - less) < 1e-9, (phase, got, less)
 PY
 
+# --fit piecewise (the default): a line between each two consecutive sizes. intra
+# all-reduce (2 ranks, t = 2L + S/B) from L = 2 us, B = 0.5 GB/s up to 16 KiB to L = 30 us,
+# B = 2 GB/s from 64 KiB: segments inside a regime recover its constants, the one across (16-64 KiB) is the
+# chord through its two sizes, and the end segments extrapolate. intra broadcast at 1, 4,
+# 16 KiB takes 50, 40, 60 us: the first segment would fall with size, so it is the
+# latency-only least-relative-squares fit of 50 and 40 us, sum(1/t) / sum(1/t^2).
+python3 - <<'PY'
+import json
+rows = []
+def row(op, S, t):
+    rows.append({"op": op, "group": "intra", "algo": "mpi", "bytes": S, "count": S // 4,
+                 "dtype": "float", "time_us": t * 1e6, "algbw_gbs": 0, "busbw_gbs": 0,
+                 "wrong": 0, "ranks": 2, "backend": "mpi", "nodes": 2, "gpus_per_node": 2,
+                 "world": 4})
+for k in range(8):
+    S = 1024 * 4**k
+    L, B = (2e-6, 0.5e9) if S <= 16384 else (30e-6, 2e9)
+    row("allreduce", S, 2 * L + S / B)
+for S, us in ((1024, 50), (4096, 40), (16384, 60)):
+    row("broadcast", S, us * 1e-6)
+json.dump(rows, open("bench_pw.json", "w"))
+PY
+"$prunex" calibrate --from bench_pw.json --host-cores 0 --out cal_pw.json \
+  > cal_pw.txt || fail "calibrate (piecewise, the default) exited $?"
+python3 - <<'PY' || fail "piecewise constants"
+import json
+c = json.load(open("cal_pw.json"))
+assert c["op_fit"] == "piecewise", c["op_fit"]
+seg = c["ops"]["allreduce/intra"]
+assert [s["max_bytes"] for s in seg] == [1024 * 4**k for k in range(1, 8)], seg
+def close(a, b, what):
+    assert abs(a / b - 1) < 1e-6, f"{what}: {a} vs {b}"
+for k, s in enumerate(seg):
+    if k == 2:
+        continue
+    L, B = (2e-6, 0.5e9) if k < 2 else (30e-6, 2e9)
+    close(s["latency_s"], L, f"segment {k} latency"); close(s["bandwidth_Bps"], B, f"segment {k} bw")
+t16, t64 = 2 * 2e-6 + 16384 / 0.5e9, 2 * 30e-6 + 65536 / 2e9
+inv_b = (t64 - t16) / (65536 - 16384)
+close(seg[2]["bandwidth_Bps"], 1 / inv_b, "chord bandwidth")
+close(seg[2]["latency_s"], (t16 - 16384 * inv_b) / 2, "chord latency")
+b = c["ops"]["broadcast/intra"]
+assert len(b) == 2 and b[0]["bandwidth_Bps"] >= 1e29, b
+close(b[0]["latency_s"], (1 / 50 + 1 / 40) / (1 / 50**2 + 1 / 40**2) * 1e-6, "flat segment")
+for p in c["points"]:
+    if p["op"] == "allreduce":
+        assert abs(p["rel_err"]) < 1e-6, p
+print("piecewise constants: OK")
+PY
+# Simulated: linear interpolation between the benchmarked sizes, extrapolation past the ends.
+pw_us() {  # OP BYTES
+  "$prunex" bench --backend sim --topology localhost --nodes 2 --gpus-per-node 2 \
+    --calibration cal_pw.json --op "$1" --group intra -b "$2" -e "$2" | grep -v '^#' | awk '{print $6}'
+}
+check_us "$(pw_us allreduce 32768)" \
+  "$(python3 -c 'a, b = 4 + 16384 / 500, 60 + 65536 / 2000; print(a + (b - a) * (32768 - 16384) / (65536 - 16384))')" \
+  "piecewise all-reduce 32 KiB (chord)"
+check_us "$(pw_us allreduce 512)" "$(python3 -c 'print(4 + 512 / 500)')" "piecewise all-reduce 512 B"
+check_us "$(pw_us allreduce 33554432)" "$(python3 -c 'print(60 + 33554432 / 2000)')" \
+  "piecewise all-reduce 32 MiB"
+check_us "$(pw_us broadcast 2048)" "$(python3 -c 'print((1/50 + 1/40) / (1/50**2 + 1/40**2))')" \
+  "piecewise broadcast 2 KiB (flat segment)"
+
 expect_exit2() {  # WORDS ARGS...
   local words="$1"; shift
   "$prunex" "$@" > stdout 2> stderr
@@ -221,6 +286,7 @@ expect_exit2 "not a live measurement" calibrate --from simrows.json --out x.json
 expect_exit2 "--out FILE is required" calibrate --from bench.json
 expect_exit2 "nothing to calibrate from" calibrate --out x.json
 expect_exit2 "--from-warm needs --from" calibrate --from-warm warm.json --out x.json
+expect_exit2 "unknown fit 'spline'" calibrate --from bench.json --fit spline --out x.json
 echo '{"format": "prunex-calibration-1", "memory_phases": {"pack": {"ranks": 1}}}' > badmem.json
 expect_exit2 "memory_phases.pack: field 'bandwidth_Bps'" simulate --topology localhost \
   --calibration badmem.json --nodes 2 --gpus-per-node 2 --model small_cnn --out s
