@@ -40,10 +40,12 @@ struct PlanStep {
   // Earliest start inside the overlapped step, as a fraction of its duration (DDP: a bucket
   // is ready when the backward pass has produced its gradients).
   double ready_fraction = 0;
-  // Collectives: the step follows other communication, not compute (H-SADMM's inter-node
-  // all-reduce and broadcasts; the mask bits' broadcast while the mask syncs). On a CPU host its
-  // buffers and the MPI library's state are still in cache, and it costs what a bench with warm
-  // caches measures (calibrate --from-warm); a collective after compute meets cold caches.
+  // Collectives: no compute step has run since the previous collective and the step does not
+  // overlap compute (mark_warm(): H-SADMM's mask sync, inter-node all-reduce and broadcasts,
+  // which follow communication and passes over the model; DDP's later buckets without
+  // overlap). On a CPU host its buffers and the MPI library's state are still in cache, and
+  // it costs what a bench with warm caches measures (calibrate --from-warm); a collective
+  // after compute (a training step's activations outgrow the caches) meets cold caches.
   bool warm = false;
 };
 
@@ -70,7 +72,7 @@ inline PlanStep memory_step(const char* phase, double bytes) {
 }
 
 inline PlanStep collective_step(const char* phase, Group g, CollectiveOp op, int64_t bytes,
-                                DType dtype = DType::f32, bool warm = false) {
+                                DType dtype = DType::f32) {
   PlanStep s;
   s.phase = phase;
   s.kind = StepKind::collective;
@@ -78,7 +80,6 @@ inline PlanStep collective_step(const char* phase, Group g, CollectiveOp op, int
   s.op = op;
   s.bytes = static_cast<std::size_t>(bytes);
   s.dtype = dtype;
-  s.warm = warm;
   return s;
 }
 

@@ -45,7 +45,7 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
                                          layout.fp32_bytes()));
     plan.steps.push_back(memory_step(phase::dual_update, 4 * d));  // candidate
     plan.steps.push_back(memory_step(phase::projection, d));
-    plan.steps.push_back(memory_step(phase::dual_update, 14 * d));
+    plan.steps.push_back(memory_step(phase::dual_update, 11 * d));  // u, residual sums
   } else {
     PRUNEX_USAGE(in.global_mask != nullptr, "plan: hsadmm needs the global mask");
     const ModelMask& mask = *in.global_mask;
@@ -58,13 +58,11 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
                                          CollectiveOp::allreduce, layout.fp32_bytes()));
     plan.steps.push_back(memory_step(phase::dual_update, 4 * d));  // candidate
     plan.steps.push_back(memory_step(phase::projection, d));
-    // The mask sync follows the projection, a memory pass over the model: cold, like a
-    // collective after compute. The bits' broadcast follows the sync while there is one.
     if (!in.mask_frozen)
       plan.steps.push_back(collective_step(phase::mask_sync, Group::inter, CollectiveOp::allreduce,
-                                           bits, DType::u8, /*warm=*/false));
-    plan.steps.push_back(collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
-                                         bits, DType::u8, /*warm=*/!in.mask_frozen));
+                                           bits, DType::u8));
+    plan.steps.push_back(
+        collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast, bits, DType::u8));
     if (in.build_compaction) {
       plan.steps.push_back(memory_step(phase::pack, 2 * c));
       plan.steps.back().memory_key = kCompactionPlanKey;
@@ -73,15 +71,13 @@ IterationPlan hsadmm_plan(const PlanInputs& in, bool flat) {
     plan.steps.back().group = Group::inter;  // only leaders pack (records; same duration)
     for (int b = 0; b < compact.buckets(); ++b)
       plan.steps.push_back(collective_step(phase::inter_allreduce, Group::inter,
-                                           CollectiveOp::allreduce, compact.bucket_floats(b) * 4,
-                                           DType::f32, /*warm=*/true));
+                                           CollectiveOp::allreduce, compact.bucket_floats(b) * 4));
     for (int b = 0; b < compact.buckets(); ++b)
       plan.steps.push_back(collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
-                                           compact.bucket_floats(b) * 4, DType::f32,
-                                           /*warm=*/true));
+                                           compact.bucket_floats(b) * 4));
     plan.steps.push_back(memory_step(phase::unpack, c + d));
     if (in.project_global) plan.steps.push_back(memory_step(phase::projection, d));
-    plan.steps.push_back(memory_step(phase::dual_update, 20 * d));
+    plan.steps.push_back(memory_step(phase::dual_update, 24 * d));  // v, u, residual sums
   }
   plan.iterations_per_epoch =
       static_cast<double>(steps_per_epoch(in)) / static_cast<double>(steps_per_iteration(in));
@@ -134,6 +130,34 @@ IterationPlan topk_plan(const PlanInputs& in) {
   return plan;
 }
 
+// PlanStep::warm from the order of the steps: a collective is warm when no compute step ran
+// since the previous collective and it does not overlap one.
+void mark_warm(IterationPlan& plan) {
+  bool after_collective = false;
+  for (auto& s : plan.steps) {
+    if (s.kind == StepKind::compute) {
+      after_collective = false;
+    } else if (s.kind == StepKind::collective) {
+      s.warm = after_collective && s.overlap_with < 0;
+      after_collective = true;
+    }
+  }
+}
+
+IterationPlan strategy_plan(const PlanInputs& in) {
+  switch (in.strategy) {
+    case Strategy::hsadmm:
+      return hsadmm_plan(in, false);
+    case Strategy::hsadmm_flat:
+      return hsadmm_plan(in, true);
+    case Strategy::ddp:
+      return ddp_plan(in);
+    case Strategy::topk:
+      return topk_plan(in);
+  }
+  return {};
+}
+
 }  // namespace
 
 int64_t residual_allreduce_bytes(const ModelLayout& layout) {
@@ -178,17 +202,9 @@ void set_freeze_state(PlanInputs& in, bool frozen_after_k2, bool frozen_after_k1
 
 IterationPlan build_plan(const PlanInputs& in) {
   check_inputs(in);
-  switch (in.strategy) {
-    case Strategy::hsadmm:
-      return hsadmm_plan(in, false);
-    case Strategy::hsadmm_flat:
-      return hsadmm_plan(in, true);
-    case Strategy::ddp:
-      return ddp_plan(in);
-    case Strategy::topk:
-      return topk_plan(in);
-  }
-  return {};
+  IterationPlan plan = strategy_plan(in);
+  mark_warm(plan);
+  return plan;
 }
 
 std::vector<DdpBucket> ddp_buckets(const ModelLayout& layout) {

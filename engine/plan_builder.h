@@ -17,8 +17,12 @@
 //   step), theta + u 3D and params_to_flat 2D, node candidate 4D, projection 1D (one pass
 //   over the parameters), pack 3C (read z_i, v_i slices, write the buckets), unpack C + D
 //   (zeros outside the mask), compaction plan build 2C (a loop over the kept elements, zeroed
-//   buckets; while the mask changes), duals after the consensus 20D (copies of z_i, z 4D; update_v
-//   4D; update_u 4D; residual reads 4D; penalty rescale of u and v 4D; flat: 14D, no v).
+//   buckets; while the mask changes), duals after the consensus 24D as the leaders stream it
+//   (update_v 4D and update_u 4D: read 3, write 1; the residual sums read theta - z_i, theta,
+//   z_i, z_i - z_i_prev, u: 7D, and z_i - z, z_i, z, z_i - z_prev, z - z_prev, v: 9D; flat:
+//   11D, no v and no inter-node sums). The penalty rescale of u and v runs only when rho
+//   changes (residual balancing; data-dependent) and is not counted; the copies of z_i and z
+//   before the candidate run outside every phase timer, as the residual all-reduce does.
 // - hsadmm / hsadmm-flat: one iteration = local_epochs epochs of steps (one compute step
 //   and one memory step for all of them) followed by the consensus.
 // - Not in the plan: the world SUM of the residual partial sums (HsadmmConsensus::step,

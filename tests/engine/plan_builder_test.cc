@@ -252,6 +252,45 @@ TEST(PlanBuilder, TopkAllgatherBlock) {
   EXPECT_DOUBLE_EQ(plan.iterations_per_epoch, 1.0 / 98);
 }
 
+// A collective is warm when no compute step ran since the previous collective and it does
+// not overlap compute: in H-SADMM everything after the intra-node all-reduce (the local steps
+// come before it), frozen or not; DDP's later buckets only when they run after backward.
+TEST(PlanBuilder, WarmCollectivesFollowCommunicationNotCompute) {
+  Fixture f;
+  const ModelMask mask = synthetic_union_mask(f.layout, f.spec, 0.0, 2);
+  for (bool frozen : {false, true}) {
+    PlanInputs in = inputs(f, Strategy::hsadmm, &mask);
+    in.mask_frozen = frozen;
+    std::vector<std::pair<std::string, bool>> got;
+    for (const auto& s : build_plan(in).steps)
+      if (s.kind == StepKind::collective) got.emplace_back(s.phase, s.warm);
+    std::vector<std::pair<std::string, bool>> want = {{phase::intra_allreduce, false}};
+    if (!frozen) want.emplace_back(phase::mask_sync, true);
+    for (const char* p : {phase::broadcast, phase::inter_allreduce, phase::broadcast})
+      want.emplace_back(p, true);
+    EXPECT_EQ(got, want) << "frozen " << frozen;
+  }
+  for (Strategy s : {Strategy::hsadmm_flat, Strategy::topk}) {
+    for (const auto& step : build_plan(inputs(f, s, nullptr)).steps) {
+      if (step.kind == StepKind::collective) {
+        EXPECT_FALSE(step.warm) << step.phase;
+      }
+    }
+  }
+  const ModelLayout layout = four_layers();  // three DDP buckets
+  PlanInputs in;
+  in.layout = &layout;
+  in.strategy = Strategy::ddp;
+  for (bool overlap : {true, false}) {
+    in.ddp_overlap = overlap;
+    std::vector<bool> warm;
+    for (const auto* st : steps_of(build_plan(in), phase::allreduce)) warm.push_back(st->warm);
+    const std::vector<bool> want =
+        overlap ? std::vector<bool>{false, false, false} : std::vector<bool>{false, true, true};
+    EXPECT_EQ(warm, want) << "overlap " << overlap;
+  }
+}
+
 TEST(PlanBuilder, BadInputsAreUsageErrors) {
   Fixture f;
   PlanInputs in = inputs(f, Strategy::ddp, nullptr);

@@ -68,8 +68,8 @@ TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
   });
   const double fwd = make_layout("small_cnn").forward_flops();
   const double compute = 3 * fwd * 12500 / kFlops;  // the 4 GPUs' shard: 50000 / 4
-  // 98 steps x 10D (SGD + proximal), 5D, 4D, D (projection), 3C, C + D, 20D.
-  const double memory = (98 * 10 * kD + 5 * kD + 4 * kD + kD + 3 * kC + kC + kD + 20 * kD) / kMemBw;
+  // 98 steps x 10D (SGD + proximal), 5D, 4D, D (projection), 3C, C + D, 24D.
+  const double memory = (98 * 10 * kD + 5 * kD + 4 * kD + kD + 3 * kC + kC + kD + 24 * kD) / kMemBw;
   const double frozen = compute + memory + cf(CollectiveOp::allreduce, Group::intra, kD) +
                         cf(CollectiveOp::broadcast, Group::intra, kBits) +
                         cf(CollectiveOp::allreduce, Group::inter, kC) +
