@@ -3,7 +3,7 @@
 # benches and a short live run, then predict live `prunex train` runs of every strategy on
 # 2 x 2 and 4 x 2 emulated nodes and compare per phase (analysis/validate.py).
 #
-#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~25 minutes on 2 cores)
+#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~22 minutes on 2 cores)
 #   VALIDATE_SHAPES="2x1" scripts/validate_localhost.sh out/validate_2x1   (other shapes)
 #   VALIDATE_PREDICT_ONLY=1 scripts/validate_localhost.sh OUT   (steps 5-6 again on OUT's
 #       measurements, in place: a minute; e.g. after changing the simulator or calibrate)
@@ -14,21 +14,24 @@
 #      buffers leave the core's caches, as after a training step), between two barriers per
 #      iteration (--sync), the median over 20 iterations of each iteration's slowest rank
 #      (--stat median: one scheduler stall does not move a point)       -> bench_a.json
-#      the same with caches kept (--evict 0)                            -> bench_warm_a.json
+#      the same with no busy work before each call (back to back between barriers: the
+#      collectives that follow communication)                           -> bench_warm_a.json
 #      prunex bench --op compaction --model small_cnn (memcpy row)       -> memory.json
-#   2. short live runs (5 iterations of 20 steps) of ddp, hsadmm and topk: their local steps
+#   2. short live runs (10 iterations of 10 steps) of ddp, hsadmm and topk: their local steps
 #      measure a rank's compute, their memory phases the speed of the consensus kernels and
 #      Top-K's selection
 #                                                                         -> steps/
-#   3. live runs of hsadmm, hsadmm-flat, ddp, topk (8 iterations of 30 steps, mask frozen
-#      after iteration 4) with --sync-phases true (world barriers around every communication
+#   3. live runs of hsadmm, hsadmm-flat, ddp, topk (16 iterations of 15 steps, mask frozen
+#      after iteration 8) with --sync-phases true (world barriers around every communication
 #      phase, so phases time communication alone; their waits are sync_wait)   -> live/
-#   4. the benches of step 1 again (a point's time drifts by up to 2x over minutes on this
-#      shared host; the fit takes both passes)          -> bench_b.json, bench_warm_b.json
-#   5. prunex calibrate --from bench_a.json,bench_b.json --from-warm bench_warm_{a,b}.json
+#   4. the benches of step 1 again, between the second and third live runs and after the
+#      last (a point's time drifts by up to 2x over minutes on this shared host; the fit
+#      takes all three passes)            -> bench_{b,c}.json, bench_warm_{b,c}.json
+#   5. prunex calibrate --from bench_{a,b,c}.json --from-warm bench_warm_{a,b,c}.json
 #      --steps steps/*/metrics.json --memory memory.json --fit piecewise: collectives after
-#      compute cost what the cold bench measured, those after communication (H-SADMM's
-#      inter-node all-reduce and broadcasts) what the warm one did, each op interpolated
+#      compute cost what the cold bench measured, those with no compute since the previous
+#      collective (H-SADMM's mask sync, inter-node all-reduce and broadcasts; PlanStep::warm)
+#      what the warm one did, each op interpolated
 #      between the benchmarked sizes. For comparison: the other per-op fit (one line per op,
 #      cal_line.json), and each bench alone (cal_cold.json, cal_warm.json)
 #   6. prunex simulate of the same work on localhost with each calibration (masks of the live
@@ -39,31 +42,41 @@ cd "$(dirname "$0")/.."
 out=${1:-out/validate}
 prunex=build/bin/prunex
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-steps=${VALIDATE_STEPS:-30}
-iters=${VALIDATE_ITERATIONS:-8}
-# The mask syncs in iterations 1..T and is frozen after: T = 4 scores the sync on 3
-# iterations (2-4; the first is start-up) and the frozen path on the rest.
-t_freeze=${VALIDATE_T_FREEZE:-4}
+# Many short iterations: the consensus phases (tens of microseconds, as noisy as the host's
+# scheduler) happen once per iteration, so samples of them come from iterations, not steps.
+steps=${VALIDATE_STEPS:-15}
+iters=${VALIDATE_ITERATIONS:-16}
+# The mask syncs in iterations 1..T and is frozen after: T = 8 scores the sync on 7
+# iterations (2-8; the first is start-up) and the frozen path on the rest.
+t_freeze=${VALIDATE_T_FREEZE:-8}
 samples=16000
 busy_us=${VALIDATE_BUSY_US:-50000}
-warm_busy_us=${VALIDATE_WARM_BUSY_US:-$busy_us}
+# The warm bench: collectives that follow communication, not a compute burst (default: back
+# to back between barriers, no busy work).
+warm_busy_us=${VALIDATE_WARM_BUSY_US:-0}
 # Per-op costs: piecewise between benchmarked sizes (default) or one line per op.
 fit=${VALIDATE_FIT:-piecewise}
 case $fit in piecewise) other_fit=line ;; line) other_fit=piecewise ;;
   *) echo "validate_localhost.sh: VALIDATE_FIT must be piecewise or line" >&2; exit 2 ;; esac
 common=(--dataset fashion-mnist --model small_cnn --train-samples $samples
         --test-samples 1000 --sync-phases true --t-freeze $t_freeze)
-# Collectives as training's measurement mode meets them: after a compute burst on every rank
-# (--busy-us), between barriers (--sync), not back to back. (A warm bench after 1 ms of spin,
-# VALIDATE_WARM_BUSY_US=1000, under-predicted H-SADMM's later collectives by 33-83%:
-# results/validate/experiments/.) Two passes per shape, one before and one after the live
-# runs, so the fit averages over the same stretch of time as the runs it predicts.
+# Collectives as training's measurement mode meets them, between barriers (--sync): after a
+# compute burst on every rank that ends by writing 16 MiB (cold: what follows a training
+# step), and with no compute before them (warm: what follows other communication and passes
+# over the model, as in H-SADMM's consensus). A warm bench after 50 ms of spin with caches
+# kept (the previous definition, VALIDATE_WARM_BUSY_US=50000) measured what the cold one did
+# and over-predicted the consensus collectives by 34-195% (results/validate/
+# experiments/warm_after_50ms_spin/); back to back they are under-predicted by 17-61%.
+# Three passes per shape, before, among and after the live runs, so the fit averages over the
+# same stretch of time as the runs it predicts.
 bench_pass() {
-  local ev busy evict name
+  local ev busy evict name context
   for ev in $busy_us:16M:bench $warm_busy_us:0:bench_warm; do
     IFS=: read -r busy evict name <<< "$ev"
+    context=()
+    [ "$busy" != 0 ] && context=(--busy-us "$busy" --evict "$evict")
     "${mpirun[@]}" $prunex bench --backend mpi --gpus-per-node $gpn --op all --group all \
-      -b 64 -e 1M -f 4 -n 20 -w 1 --sync --busy-us $busy --evict $evict --stat median \
+      -b 64 -e 1M -f 4 -n 20 -w 1 --sync "${context[@]}" --stat median \
       --json "$d/${name}_$1.json" > "$d/${name}_$1.txt"
   done
 }
@@ -75,8 +88,8 @@ measure() {
   $prunex bench --op compaction --model small_cnn --json "$d/memory.json" > "$d/memory.txt"
   for s in ddp hsadmm topk; do
     "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
-      --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations 5 \
-      --local-steps 20 --out "$d/steps/$s" > "$d/steps_$s.log"
+      --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations 10 \
+      --local-steps 10 --out "$d/steps/$s" > "$d/steps_$s.log"
   done
   for s in hsadmm hsadmm-flat ddp topk; do
     echo "== $shape: live $s"
@@ -84,9 +97,13 @@ measure() {
       --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations $iters \
       --local-steps $steps --out "$d/live/$s" \
       > "$d/live_$s.log"
+    if [ $s = hsadmm-flat ]; then
+      echo "== $shape: calibration, second bench pass"
+      bench_pass b
+    fi
   done
-  echo "== $shape: calibration, second bench pass"
-  bench_pass b
+  echo "== $shape: calibration, third bench pass"
+  bench_pass c
 }
 
 predict_only=${VALIDATE_PREDICT_ONLY:-0}
@@ -108,7 +125,7 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   [ $np -gt "$(nproc)" ] && mpirun+=(--oversubscribe)
   d=$work/$shape
   if [ "$predict_only" = 1 ]; then
-    [ -f "$d/bench_b.json" ] || { echo "validate_localhost.sh: no measurements in $d" >&2; exit 2; }
+    [ -f "$d/bench_c.json" ] || { echo "validate_localhost.sh: no measurements in $d" >&2; exit 2; }
     echo "== $shape: predicting from the measurements in $d"
   else
     measure
@@ -122,9 +139,10 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
             cal_cold:bench:-:$fit cal_warm:bench_warm:-:$fit)
   for v in "${variants[@]}"; do
     IFS=: read -r name cold warm vfit <<< "$v"
+    passes() { echo "$d/$1_a.json,$d/$1_b.json,$d/$1_c.json"; }
     warm_args=()
-    [ "$warm" != - ] && warm_args=(--from-warm "$d/${warm}_a.json,$d/${warm}_b.json")
-    $prunex calibrate --from "$d/${cold}_a.json,$d/${cold}_b.json" "${warm_args[@]}" \
+    [ "$warm" != - ] && warm_args=(--from-warm "$(passes "$warm")")
+    $prunex calibrate --from "$(passes "$cold")" "${warm_args[@]}" \
       --fit $vfit --steps "$steps_list" --memory "$d/memory.json" --out "$d/$name.json" \
       > "$d/calibrate_$name.txt"
   done
