@@ -334,9 +334,10 @@ PRUNEX_REGISTER_COMMAND(Command{
     "by size). The table prints every point with the calibrated prediction and its error.\n"
     "Bench with --sync --busy-us to time collectives as training meets them (after compute),\n"
     "not back to back.\n"
-    "--from-warm takes benches timed with warm caches (bench --evict 0): their per-op fits\n"
-    "cost the collectives that follow other communication (H-SADMM's inter-node all-reduce\n"
-    "and broadcasts), which on a CPU host find their buffers still in cache.\n"
+    "--from-warm takes benches of collectives timed back to back (bench --sync, no\n"
+    "--busy-us): their per-op fits cost the collectives with no compute since the previous\n"
+    "collective (H-SADMM's mask sync, inter-node all-reduce and broadcasts), which on a CPU\n"
+    "host run faster than those right after a training step.\n"
     "--steps takes live `prunex train` metrics.json files: a rank's effective FLOP/s is 3 x\n"
     "forward FLOPs per sample over the slowest rank's local_compute (first iteration skipped);\n"
     "their memory phases (dual_update, projection, pack, unpack, compress) give each phase's\n"
@@ -356,7 +357,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     {
         {"from", "FILES", "bench JSON files (comma-separated; more may follow as arguments)", ""},
         {"from-warm", "FILES",
-         "bench JSON files with warm caches, for collectives after communication", ""},
+         "bench JSON files timed back to back, for collectives after communication", ""},
         {"steps", "FILES", "metrics.json of live train runs (comma-separated)", ""},
         {"memory", "FILE", "compaction bench JSON (its memcpy row)", ""},
         {"topology", "NAME|FILE", "topology whose tiers are fitted", "localhost"},

@@ -43,9 +43,10 @@ struct PlanStep {
   // Collectives: no compute step has run since the previous collective and the step does not
   // overlap compute (mark_warm(): H-SADMM's mask sync, inter-node all-reduce and broadcasts,
   // which follow communication and passes over the model; DDP's later buckets without
-  // overlap). On a CPU host its buffers and the MPI library's state are still in cache, and
-  // it costs what a bench with warm caches measures (calibrate --from-warm); a collective
-  // after compute (a training step's activations outgrow the caches) meets cold caches.
+  // overlap). It costs what a bench of back-to-back collectives measures (calibrate
+  // --from-warm); on a CPU host a collective right after a training step costs several times
+  // more (results/validate/experiments/warm_after_50ms_spin: the compute burst, more than the
+  // caches, makes the difference).
   bool warm = false;
 };
 

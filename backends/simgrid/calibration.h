@@ -105,9 +105,9 @@ struct Calibration {
   // misses by more than 10% in geometric mean and a split at some size halves that error.
   // FitMode::piecewise: one segment between each two consecutive benchmarked sizes.
   std::map<std::string, std::vector<TierFit>> ops;
-  // The same fitted from benches with warm caches (calibrate --from-warm; empty: none), for
-  // collectives that follow other communication rather than compute (PlanStep::warm),
-  // applied as SimConfig::op_costs_warm.
+  // The same fitted from benches of back-to-back collectives (calibrate --from-warm; empty:
+  // none), for collectives that follow other communication rather than compute
+  // (PlanStep::warm), applied as SimConfig::op_costs_warm.
   std::map<std::string, std::vector<TierFit>> ops_warm;
   FitMode op_fit = FitMode::line;  // how ops and ops_warm were fitted
   std::optional<ComputeFit> compute;

@@ -53,7 +53,7 @@ struct SimConfig {
   };
   std::map<std::string, std::vector<OpCost>> op_costs = {};  // keyed by op_cost_key()
   // Costs of collectives that follow other communication (PlanStep::warm), where measured
-  // apart (a CPU host's caches are warm there, cold after compute); else op_costs.
+  // apart (on a CPU host they run faster than right after compute); else op_costs.
   std::map<std::string, std::vector<OpCost>> op_costs_warm = {};
   // Calibrated memory throughput per phase (bytes as the plan counts them, per second, per
   // GPU / rank), keyed by phase name or a step's memory_key: the consensus kernels
