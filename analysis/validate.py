@@ -2,6 +2,7 @@
 """Predicted against measured, per phase: live `prunex train` runs next to their simulations.
 
     analysis/validate.py LIVE/metrics.json:SIM/metrics.json ... [--skip-first N]
+                         [--repeat LIVE_A/metrics.json:LIVE_B/metrics.json ...]
                          [--markdown FILE] [--json FILE]
 
 Each argument pairs a live run with the simulation of the same work (same model, strategy,
@@ -10,6 +11,12 @@ median) over iterations (after the first --skip-first, default 1: start-up) of t
 critical path (slowest rank), and the predicted value the same of the simulation. A phase's error over several runs is the
 geometric mean of the ratio errors, exp(mean |ln(predicted / measured)|) - 1, so a 2x over-
 and a 2x under-prediction both count as 100%.
+
+--repeat pairs two live runs of the same work, one after the other, and scores the first as a
+prediction of the second the same way: the host's own run-to-run repeatability, a floor under
+what any model of it can reach (a model that predicted the mean of the runs exactly would still
+be off by about half of it in log terms, for independent noise). The per-phase table shows it
+beside the model's error.
 
 sync_wait (the barrier before each communication phase in --sync-phases runs: load
 imbalance) has no simulated counterpart and is listed but not scored. Exit 2 with one line on
@@ -76,50 +83,88 @@ def main():
     ap.add_argument("--stat", choices=("mean", "median"), default="mean",
                     help="per phase over iterations: mean (what total time sees) or median "
                          "(robust to one-rank spikes from other processes on the host)")
+    ap.add_argument("--repeat", action="append", default=[], metavar="LIVE_A:LIVE_B",
+                    help="two live runs of the same work: the first scored as a prediction "
+                         "of the second (run-to-run repeatability)")
     ap.add_argument("--markdown", help="write the table as Markdown here")
     ap.add_argument("--json", help="write the rows and per-phase errors as JSON here")
     a = ap.parse_args()
     if a.skip_first < 0:
         fail("--skip-first must be >= 0")
 
+    def ordered(phases):
+        order = SCORED_ORDER + ["iteration", "sync_wait"]
+        return sorted(phases, key=lambda p: order.index(p) if p in order else 99)
+
+    def pair_paths(pair, what):
+        if pair.count(":") != 1:
+            fail(f"'{pair}' is not {what}")
+        return pair.split(":")
+
+    def same_work(pair, a_cfg, b_cfg):
+        for key in ("strategy", "nodes", "gpus_per_node", "model"):
+            if a_cfg.get(key) != b_cfg.get(key):
+                fail(f"{pair}: {key} differs ({a_cfg.get(key)} vs {b_cfg.get(key)})")
+
+    seen = {}
+
+    def run_label(m):
+        # Repeats of the same work are numbered: "hsadmm 2x2", "hsadmm 2x2 #2".
+        base = label(m)
+        seen[base] = seen.get(base, 0) + 1
+        return base if seen[base] == 1 else f"{base} #{seen[base]}"
+
     rows = []  # (run, phase, measured, predicted)
     runs = []
     bytes_checked, bytes_differ = [0], []
     for pair in a.pairs:
-        if pair.count(":") != 1:
-            fail(f"'{pair}' is not LIVE:SIM")
-        lp, sp = pair.split(":")
+        lp, sp = pair_paths(pair, "LIVE:SIM")
         live, sim = load(lp), load(sp)
         if live["config"].get("executor") == "simgrid":
             fail(f"{lp}: the first of a pair must be a live run")
         if sim["config"].get("executor") != "simgrid":
             fail(f"{sp}: the second of a pair must be a simulation")
-        for key in ("strategy", "nodes", "gpus_per_node", "model"):
-            if live["config"].get(key) != sim["config"].get(key):
-                fail(f"{pair}: {key} differs ({live['config'].get(key)} vs "
-                     f"{sim['config'].get(key)})")
+        same_work(pair, live["config"], sim["config"])
+        run = run_label(live)
         # Bytes per tier, iteration by iteration: the simulation sends what the live run sent.
         for li, si in zip(live["iterations"], sim["iterations"]):
             lb, sb = li.get("bytes", {}), si.get("bytes", {})
             bytes_checked[0] += 1
             if any(abs(lb.get(t, 0) - sb.get(t, 0)) > 1e-6 * max(1.0, lb.get(t, 0))
                    for t in ("intra", "inter", "world")):
-                bytes_differ.append(f"{label(live)} iteration {li.get('iteration')}: live "
+                bytes_differ.append(f"{run} iteration {li.get('iteration')}: live "
                                     f"{lb}, simulated {sb}")
         lm, n = phase_means(live, a.skip_first, lp, a.stat)
         sm, _ = phase_means(sim, a.skip_first, sp, a.stat)
-        run = label(live)
         runs.append((run, n))
-        for ph in sorted(set(lm) | set(sm), key=lambda p: (SCORED_ORDER + ["iteration", "sync_wait"]).index(p)
-                         if p in SCORED_ORDER + ["iteration", "sync_wait"] else 99):
+        for ph in ordered(set(lm) | set(sm)):
             rows.append((run, ph, lm.get(ph), sm.get(ph)))
 
-    per_phase = {}
-    for run, ph, meas, pred in rows:
-        if ph == "sync_wait" or not meas or not pred:
-            continue
-        per_phase.setdefault(ph, []).append(abs(math.log(pred / meas)))
-    summary = {ph: math.exp(sum(v) / len(v)) - 1 for ph, v in per_phase.items()}
+    repeat_rows = []  # (run, phase, first run, second run)
+    for pair in a.repeat:
+        ap_, bp = pair_paths(pair, "LIVE_A:LIVE_B")
+        ra, rb = load(ap_), load(bp)
+        for p, m in ((ap_, ra), (bp, rb)):
+            if m["config"].get("executor") == "simgrid":
+                fail(f"{p}: --repeat pairs two live runs")
+        same_work(pair, ra["config"], rb["config"])
+        am, _ = phase_means(ra, a.skip_first, ap_, a.stat)
+        bm, _ = phase_means(rb, a.skip_first, bp, a.stat)
+        for ph in ordered(set(am) & set(bm)):
+            repeat_rows.append((label(ra), ph, am[ph], bm[ph]))
+
+    def geomean_errors(scored):
+        per = {}
+        for _, ph, meas, pred in scored:
+            if ph == "sync_wait" or not meas or not pred:
+                continue
+            per.setdefault(ph, []).append(abs(math.log(pred / meas)))
+        return per, {ph: math.exp(sum(v) / len(v)) - 1 for ph, v in per.items()}
+
+    per_phase, summary = geomean_errors(rows)
+    # The second run is the "measured" one: the first predicts it.
+    per_repeat, repeat_summary = geomean_errors(
+        [(r, ph, second, first) for r, ph, first, second in repeat_rows])
 
     def fmt_s(x):
         if x is None:
@@ -130,10 +175,25 @@ def main():
     for run, ph, meas, pred in rows:
         err = f"{100 * (pred / meas - 1):+.1f}%" if meas and pred else "-"
         lines.append(f"| {run} | {ph} | {fmt_s(meas)} | {fmt_s(pred)} | {err} |")
-    lines += ["", "| phase | runs | geometric-mean error |", "|---|---|---|"]
+    if repeat_rows:
+        lines += ["", "| run | phase | first run | second run | difference |", "|---|---|---|---|---|"]
+        for run, ph, first, second in repeat_rows:
+            if ph != "sync_wait" and first and second:
+                lines.append(f"| {run} | {ph} | {fmt_s(first)} | {fmt_s(second)} | "
+                             f"{100 * (second / first - 1):+.1f}% |")
+    head = "| phase | runs | geometric-mean error |"
+    rule = "|---|---|---|"
+    if repeat_rows:
+        head += " live repeat (pairs) |"
+        rule += "---|"
+    lines += ["", head, rule]
     for ph in SCORED_ORDER + ["iteration"]:
         if ph in summary:
-            lines.append(f"| {ph} | {len(per_phase[ph])} | {100 * summary[ph]:.1f}% |")
+            line = f"| {ph} | {len(per_phase[ph])} | {100 * summary[ph]:.1f}% |"
+            if repeat_rows:
+                line += (f" {100 * repeat_summary[ph]:.1f}% ({len(per_repeat[ph])}) |"
+                         if ph in repeat_summary else " - |")
+            lines.append(line)
     lines += ["", f"Bytes per tier (intra, inter, world): identical in "
                   f"{bytes_checked[0] - len(bytes_differ)} of {bytes_checked[0]} iterations."]
     lines += [f"- differs: {d}" for d in bytes_differ]
@@ -159,6 +219,9 @@ def main():
             "rows": [{"run": r, "phase": p, "measured_s": m, "predicted_s": s}
                      for r, p, m, s in rows],
             "geomean_error": summary,
+            "repeat_rows": [{"run": r, "phase": p, "first_s": x, "second_s": y}
+                            for r, p, x, y in repeat_rows],
+            "repeat_geomean_error": repeat_summary,
             "bytes_iterations_checked": bytes_checked[0],
             "bytes_differences": bytes_differ}, indent=2) + "\n")
 

@@ -79,7 +79,7 @@ std::string title(const NodeGrouping& ng, const MpiBenchConfig& cfg) {
       cfg.busy_us > 0
           ? detail::concat(", each after ", cfg.busy_us, " us busy + ", cfg.evict, " B written")
           : std::string(),
-      cfg.sync ? detail::concat(", between barriers, time = ", cfg.median ? "median" : "mean",
+      cfg.sync ? detail::concat(", between world barriers, time = ", cfg.median ? "median" : "mean",
                                 " over iterations of the slowest rank's")
                : detail::concat(", time = max over ranks of the ", cfg.median ? "median" : "mean"));
 }
@@ -107,17 +107,22 @@ struct Measured {
 // so the last result can be checked against its closed form: with group rank q and a small
 // pattern c_k = k % 13 + 1, all-reduce sums (q + 1) c_k to n(n + 1)/2 c_k; broadcast copies
 // root 0's c_k over a sentinel; all-gather places q * 16 + c_k at block q.
+// Every rank runs this; ranks outside the group (non-leaders for inter) only join the
+// fences, as they do in train --sync-phases.
 Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::size_t count,
                   const MpiBenchConfig& cfg) {
-  const int n = comm.size(g), q = comm.rank(g);
+  const bool member = g != Group::inter || comm.is_leader();
+  const int n = member ? comm.size(g) : 0, q = member ? comm.rank(g) : 0;
   auto c = [](std::size_t k) { return static_cast<float>(k % 13 + 1); };
-  std::vector<float> in(count), buf(op == "allgather" ? count * n : count);
-  for (std::size_t k = 0; k < count; ++k)
+  std::vector<float> in(member ? count : 0), buf(op == "allgather" ? count * n : in.size());
+  for (std::size_t k = 0; k < in.size(); ++k)
     in[k] = op == "allreduce" ? (q + 1) * c(k) : op == "broadcast" ? c(k) : q * 16 + c(k);
-  // As train --sync-phases fences a phase: every rank that runs the case (the world, or the
-  // leaders for inter) waits before the call, and again after it so that no rank's next
-  // compute burst takes the CPU from ranks still finishing the call.
-  const Group fence = g == Group::inter ? Group::inter : Group::world;
+  // As train --sync-phases fences a phase: every rank waits on a world barrier before the
+  // call, and again after it so that no rank's next compute burst takes the CPU from ranks
+  // still finishing the call. The fence is the world's for every group, as in train: on an
+  // oversubscribed host the ranks leave a world barrier up to tens of microseconds apart, and
+  // a phase's time includes that (H-SADMM's mask sync at 2 x 2: the first leader out waited
+  // 10-20 us for the other in live runs, where a leaders-only barrier hid it from the bench).
   Measured m;
   std::vector<double> timed;
   for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
@@ -126,20 +131,22 @@ Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::si
     else
       std::fill(buf.begin(), buf.end(), -1.0f);
     if (cfg.busy_us > 0) busy(cfg.busy_us, cfg.evict);
-    if (cfg.sync) comm.barrier(fence);
-    comm.clear_calls();
-    if (op == "allreduce")
-      comm.allreduce(buf.data(), count, DType::f32, ReduceOp::sum, g);
-    else if (op == "broadcast")
-      comm.broadcast(buf.data(), count, DType::f32, 0, g);
-    else
-      comm.allgather(in.data(), buf.data(), count, DType::f32, g);
-    if (it >= cfg.warmup) timed.push_back(comm.calls().back().seconds);
-    if (cfg.sync) comm.barrier(fence);
+    if (cfg.sync) comm.barrier(Group::world);
+    if (member) {
+      comm.clear_calls();
+      if (op == "allreduce")
+        comm.allreduce(buf.data(), count, DType::f32, ReduceOp::sum, g);
+      else if (op == "broadcast")
+        comm.broadcast(buf.data(), count, DType::f32, 0, g);
+      else
+        comm.allgather(in.data(), buf.data(), count, DType::f32, g);
+    }
+    if (it >= cfg.warmup) timed.push_back(member ? comm.calls().back().seconds : 0.0);
+    if (cfg.sync) comm.barrier(Group::world);
   }
   // With --sync the iterations line up across ranks: an iteration's time is its slowest
   // rank's (the critical path, as train reports a phase), and the statistic runs over those.
-  if (cfg.sync) comm.allreduce(timed.data(), timed.size(), DType::f64, ReduceOp::max, fence);
+  if (cfg.sync) comm.allreduce(timed.data(), timed.size(), DType::f64, ReduceOp::max, Group::world);
   m.seconds = cfg.median ? median(timed) : mean(timed);
   for (std::size_t i = 0; i < buf.size(); ++i) {
     const std::size_t k = i % count;
@@ -163,9 +170,11 @@ std::vector<BenchRow> run_all(MpiCommunicator& comm, const MpiBenchConfig& cfg) 
         // all-gather's size is the gathered total (nccl-tests); count is per rank.
         const std::size_t count = op == "allgather" ? bytes / (4 * n) : bytes / 4;
         if (count == 0) continue;
+        // Without --sync, ranks outside the group (non-leaders for inter) skip the case and
+        // wait here for the others.
         Measured m;
-        if (g != Group::inter || comm.is_leader()) m = run_case(comm, op, g, count, cfg);
-        // Ranks outside the group (non-leaders for inter) wait here for the others.
+        if (cfg.sync || g != Group::inter || comm.is_leader())
+          m = run_case(comm, op, g, count, cfg);
         comm.allreduce(&m.seconds, 1, DType::f64, ReduceOp::max, Group::world);
         std::int64_t wrong = m.wrong;
         comm.allreduce(&wrong, 1, DType::i64, ReduceOp::sum, Group::world);

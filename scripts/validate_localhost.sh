@@ -24,9 +24,10 @@
 #   3. live runs of hsadmm, hsadmm-flat, ddp, topk (16 iterations of 15 steps, mask frozen
 #      after iteration 8) with --sync-phases true (world barriers around every communication
 #      phase, so phases time communication alone; their waits are sync_wait)   -> live/
-#   4. the benches of step 1 again, between the second and third live runs and after the
-#      last (a point's time drifts by up to 2x over minutes on this shared host; the fit
-#      takes all three passes)            -> bench_{b,c}.json, bench_warm_{b,c}.json
+#      then the same four again                                            -> live_repeat/
+#   4. the benches of step 1 again after each pass of live runs (a point's time drifts by up
+#      to 2x over minutes on this shared host; the fit takes all three passes)
+#                                         -> bench_{b,c}.json, bench_warm_{b,c}.json
 #   5. prunex calibrate --from bench_{a,b,c}.json --from-warm bench_warm_{a,b,c}.json
 #      --steps steps/*/metrics.json --memory memory.json --fit piecewise: collectives after
 #      compute cost what the cold bench measured, those with no compute since the previous
@@ -35,7 +36,9 @@
 #      between the benchmarked sizes. For comparison: the other per-op fit (one line per op,
 #      cal_line.json), and each bench alone (cal_cold.json, cal_warm.json)
 #   6. prunex simulate of the same work on localhost with each calibration (masks of the live
-#      hsadmm runs via --masks), and analysis/validate.py per calibration
+#      hsadmm runs via --masks), and analysis/validate.py per calibration: every live run of
+#      both passes against its simulation, and each run against its repeat (--repeat: the
+#      host's run-to-run floor, beside the model's error)
 # The calibration runs (1, 2, 4) are separate from the validated runs (3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -91,19 +94,20 @@ measure() {
       --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations 10 \
       --local-steps 10 --out "$d/steps/$s" > "$d/steps_$s.log"
   done
-  for s in hsadmm hsadmm-flat ddp topk; do
-    echo "== $shape: live $s"
-    "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
-      --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations $iters \
-      --local-steps $steps --out "$d/live/$s" \
-      > "$d/live_$s.log"
-    if [ $s = hsadmm-flat ]; then
-      echo "== $shape: calibration, second bench pass"
-      bench_pass b
-    fi
+  # Two passes of the validated runs: the second repeats the first, so the tables can show
+  # how well one live run predicts its own repeat (the host's run-to-run floor).
+  for pass in live live_repeat; do
+    for s in hsadmm hsadmm-flat ddp topk; do
+      echo "== $shape: $pass $s"
+      "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
+        --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations $iters \
+        --local-steps $steps --out "$d/$pass/$s" > "$d/${pass}_$s.log"
+    done
+    next=b
+    if [ $pass = live_repeat ]; then next=c; fi
+    echo "== $shape: calibration, bench pass $next"
+    bench_pass $next
   done
-  echo "== $shape: calibration, third bench pass"
-  bench_pass c
 }
 
 predict_only=${VALIDATE_PREDICT_ONLY:-0}
@@ -115,6 +119,7 @@ else
   rm -rf "$work" && mkdir -p "$work"
 fi
 declare -A pairs=()
+repeats=""
 for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   nodes=${shape%x*}
   gpn=${shape#*x}
@@ -148,18 +153,25 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   done
   mv "$d/calibrate_calibration.txt" "$d/calibrate.txt"
   grep -E "^(intra|inter|compute|memory)" "$d/calibrate.txt" | sed 's/^/  /'
-  for s in hsadmm hsadmm-flat ddp topk; do
-    masks=()
-    case $s in hsadmm*) masks=(--masks "$d/live/$s/metrics.json") ;; esac
-    for v in "${variants[@]}"; do
-      name=${v%%:*}
-      [ "$name" = calibration ] && sim=sim || sim=sim_${name#cal_}
-      $prunex simulate --topology localhost --calibration "$d/$name.json" --nodes $nodes \
-        --gpus-per-node $gpn --model small_cnn --input 28 --input-channels 1 --strategy $s \
-        --iterations $iters --local-steps $steps --batch 32 --samples $samples \
-        --t-freeze $t_freeze --keep 0.5 --ddp-overlap false "${masks[@]}" \
-        --out "$d/$sim/$s" > "$d/${sim}_$s.log"
-      pairs[$sim]+=" $out/$shape/live/$s/metrics.json:$out/$shape/$sim/$s/metrics.json"
+  for pass in live live_repeat; do
+    [ -d "$d/$pass" ] || continue  # measurements made before the repeat pass existed
+    for s in hsadmm hsadmm-flat ddp topk; do
+      masks=()
+      case $s in hsadmm*) masks=(--masks "$d/$pass/$s/metrics.json") ;; esac
+      for v in "${variants[@]}"; do
+        name=${v%%:*}
+        [ "$name" = calibration ] && sim=sim || sim=sim_${name#cal_}
+        simdir=$sim; [ $pass = live_repeat ] && simdir=${sim}_repeat
+        $prunex simulate --topology localhost --calibration "$d/$name.json" --nodes $nodes \
+          --gpus-per-node $gpn --model small_cnn --input 28 --input-channels 1 --strategy $s \
+          --iterations $iters --local-steps $steps --batch 32 --samples $samples \
+          --t-freeze $t_freeze --keep 0.5 --ddp-overlap false "${masks[@]}" \
+          --out "$d/$simdir/$s" > "$d/${simdir}_$s.log"
+        pairs[$sim]+=" $out/$shape/$pass/$s/metrics.json:$out/$shape/$simdir/$s/metrics.json"
+      done
+      if [ $pass = live_repeat ]; then
+        repeats+=" --repeat $out/$shape/live/$s/metrics.json:$out/$shape/live_repeat/$s/metrics.json"
+      fi
     done
   done
 done
@@ -176,7 +188,7 @@ for sim in "${!pairs[@]}"; do
       base=VALIDATION_${sim#sim_}_$stat; json=validation_${sim#sim_}_$stat
     fi
     # shellcheck disable=SC2086  # the pairs are space-separated words
-    /usr/bin/python3 analysis/validate.py ${pairs[$sim]} --stat $stat \
+    /usr/bin/python3 analysis/validate.py ${pairs[$sim]} $repeats --stat $stat \
       --markdown "$out/$base.md" --json "$out/$json.json" > "$out/$base.txt"
   done
 done

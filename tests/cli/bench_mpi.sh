@@ -49,7 +49,7 @@ PY
 timeout 300 "${mpirun[@]}" "$prunex" bench --backend mpi --gpus-per-node 2 --op allreduce \
   --group intra -b 1K -e 4K -f 4 -n 5 -w 1 --sync --busy-us 1000 --evict 2M --stat median \
   > sync.txt || fail "bench --sync --stat median exited $?"
-grep -q "between barriers, time = median over iterations of the slowest rank's" sync.txt ||
+grep -q "between world barriers, time = median over iterations of the slowest rank's" sync.txt ||
   fail "title does not say median"
 grep -q 'each after 1000 us busy + 2097152 B written' sync.txt ||
   fail "title does not describe the busy work"
