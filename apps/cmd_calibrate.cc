@@ -153,7 +153,8 @@ sim::ComputeFit fit_compute(const std::vector<std::unique_ptr<StepsRun>>& runs) 
   return f;
 }
 
-// Per memory phase, the plan's bytes over the slowest rank's seconds in the runs' iterations:
+// Per memory phase, the plan's bytes over the slowest rank's seconds in the runs' iterations
+// (the median of the iterations' speeds, sim::fit_memory_speeds):
 // the engine's own kernels (consensus updates, projection, pack / unpack, Top-K selection) at
 // the speed they ran, per-call overheads included. hsadmm iteration k's plan follows the live
 // freezer and compacts with that iteration's payload mask, as simulate --masks does.
@@ -341,9 +342,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "--steps takes live `prunex train` metrics.json files: a rank's effective FLOP/s is 3 x\n"
     "forward FLOPs per sample over the slowest rank's local_compute (first iteration skipped);\n"
     "their memory phases (dual_update, projection, pack, unpack, compress) give each phase's\n"
-    "speed: the bytes the simulator's plan counts for it over the slowest rank's seconds\n"
-    "(pack's compaction plan build gets its own, from the time iterations that build spend\n"
-    "beyond the pack).\n"
+    "speed: the bytes the simulator's plan counts for it over the slowest rank's seconds,\n"
+    "the median over iterations (pack's compaction plan build gets its own, from the time\n"
+    "iterations that build spend beyond the pack).\n"
     "--memory takes `prunex bench --op compaction --json`: the memcpy row's bytes per second.\n"
     "Ranks on one host share its cores (--host-cores, default this machine's): simulating R\n"
     "ranks scales the measured speeds by min(1, cores / R) / min(1, cores / measured ranks).\n"

@@ -17,9 +17,9 @@
 #      the same with no busy work before each call (back to back between barriers: the
 #      collectives that follow communication)                           -> bench_warm_a.json
 #      prunex bench --op compaction --model small_cnn (memcpy row)       -> memory.json
-#   2. short live runs (10 iterations of 10 steps) of ddp, hsadmm and topk: their local steps
-#      measure a rank's compute, their memory phases the speed of the consensus kernels and
-#      Top-K's selection
+#   2. short live runs (10 iterations of 10 steps, mask frozen after iteration 4) of ddp,
+#      hsadmm and topk: their local steps measure a rank's compute, their memory phases the
+#      speed of the consensus kernels and Top-K's selection (median over iterations)
 #                                                                         -> steps/
 #   3. live runs of hsadmm, hsadmm-flat, ddp, topk (16 iterations of 15 steps, mask frozen
 #      after iteration 8) with --sync-phases true (world barriers around every communication
@@ -62,7 +62,10 @@ fit=${VALIDATE_FIT:-piecewise}
 case $fit in piecewise) other_fit=line ;; line) other_fit=piecewise ;;
   *) echo "validate_localhost.sh: VALIDATE_FIT must be piecewise or line" >&2; exit 2 ;; esac
 common=(--dataset fashion-mnist --model small_cnn --train-samples $samples
-        --test-samples 1000 --sync-phases true --t-freeze $t_freeze)
+        --test-samples 1000 --sync-phases true)
+# The calibration runs freeze the mask after iteration 4 of 10, so their pack phase is timed
+# with the plan build (iterations 2-5) and without it (6-10) in several iterations each.
+cal_t_freeze=4
 # Collectives as training's measurement mode meets them, between barriers (--sync): after a
 # compute burst on every rank that ends by writing 16 MiB (cold: what follows a training
 # step), and with no compute before them (warm: what follows other communication and passes
@@ -92,7 +95,7 @@ measure() {
   for s in ddp hsadmm topk; do
     "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
       --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations 10 \
-      --local-steps 10 --out "$d/steps/$s" > "$d/steps_$s.log"
+      --local-steps 10 --t-freeze $cal_t_freeze --out "$d/steps/$s" > "$d/steps_$s.log"
   done
   # Two passes of the validated runs: the second repeats the first, so the tables can show
   # how well one live run predicts its own repeat (the host's run-to-run floor).
@@ -101,7 +104,7 @@ measure() {
       echo "== $shape: $pass $s"
       "${mpirun[@]}" $prunex train --gpus-per-node $gpn "${common[@]}" --strategy $s \
         --config workloads/configs/fashion_mnist_small_cnn_$s.json --iterations $iters \
-        --local-steps $steps --out "$d/$pass/$s" > "$d/${pass}_$s.log"
+        --local-steps $steps --t-freeze $t_freeze --out "$d/$pass/$s" > "$d/${pass}_$s.log"
     done
     next=b
     if [ $pass = live_repeat ]; then next=c; fi

@@ -75,7 +75,8 @@ struct MemoryFit {
   int ranks = 1;
   std::string source;
   // Per-phase fits (from live runs): the plan's bytes of the phase over the iterations fitted
-  // and the slowest rank's seconds for them; bandwidth_Bps = bytes / seconds.
+  // and the slowest rank's seconds for them; bandwidth_Bps is the median of the iterations'
+  // bytes / seconds (fit_memory_speeds).
   double bytes = 0, seconds = 0;
   int iterations = 0;
 };
@@ -153,7 +154,7 @@ struct MemorySample {
 };
 
 // Speeds per key from a phase's samples. Samples with one key give that key's speed
-// (summed bytes over summed seconds). A sample with more keys gives the keys not known from
+// (the median over samples of bytes / seconds: robust to one stalled iteration). A sample with more keys gives the keys not known from
 // single-key samples the time left after the known keys' share (samples with nothing left
 // are skipped); unknown keys of one sample share a speed. Keys with no time stay unfitted
 // (the simulator then uses the phase's speed).

@@ -11,12 +11,25 @@ sim::MemorySample sample(std::map<std::string, double> bytes, double seconds) {
   return {std::move(bytes), seconds, 4};
 }
 
-TEST(MemorySpeeds, OneKeyIsSummedBytesOverSummedSeconds) {
+TEST(MemorySpeeds, OneKeyIsTheMedianOfTheSamplesSpeeds) {
+  // 1 and 3 GB/s: the median of two is their mean.
   const auto f = sim::fit_memory_speeds({sample({{"x", 1e6}}, 1e-3), sample({{"x", 3e6}}, 1e-3)});
   ASSERT_EQ(f.size(), 1u);
   EXPECT_DOUBLE_EQ(f.at("x").bandwidth_Bps, 2e9);
+  EXPECT_DOUBLE_EQ(f.at("x").bytes, 4e6);
+  EXPECT_DOUBLE_EQ(f.at("x").seconds, 2e-3);
   EXPECT_EQ(f.at("x").iterations, 2);
   EXPECT_EQ(f.at("x").ranks, 4);
+}
+
+TEST(MemorySpeeds, OneStalledIterationDoesNotMoveTheSpeed) {
+  // Four iterations at 2 GB/s and one where a rank lost its core for 3 ms: summed bytes over
+  // summed seconds would give 4e5 B / 3.2 ms = 0.125 GB/s; the median keeps 2 GB/s.
+  std::vector<sim::MemorySample> ss(4, sample({{"pack", 8e4}}, 4e-5));
+  ss.push_back(sample({{"pack", 8e4}}, 3.04e-3));
+  const auto f = sim::fit_memory_speeds(ss);
+  EXPECT_DOUBLE_EQ(f.at("pack").bandwidth_Bps, 2e9);
+  EXPECT_EQ(f.at("pack").iterations, 5);
 }
 
 TEST(MemorySpeeds, ASecondKeyGetsTheTimeLeftAfterTheKnownOne) {
