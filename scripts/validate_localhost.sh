@@ -3,7 +3,7 @@
 # benches and a short live run, then predict live `prunex train` runs of every strategy on
 # 2 x 2 and 4 x 2 emulated nodes and compare per phase (analysis/validate.py).
 #
-#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~22 minutes on 2 cores)
+#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~40 minutes on 2 cores)
 #   VALIDATE_SHAPES="2x1" scripts/validate_localhost.sh out/validate_2x1   (other shapes)
 #   VALIDATE_PREDICT_ONLY=1 scripts/validate_localhost.sh OUT   (steps 5-6 again on OUT's
 #       measurements, in place: a minute; e.g. after changing the simulator or calibrate)
