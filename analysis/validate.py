@@ -115,7 +115,6 @@ def main():
         return base if seen[base] == 1 else f"{base} #{seen[base]}"
 
     rows = []  # (run, phase, measured, predicted)
-    runs = []
     bytes_checked, bytes_differ = [0], []
     for pair in a.pairs:
         lp, sp = pair_paths(pair, "LIVE:SIM")
@@ -134,9 +133,8 @@ def main():
                    for t in ("intra", "inter", "world")):
                 bytes_differ.append(f"{run} iteration {li.get('iteration')}: live "
                                     f"{lb}, simulated {sb}")
-        lm, n = phase_means(live, a.skip_first, lp, a.stat)
+        lm, _ = phase_means(live, a.skip_first, lp, a.stat)
         sm, _ = phase_means(sim, a.skip_first, sp, a.stat)
-        runs.append((run, n))
         for ph in ordered(set(lm) | set(sm)):
             rows.append((run, ph, lm.get(ph), sm.get(ph)))
 

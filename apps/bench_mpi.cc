@@ -107,11 +107,12 @@ struct Measured {
 // so the last result can be checked against its closed form: with group rank q and a small
 // pattern c_k = k % 13 + 1, all-reduce sums (q + 1) c_k to n(n + 1)/2 c_k; broadcast copies
 // root 0's c_k over a sentinel; all-gather places q * 16 + c_k at block q.
-// Every rank runs this; ranks outside the group (non-leaders for inter) only join the
-// fences, as they do in train --sync-phases.
+// Every rank calls this; ranks outside the group (non-leaders for inter) only join the
+// fences, as they do in train --sync-phases, and without --sync return at once.
 Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::size_t count,
                   const MpiBenchConfig& cfg) {
   const bool member = g != Group::inter || comm.is_leader();
+  if (!member && !cfg.sync) return {};
   const int n = member ? comm.size(g) : 0, q = member ? comm.rank(g) : 0;
   auto c = [](std::size_t k) { return static_cast<float>(k % 13 + 1); };
   std::vector<float> in(member ? count : 0), buf(op == "allgather" ? count * n : in.size());
@@ -170,11 +171,8 @@ std::vector<BenchRow> run_all(MpiCommunicator& comm, const MpiBenchConfig& cfg) 
         // all-gather's size is the gathered total (nccl-tests); count is per rank.
         const std::size_t count = op == "allgather" ? bytes / (4 * n) : bytes / 4;
         if (count == 0) continue;
-        // Without --sync, ranks outside the group (non-leaders for inter) skip the case and
-        // wait here for the others.
-        Measured m;
-        if (cfg.sync || g != Group::inter || comm.is_leader())
-          m = run_case(comm, op, g, count, cfg);
+        // Ranks that skip the case (non-leaders for inter, without --sync) wait here.
+        Measured m = run_case(comm, op, g, count, cfg);
         comm.allreduce(&m.seconds, 1, DType::f64, ReduceOp::max, Group::world);
         std::int64_t wrong = m.wrong;
         comm.allreduce(&wrong, 1, DType::i64, ReduceOp::sum, Group::world);

@@ -153,11 +153,11 @@ struct MemorySample {
   int ranks = 1;
 };
 
-// Speeds per key from a phase's samples. Samples with one key give that key's speed
-// (the median over samples of bytes / seconds: robust to one stalled iteration). A sample with more keys gives the keys not known from
-// single-key samples the time left after the known keys' share (samples with nothing left
-// are skipped); unknown keys of one sample share a speed. Keys with no time stay unfitted
-// (the simulator then uses the phase's speed).
+// Speeds per key from a phase's samples. Samples with one key give that key's speed (the
+// median over samples of bytes / seconds: robust to one stalled iteration). A sample with
+// more keys gives the keys not known from single-key samples the time left after the known
+// keys' share (samples with nothing left are skipped); unknown keys of one sample share a
+// speed. Keys with no time stay unfitted (the simulator then uses the phase's speed).
 std::map<std::string, MemoryFit> fit_memory_speeds(const std::vector<MemorySample>& samples);
 
 // The per-phase memory speeds of `c` for a run of `ranks` ranks on the host (scaled by the host
