@@ -6,12 +6,13 @@
 #include "analysis/paper_numbers.h"
 #include "analysis/run_quantities.h"
 #include "engine/error.h"
+#include "records/config_fields.h"
 
 namespace prunex {
 namespace {
 
 int config_int(const Doc& d, const char* key) {
-  const auto& c = d.json.value("config", nlohmann::json::object());
+  const nlohmann::json c = canonical_config(d.json.value("config", nlohmann::json::object()));
   PRUNEX_USAGE(c.contains(key) && c.at(key).is_number_integer(), d.path, ": config.", key,
                " missing");
   return c.at(key).get<int>();
@@ -73,7 +74,7 @@ struct HsadmmBandwidths {
 HsadmmBandwidths hsadmm_bandwidths(const CommRuns& r) {
   const CommQuantities hs = comm_quantities(r.hsadmm.json, r.hsadmm.path);
   const ByteQuantities b = byte_quantities(r.hsadmm.json, r.hsadmm.path);
-  const int P = config_int(r.hsadmm, "gpus_per_node"), M = config_int(r.hsadmm, "nodes");
+  const int P = config_int(r.hsadmm, "gpus-per-node"), M = config_int(r.hsadmm, "nodes");
   const double T = paper::kCommLatencyHsadmm;
   HsadmmBandwidths h;
   h.intra = {b.last_dense, P, true, paper::kShareIntraAllreduce * T,
@@ -91,7 +92,7 @@ HsadmmBandwidths hsadmm_bandwidths(const CommRuns& r) {
 Section compare_fig7(const CommRuns& r) {
   Section s;
   s.figure = "Fig. 7";
-  const int M = config_int(r.hsadmm, "nodes"), P = config_int(r.hsadmm, "gpus_per_node");
+  const int M = config_int(r.hsadmm, "nodes"), P = config_int(r.hsadmm, "gpus-per-node");
   s.title = fmt::format(
       "Fig. 7: communication latency per iteration, ResNet-152, {} nodes x {} GPUs", M, P);
   const CommQuantities hs = comm_quantities(r.hsadmm.json, r.hsadmm.path);
@@ -134,7 +135,7 @@ Section compare_fig7(const CommRuns& r) {
 
   // Bandwidth the paper's times imply, next to ours and the hardware's.
   const HsadmmBandwidths h = hsadmm_bandwidths(r);
-  const int W = config_int(r.ddp, "world_size");
+  const int W = config_int(r.ddp, "world-size");
   const double dense = h.intra.bytes;
   struct Line {
     const char* what;
@@ -182,7 +183,7 @@ Section compare_fig7(const CommRuns& r) {
 Section compare_fig8(const CommRuns& r) {
   Section s;
   s.figure = "Fig. 8";
-  const int M = config_int(r.hsadmm, "nodes"), P = config_int(r.hsadmm, "gpus_per_node");
+  const int M = config_int(r.hsadmm, "nodes"), P = config_int(r.hsadmm, "gpus-per-node");
   s.title =
       fmt::format("Fig. 8: H-SADMM communication breakdown, ResNet-152, {} nodes x {} GPUs", M, P);
   const CommQuantities hs = comm_quantities(r.hsadmm.json, r.hsadmm.path);

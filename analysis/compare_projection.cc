@@ -8,6 +8,7 @@
 #include "analysis/paper_comparison.h"
 #include "analysis/run_quantities.h"
 #include "engine/error.h"
+#include "records/config_fields.h"
 
 namespace prunex {
 namespace {
@@ -27,8 +28,9 @@ Section compare_projection(const ProjectionRuns& r) {
   s.figure = "projection";
   const int G = r.max_gpus;
   s.title = fmt::format("Beyond the paper: projection to {} GPUs", G);
-  const auto& cfg = r.hsadmm.json.value("config", nlohmann::json::object());
-  const int P = cfg.value("gpus_per_node", 4), M = cfg.value("nodes", G / 4);
+  const nlohmann::json cfg =
+      canonical_config(r.hsadmm.json.value("config", nlohmann::json::object()));
+  const int P = cfg.value("gpus-per-node", 4), M = cfg.value("nodes", G / 4);
   const double keep = cfg.value("keep", 0.5);
   const long samples = cfg.value("samples", 50000L);
   s.intro = fmt::format(

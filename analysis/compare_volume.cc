@@ -9,6 +9,7 @@
 #include "analysis/paper_numbers.h"
 #include "analysis/run_quantities.h"
 #include "engine/error.h"
+#include "records/config_fields.h"
 
 namespace prunex {
 namespace {
@@ -34,9 +35,9 @@ Section compare_fig6(const std::map<std::string, Doc>& hsadmm_by_model, const Do
   Section s;
   s.figure = "Fig. 6";
   const Doc& r152 = run_of(hsadmm_by_model, "resnet152");
-  const auto& cfg = r152.json.value("config", nlohmann::json::object());
+  const nlohmann::json cfg = canonical_config(r152.json.value("config", nlohmann::json::object()));
   s.title = fmt::format("Fig. 6: inter-node message size and volume, {} nodes x {} GPUs",
-                        cfg.value("nodes", 0), cfg.value("gpus_per_node", 0));
+                        cfg.value("nodes", 0), cfg.value("gpus-per-node", 0));
   const ByteQuantities b152 = byte_quantities(r152.json, r152.path);
   const int iterations = b152.iterations;
   s.intro = fmt::format(
@@ -135,8 +136,9 @@ Section compare_fig6(const std::map<std::string, Doc>& hsadmm_by_model, const Do
 
   // 3. The "Dense DDP" bar is not DDP's traffic.
   const ByteQuantities d = byte_quantities(ddp.json, ddp.path);
-  const double steps =
-      ddp.json.value("config", nlohmann::json::object()).value("plan_repeats", 1.0);
+  const nlohmann::json ddp_cfg =
+      canonical_config(ddp.json.value("config", nlohmann::json::object()));
+  const double steps = ddp_cfg.value("plan-repeats", 1.0);
   s.text += fmt::format(
       "**The \"Dense DDP\" bar is one dense model per outer iteration, not DDP's traffic.** "
       "13.00 GiB is 60 x the fp32 model: what H-SADMM would send without shrinkage. DDP "
@@ -144,8 +146,7 @@ Section compare_fig6(const std::map<std::string, Doc>& hsadmm_by_model, const Do
       "{} epochs in our DDP run. That matches Fig. 5(b), where \"the dense DDP baseline "
       "accumulates over 60 GB\", not the 13.00 GB of Fig. 6(b).\n",
       static_cast<long>(steps), fmt::format("{:.1f} MB", d.last_dense / steps / 1e6),
-      ddp.json.value("config", nlohmann::json::object()).value("world_size", 0),
-      sig4(d.total_inter / kGiB), d.iterations);
+      ddp_cfg.value("world-size", 0), sig4(d.total_inter / kGiB), d.iterations);
   return s;
 }
 

@@ -6,6 +6,7 @@
 
 #include "engine/error.h"
 #include "engine/phases.h"
+#include "records/config_fields.h"
 
 namespace prunex {
 namespace {
@@ -53,8 +54,8 @@ CommQuantities comm_quantities(const nlohmann::json& metrics, const std::string&
   }
   for (const auto& [name, s] : rank_sum)
     q.share_rank_mean[name] = total_rank > 0 ? s / total_rank : 0.0;
-  const auto& cfg = field(metrics, "config", origin);
-  q.plan_repeats = cfg.contains("plan_repeats") ? number(cfg, "plan_repeats", origin) : 1.0;
+  const nlohmann::json cfg = canonical_config(field(metrics, "config", origin));
+  q.plan_repeats = cfg.contains("plan-repeats") ? number(cfg, "plan-repeats", origin) : 1.0;
   return q;
 }
 

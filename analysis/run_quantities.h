@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/metrics.h"
+#include "records/run_record.h"
 
 namespace prunex {
 

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "analysis/metrics.h"
+#include "records/run_record.h"
 
 namespace prunex {
 

@@ -50,7 +50,24 @@ def load(path):
         fail(f"{path}: not JSON ({e})")
     if not isinstance(m, dict) or "iterations" not in m or "config" not in m:
         fail(f"{path}: not a metrics.json (no config / iterations)")
+    m["config"] = canonical_config(m["config"])
     return m
+
+
+def canonical_config(c):
+    """records/config_fields.h canonical_config: keys as flag names (underscores read as
+    dashes, "backend" as "executor"), so records written before 2026-11-25 read the same."""
+    if not isinstance(c, dict):
+        return c
+    out = {}
+    for key, value in c.items():
+        k = key.replace("_", "-")
+        k = "executor" if k == "backend" else k
+        if k not in out or key == k:
+            out[k] = value
+    if "gpus_per_node" in c and out.get("gpus-per-node", 0) == 0:
+        out["gpus-per-node"] = c["gpus_per_node"]
+    return out
 
 
 def phase_means(m, skip, path, stat):
@@ -69,7 +86,7 @@ def phase_means(m, skip, path, stat):
 
 def label(m):
     c = m["config"]
-    return f"{c.get('strategy')} {c.get('nodes')}x{c.get('gpus_per_node')}"
+    return f"{c.get('strategy')} {c.get('nodes')}x{c.get('gpus-per-node')}"
 
 
 def ratio_error(pred, meas):
@@ -102,7 +119,7 @@ def main():
         return pair.split(":")
 
     def same_work(pair, a_cfg, b_cfg):
-        for key in ("strategy", "nodes", "gpus_per_node", "model"):
+        for key in ("strategy", "nodes", "gpus-per-node", "model"):
             if a_cfg.get(key) != b_cfg.get(key):
                 fail(f"{pair}: {key} differs ({a_cfg.get(key)} vs {b_cfg.get(key)})")
 

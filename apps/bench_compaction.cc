@@ -14,13 +14,13 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "analysis/bench_table.h"
-#include "analysis/metrics.h"
 #include "apps/bench_model_args.h"
 #include "apps/bench_modes.h"
 #include "engine/compaction.h"
 #include "engine/error.h"
 #include "engine/projection.h"
+#include "records/bench_rows.h"
+#include "records/run_record.h"
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex::cli {

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "analysis/bench_table.h"
-#include "analysis/metrics.h"
 #include "apps/bench_modes.h"
 #include "backends/mpi/mpi_communicator.h"
 #include "engine/error.h"
+#include "records/bench_rows.h"
+#include "records/run_record.h"
 
 namespace prunex::cli {
 namespace {
@@ -67,10 +67,6 @@ MpiBenchConfig parse_config(const Args& args) {
   return c;
 }
 
-int group_size(const NodeGrouping& ng, Group g) {
-  return g == Group::world ? ng.world_size : g == Group::intra ? ng.gpus_per_node : ng.nodes();
-}
-
 std::string title(const NodeGrouping& ng, const MpiBenchConfig& cfg) {
   return detail::concat(
       "prunex bench --backend mpi: ", ng.world_size, " ranks = ", ng.nodes(), " nodes x ",
@@ -86,9 +82,8 @@ std::string title(const NodeGrouping& ng, const MpiBenchConfig& cfg) {
 
 // A stand-in for the compute between training steps: spins the CPU for `us` microseconds,
 // then writes `evict` bytes, as a step's activations do, so that the collective meets its
-// buffers outside the core's private caches, as it does in training. (Spinning alone left
-// them cached: a 256 KiB intra-node all-reduce at 2 x 2 took 87-99 us against 166-207 us
-// after writing 16 MiB.)
+// buffers outside the core's private caches, as it does in training (spinning alone leaves
+// them cached; docs/calibration.md has the measurement).
 void busy(double us, std::size_t evict) {
   const double end = now_seconds() + us * 1e-6;
   volatile double x = 1;
@@ -120,10 +115,9 @@ Measured run_case(MpiCommunicator& comm, const std::string& op, Group g, std::si
     in[k] = op == "allreduce" ? (q + 1) * c(k) : op == "broadcast" ? c(k) : q * 16 + c(k);
   // As train --sync-phases fences a phase: every rank waits on a world barrier before the
   // call, and again after it so that no rank's next compute burst takes the CPU from ranks
-  // still finishing the call. The fence is the world's for every group, as in train: on an
-  // oversubscribed host the ranks leave a world barrier up to tens of microseconds apart, and
-  // a phase's time includes that (H-SADMM's mask sync at 2 x 2: the first leader out waited
-  // 10-20 us for the other in live runs, where a leaders-only barrier hid it from the bench).
+  // still finishing the call. The fence is the world's for every group, as in train: ranks
+  // leave a world barrier at different times, and a phase's time includes that skew, which a
+  // leaders-only barrier would hide from the bench.
   Measured m;
   std::vector<double> timed;
   for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
@@ -166,7 +160,7 @@ std::vector<BenchRow> run_all(MpiCommunicator& comm, const MpiBenchConfig& cfg) 
   std::vector<BenchRow> rows;
   for (const std::string& op : cfg.ops) {
     for (Group g : cfg.groups) {
-      const int n = group_size(ng, g);
+      const int n = ng.group_size(g);
       for (std::size_t bytes : cfg.sizes) {
         // all-gather's size is the gathered total (nccl-tests); count is per rank.
         const std::size_t count = op == "allgather" ? bytes / (4 * n) : bytes / 4;
@@ -177,8 +171,8 @@ std::vector<BenchRow> run_all(MpiCommunicator& comm, const MpiBenchConfig& cfg) 
         std::int64_t wrong = m.wrong;
         comm.allreduce(&wrong, 1, DType::i64, ReduceOp::sum, Group::world);
         BenchRow row;
-        row.op = op;
-        row.group = std::string(group_name(g));
+        row.op = parse_collective_op(op);
+        row.group = g;
         row.algo = "mpi";
         row.count = count;
         row.bytes = op == "allgather" ? count * 4 * n : count * 4;

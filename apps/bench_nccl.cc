@@ -19,8 +19,6 @@
 #include <cstring>
 #include <nlohmann/json.hpp>
 
-#include "analysis/bench_table.h"
-#include "analysis/metrics.h"
 #include "apps/bench_model_args.h"
 #include "apps/bench_modes.h"
 #include "backends/nccl/cuda_handles.h"
@@ -29,6 +27,8 @@
 #include "engine/compaction.h"
 #include "engine/error.h"
 #include "engine/projection.h"
+#include "records/bench_rows.h"
+#include "records/run_record.h"
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex::cli {

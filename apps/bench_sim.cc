@@ -8,14 +8,16 @@
 #include <string>
 #include <vector>
 
-#include "analysis/bench_table.h"
-#include "analysis/metrics.h"
 #include "apps/bench_modes.h"
-#include "apps/simulate_options.h"
 #include "backends/simgrid/closed_form.h"
 #include "backends/simgrid/sim_cluster.h"
+#include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
+#include "engine/mask_model.h"
 #include "engine/phases.h"
+#include "engine/plan_builder.h"
+#include "records/bench_rows.h"
+#include "records/run_record.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {
@@ -47,7 +49,7 @@ SimBench parse(const Args& args) {
   }
   b.config.nodes = static_cast<int>(nodes);
   b.config.gpus_per_node = static_cast<int>(gpus);
-  apply_calibration_option(args, b.topology, b.config);
+  if (auto file = args.get("calibration")) sim::apply_calibration_file(*file, b.topology, b.config);
   b.config.network_model = args.get_or("network-model", "CM02");
   b.algo = sim::parse_algo(args.get_or("algo", "ring"));
   const std::string op = args.get_or("op", "allreduce");
@@ -71,33 +73,23 @@ SimBench parse(const Args& args) {
   return b;
 }
 
-int group_size(const sim::SimConfig& c, Group g) {
-  return g == Group::world   ? c.nodes * c.gpus_per_node
-         : g == Group::intra ? c.gpus_per_node
-                             : c.nodes;
-}
-
-// The shape of one H-SADMM iteration (DESIGN.md phases) for a dense model of `bytes` fp32
-// bytes whose packed inter-node payload keeps `keep` of it: a scale probe for the simulator
-// (wall time, memory), not a model of a particular run; engine plans replace it in simulate.
-IterationPlan hsadmm_shaped_plan(double bytes, double keep, double flops) {
-  auto coll = [](const char* phase, Group g, CollectiveOp op, double b, DType t) {
-    return collective_step(phase, g, op, static_cast<int64_t>(b), t);
-  };
-  auto mem = memory_step;
-  IterationPlan plan;
-  plan.steps = {
-      compute_step(phase::local_compute, flops),
-      coll(phase::intra_allreduce, Group::intra, CollectiveOp::allreduce, bytes, DType::f32),
-      mem(phase::projection, 2 * bytes),
-      // one mask byte per 4 parameters' worth of fp32 bytes / 4 (a per-weight u8 mask)
-      coll(phase::mask_sync, Group::inter, CollectiveOp::allreduce, bytes / 4, DType::u8),
-      mem(phase::pack, 2 * keep * bytes),
-      coll(phase::inter_allreduce, Group::inter, CollectiveOp::allreduce, keep * bytes, DType::f32),
-      mem(phase::unpack, 2 * keep * bytes),
-      coll(phase::broadcast, Group::intra, CollectiveOp::broadcast, bytes, DType::f32),
-      mem(phase::dual_update, 3 * bytes)};
-  return plan;
+// A synthetic model of about `bytes` fp32 bytes for the iteration probe: 8 convolutions of
+// C x C x 3 x 3 with C = round(sqrt(bytes / 4 / 72)) (the first is the stem, not pruned),
+// forward FLOPs `flops` / 3 per sample, so that one local step of one sample computes
+// `flops` (plan_builder.h: 3 x forward).
+ModelLayout synthetic_layout(double bytes, double flops) {
+  const auto c = std::max<int64_t>(1, std::llround(std::sqrt(bytes / 4 / 72)));
+  ModelLayout layout;
+  layout.model = "synthetic";
+  for (int i = 0; i < 8; ++i) {
+    LayerInfo l;
+    l.name = "conv" + std::to_string(i) + ".weight";
+    l.role = LayerRole::conv_weight;
+    l.shape = {c, c, 3, 3};
+    l.forward_flops = i == 0 ? flops / 3 : 0;
+    layout.layers.push_back(l);
+  }
+  return layout;
 }
 
 int run_iteration_probe(const Args& args, const SimBench& b) {
@@ -106,26 +98,44 @@ int run_iteration_probe(const Args& args, const SimBench& b) {
   const double flops = args.get_double("flops", 0);
   PRUNEX_USAGE(keep > 0 && keep <= 1, "--keep must be in (0, 1], got ", keep);
   PRUNEX_USAGE(flops >= 0, "--flops must be >= 0, got ", flops);
+  const Strategy strategy = parse_strategy(args.get_or("strategy", "hsadmm"));
+  // The engine's plan for one iteration of one local step on a synthetic model; hsadmm's
+  // payload mask keeps `keep` of every pruned layer's channels on every node (growth 0).
+  const ModelLayout layout = synthetic_layout(bytes, flops);
+  const SparsitySpec spec = SparsitySpec::build(layout, kChannel, KeepRate::of_fraction(keep));
+  const ModelMask mask = synthetic_union_mask(layout, spec, 0.0, b.config.nodes);
+  PlanInputs in;
+  in.layout = &layout;
+  in.strategy = strategy;
+  in.nodes = b.config.nodes;
+  in.gpus_per_node = b.config.gpus_per_node;
+  in.batch = 1;
+  in.samples = static_cast<long>(b.config.nodes) * b.config.gpus_per_node;
+  in.local_steps = 1;
+  in.global_mask = &mask;
+  const IterationPlan plan = build_plan(in);
   const auto wall0 = std::chrono::steady_clock::now();
   sim::SimConfig cfg = b.config;
   cfg.plan_algo = b.algo;
   sim::SimCluster cluster(b.topology, cfg);
   const double build_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  const sim::PlanTiming t = cluster.run_plan(hsadmm_shaped_plan(bytes, keep, flops));
+  const sim::PlanTiming t = cluster.run_plan(plan);
   const double wall_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   std::printf(
       "# prunex bench --backend sim --op iteration: topology %s%s, %d nodes x %d GPUs, "
-      "algo %s, model %s\n# H-SADMM-shaped iteration: dense %.0f B, keep %.3f, "
-      "%.3g flops per GPU\n#%16s %14s %14s\n",
+      "algo %s, model %s\n# %s iteration (engine plan, one local step) of a synthetic model: "
+      "8 convolutions, dense %lld B, channel keep %.3f, %.3g flops per GPU\n#%16s %14s %14s\n",
       b.topology.name.c_str(), b.scaled ? " (scaled out)" : "", cfg.nodes, cfg.gpus_per_node,
-      sim::algo_name(b.algo), cluster.model_description().c_str(), bytes, keep, flops, "phase",
-      "start (s)", "seconds");
+      sim::algo_name(b.algo), cluster.model_description().c_str(),
+      std::string(strategy_name(strategy)).c_str(), static_cast<long long>(layout.fp32_bytes()),
+      keep, flops, "phase", "start (s)", "seconds");
   nlohmann::json steps = nlohmann::json::array();
   for (const auto& st : t.steps) {
-    std::printf(" %16s %14.6f %14.6f\n", st.phase.c_str(), st.start_s, st.seconds);
-    steps.push_back({{"phase", st.phase}, {"start_s", st.start_s}, {"seconds", st.seconds}});
+    const std::string name(phase_name(st.phase));
+    std::printf(" %16s %14.6f %14.6f\n", name.c_str(), st.start_s, st.seconds);
+    steps.push_back({{"phase", name}, {"start_s", st.start_s}, {"seconds", st.seconds}});
   }
   std::printf("# iteration: %.6f s simulated; wall %.2f s (platform %.2f s)\n", t.iteration_seconds,
               wall_s, build_s);
@@ -156,7 +166,9 @@ int run_sim_bench(const Args& args) {
   int compared = 0;
   for (CollectiveOp op : b.ops)
     for (Group g : b.groups) {
-      const int n = group_size(b.config, g);
+      const int n =
+          NodeGrouping{b.config.nodes * b.config.gpus_per_node, b.config.gpus_per_node}.group_size(
+              g);
       if (n < 2) continue;
       for (std::size_t bytes : b.sizes) {
         // all-gather's size is the gathered total (nccl-tests); each rank sends bytes / n.
@@ -167,8 +179,8 @@ int run_sim_bench(const Args& args) {
         const double want = sim::expected_total_bytes(op, b.algo, g, b.config.nodes,
                                                       b.config.gpus_per_node, per_rank);
         BenchRow row;
-        row.op = sim::op_name(op);
-        row.group = std::string(group_name(g));
+        row.op = op;
+        row.group = g;
         row.algo = sim::algo_name(b.algo);
         row.bytes = op == CollectiveOp::allgather ? count * 4 * n : count * 4;
         row.count = count;

@@ -1,10 +1,13 @@
 #include "apps/cli.h"
 
+#include <CLI/CLI.hpp>
+
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
 
 #include "engine/error.h"
+#include "engine/text_parse.h"
 
 namespace prunex::cli {
 
@@ -13,37 +16,38 @@ std::vector<Command>& registry() {
   return commands;
 }
 
-Args::Args(const std::vector<Option>& spec, const std::vector<std::string>& argv) {
-  auto find = [&](const std::string& name) -> const Option* {
-    for (const auto& o : spec)
-      if (o.name == name) return &o;
-    return nullptr;
-  };
-  for (size_t i = 0; i < argv.size(); ++i) {
-    const std::string& tok = argv[i];
-    if (tok.size() < 2 || tok[0] != '-' || (tok[1] >= '0' && tok[1] <= '9') || tok[1] == '.') {
-      positional_.push_back(tok);
-      continue;
-    }
-    std::string name = tok.substr(tok[1] == '-' ? 2 : 1);
-    std::optional<std::string> inline_value;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      inline_value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
-    const Option* opt = find(name);
-    PRUNEX_USAGE(opt != nullptr, "unknown option '", tok, "' (see --help)");
-    if (opt->value_name.empty()) {
-      PRUNEX_USAGE(!inline_value, "option --", name, " takes no value");
-      values_[name] = "1";
-      continue;
-    }
-    if (inline_value) {
-      values_[name] = *inline_value;
+Args::Args(const Command& command, const std::vector<std::string>& argv) {
+  CLI::App app(command.summary, "prunex " + command.name);
+  app.set_help_flag();  // main.cc prints help_text() for --help
+  app.allow_extras(false);
+  // Values that look like negative numbers are values, not options.
+  app.allow_windows_style_options(false);
+  std::map<std::string, std::string> text;
+  std::map<std::string, bool> flags;
+  for (const auto& o : command.options) {
+    const std::string dashed = (o.name.size() == 1 ? "-" : "--") + o.name;
+    if (o.value_name.empty()) {
+      app.add_flag(dashed, flags[o.name], o.help)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     } else {
-      PRUNEX_USAGE(i + 1 < argv.size(), "option ", tok, " needs a value (", opt->value_name, ")");
-      values_[name] = argv[++i];
+      app.add_option(dashed, text[o.name], o.help)
+          ->type_name(o.value_name)
+          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
+  }
+  if (!command.positional.empty()) app.add_option(command.positional, positional_);
+  std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 parses from the back
+  try {
+    app.parse(reversed);
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    for (char& c : msg)
+      if (c == '\n') c = ' ';
+    throw UsageError(msg + " (see prunex " + command.name + " --help)");
+  }
+  for (const auto& o : command.options) {
+    if (app.get_option((o.name.size() == 1 ? "-" : "--") + o.name)->count() == 0) continue;
+    values_[o.name] = o.value_name.empty() ? "1" : text[o.name];
   }
 }
 
@@ -58,26 +62,16 @@ std::string Args::get_or(const std::string& name, const std::string& fallback) c
   return v ? *v : fallback;
 }
 
-long Args::get_int(const std::string& name, long fallback) const {
+long Args::get_int(const std::string& name, long fallback, long lo, long hi) const {
   auto v = get(name);
   if (!v) return fallback;
-  errno = 0;
-  char* end = nullptr;
-  long x = std::strtol(v->c_str(), &end, 10);
-  PRUNEX_USAGE(!v->empty() && *end == '\0' && errno == 0, "option --", name,
-               " expects an integer, got '", *v, "'");
-  return x;
+  return parse_long(*v, (name.size() == 1 ? "option -" : "option --") + name, lo, hi);
 }
 
 double Args::get_double(const std::string& name, double fallback) const {
   auto v = get(name);
   if (!v) return fallback;
-  errno = 0;
-  char* end = nullptr;
-  double x = std::strtod(v->c_str(), &end);
-  PRUNEX_USAGE(!v->empty() && *end == '\0' && errno == 0, "option --", name,
-               " expects a number, got '", *v, "'");
-  return x;
+  return parse_double(*v, (name.size() == 1 ? "option -" : "option --") + name);
 }
 
 std::size_t parse_size(const std::string& text, const std::string& what) {
@@ -96,7 +90,7 @@ std::size_t parse_size(const std::string& text, const std::string& what) {
   else
     PRUNEX_USAGE(suffix.empty() || suffix == "B", what, ": bad size '", text,
                  "' (e.g. 64K, 1M, 1G)");
-  PRUNEX_USAGE(errno == 0 && x >= 0, what, ": bad size '", text, "'");
+  PRUNEX_USAGE(errno == 0 && x >= 0 && x * mult < 9.0e18, what, ": bad size '", text, "'");
   return static_cast<std::size_t>(x * mult);
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -17,16 +18,23 @@ struct Option {
   std::string default_value;  // shown in --help; empty = none
 };
 
+struct Command;
+
+// The parsed command line of one subcommand. Parsing is CLI11's: an option the command does
+// not declare, a missing value, or a word where the command takes no positional arguments is
+// a UsageError of one line; an option given twice keeps the last value.
 class Args {
  public:
-  Args(const std::vector<Option>& spec, const std::vector<std::string>& argv);
+  Args(const Command& command, const std::vector<std::string>& argv);
 
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   bool flag(const std::string& name) const { return has(name); }
   std::optional<std::string> get(const std::string& name) const;
   std::string get_or(const std::string& name, const std::string& fallback) const;
-  // Numbers: a malformed or out-of-range value is a UsageError naming the option.
-  long get_int(const std::string& name, long fallback) const;
+  // Numbers: a malformed value, or one outside [lo, hi], is a UsageError naming the option
+  // and showing the value as typed.
+  long get_int(const std::string& name, long fallback, long lo = std::numeric_limits<long>::min(),
+               long hi = std::numeric_limits<long>::max()) const;
   double get_double(const std::string& name, double fallback) const;
   // Size with optional K/M/G suffix (powers of 1024), for -b/-e.
   std::size_t get_size(const std::string& name, std::size_t fallback) const;
@@ -49,6 +57,9 @@ struct Command {
   std::string description;
   std::vector<Option> options;
   std::function<int(const Args&)> run;
+  // Name of the positional arguments in --help (e.g. "KIND INPUT..."); empty: the command
+  // takes none, and a stray word is an error.
+  std::string positional = "";
 };
 
 // Commands register themselves (see PRUNEX_REGISTER_COMMAND) from their own files.

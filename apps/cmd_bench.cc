@@ -37,7 +37,8 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex bench --op compaction --model resnet152 --sparsity channel --keep 0.5",
     {
         {"backend", "B", "mpi (live ranks) or sim (modeled cluster)", "mpi"},
-        {"op", "OP", "allreduce, broadcast, allgather, all, or compaction", "allreduce"},
+        {"op", "OP", "allreduce, broadcast, allgather, all, compaction, or iteration (sim)",
+         "allreduce"},
         {"group", "G", "world, intra, inter or all (mpi)", "all"},
         {"algo", "A", "ring, tree or hierarchical (sim)", "ring"},
         {"gpus-per-node", "P", "ranks per (emulated) node", ""},
@@ -64,10 +65,14 @@ PRUNEX_REGISTER_COMMAND(Command{
          "mean"},
         {"json", "FILE", "also write the rows as JSON", ""},
         {"flops", "F", "compute per GPU per iteration (sim --op iteration)", "0"},
+        {"strategy", "S",
+         "sim --op iteration: the strategy whose engine plan runs (hsadmm, hsadmm-flat, ddp, "
+         "topk) on a synthetic 8-convolution model of -e bytes",
+         "hsadmm"},
         {"model", "M", "model for --op compaction", "resnet152"},
         {"classes", "C", "classes of the model head", "10"},
         {"sparsity", "KINDS", "filter, channel, shape or a+b (compaction)", "channel"},
-        {"keep", "RATE", "keep rate in (0, 1] (compaction)", "0.5"},
+        {"keep", "RATE", "keep rate in (0, 1] (compaction, sim --op iteration)", "0.5"},
     },
     run_bench});
 

@@ -82,7 +82,6 @@ void print_table(const ModelLayout& m) {
 int run_model_info(const Args& args) {
   const auto model = args.get("model");
   PRUNEX_USAGE(model.has_value(), "--model is required (one of ", names_list(), ")");
-  PRUNEX_USAGE(args.positional().empty(), "unexpected argument '", args.positional().front(), "'");
   const ModelLayout m =
       make_layout(*model, int_option(args, "classes", 10), int_option(args, "input", 32),
                   int_option(args, "input-channels", 3));

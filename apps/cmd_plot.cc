@@ -131,7 +131,8 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"out", "FILE", "output image; .png or .svg", ""},
         {"layer", "NAME", "residuals: one layer instead of the whole model; mask: one layer", ""},
     },
-    run_plot});
+    run_plot,
+    "KIND INPUT..."});
 
 }  // namespace
 }  // namespace prunex::cli

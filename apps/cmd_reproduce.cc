@@ -12,13 +12,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/metrics.h"
 #include "analysis/paper_numbers.h"
 #include "analysis/run_quantities.h"
 #include "apps/cli.h"
 #include "apps/reproduce.h"
 #include "apps/subprocess.h"
 #include "engine/error.h"
+#include "records/run_record.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {
@@ -38,7 +38,6 @@ int bounded_int(const Args& args, const char* name, long fallback, long lo, long
 }
 
 ReproduceOptions parse_options(const Args& args) {
-  PRUNEX_USAGE(args.positional().empty(), "unexpected argument '", args.positional().front(), "'");
   ReproduceOptions o;
   o.out = args.get_or("out", o.out);
   PRUNEX_USAGE(!o.out.empty(), "--out is empty");

@@ -8,23 +8,62 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/metrics.h"
 #include "apps/cli.h"
 #include "apps/simulate_options.h"
 #include "backends/simgrid/fork_run.h"
 #include "engine/error.h"
+#include "engine/text_parse.h"
+#include "records/run_record.h"
+#include "topologies/topology_io.h"
 
 namespace prunex::cli {
 namespace {
 
-std::vector<Option> options() {
-  std::vector<Option> o = {
-      {"topology", "NAME|FILE", "cluster preset or topology JSON file (required)", ""},
-      {"gpus", "LIST", "total GPUs per point, multiples of --gpus-per-node", "8,16,32,64"},
-      {"strategy", "LIST", "strategies, comma-separated", "hsadmm,hsadmm-flat,ddp,topk"},
-      {"out", "DIR", "output folder (scaling.json)", "out/sweep"}};
-  for (auto& x : simulate_model_options()) o.push_back(x);
-  return o;
+// Sweep settings: the simulate fields that apply to every point, the GPU counts and the
+// strategies (the sizes and strategies replace simulate's --nodes and --strategy).
+struct SweepConfig {
+  sim::SimulateConfig sim;
+  std::vector<int> gpus = {8, 16, 32, 64};
+  std::vector<Strategy> strategies = all_strategies();
+  std::string out = "out/sweep";
+};
+using SweepField = ConfigField<SweepConfig>;
+
+const std::vector<SweepField>& sweep_fields() {
+  static const std::vector<SweepField> fields = [] {
+    std::vector<SweepField> f = {
+        {"gpus", "LIST", "total GPUs per point, multiples of --gpus-per-node",
+         [](SweepConfig& c, const std::string& v) {
+           c.gpus.clear();
+           for (const auto& g : split_list(v)) c.gpus.push_back(parse_int(g, "--gpus", 1, 1 << 24));
+           PRUNEX_USAGE(!c.gpus.empty(), "--gpus: empty list");
+           std::sort(c.gpus.begin(), c.gpus.end());
+           c.gpus.erase(std::unique(c.gpus.begin(), c.gpus.end()), c.gpus.end());
+         },
+         [](const SweepConfig& c) { return nlohmann::json(c.gpus); }},
+        {"strategy", "LIST", "strategies, comma-separated",
+         [](SweepConfig& c, const std::string& v) {
+           c.strategies.clear();
+           for (const auto& s : split_list(v)) c.strategies.push_back(parse_strategy(s));
+           PRUNEX_USAGE(!c.strategies.empty(), "--strategy: empty list");
+         },
+         [](const SweepConfig& c) {
+           nlohmann::json a = nlohmann::json::array();
+           for (Strategy s : c.strategies) a.push_back(std::string(strategy_name(s)));
+           return a;
+         }},
+        {"out", "DIR", "output folder (scaling.json)",
+         [](SweepConfig& c, const std::string& v) {
+           PRUNEX_USAGE(!v.empty(), "--out must not be empty");
+           c.out = v;
+         },
+         [](const SweepConfig& c) { return nlohmann::json(c.out); }}};
+    for (const auto& sf : sim::simulate_fields())
+      if (sf.name != "nodes" && sf.name != "strategy" && sf.name != "out")
+        f.push_back(nested_field(sf, &SweepConfig::sim));
+    return f;
+  }();
+  return fields;
 }
 
 struct Point {
@@ -44,56 +83,30 @@ void progress(std::size_t done, std::size_t total, const Point& p) {
   std::fflush(stderr);
 }
 
-std::vector<int> parse_gpus(const std::string& text, int gpn) {
-  std::vector<int> out;
-  for (const auto& s : split_list(text)) {
-    char* end = nullptr;
-    const long g = std::strtol(s.c_str(), &end, 10);
-    PRUNEX_USAGE(!s.empty() && *end == '\0' && g >= 1 && g <= (1L << 24), "--gpus: '", s,
-                 "' is not a positive GPU count");
-    PRUNEX_USAGE(g % gpn == 0, "--gpus: ", g, " is not a multiple of --gpus-per-node ", gpn);
-    out.push_back(static_cast<int>(g));
-  }
-  PRUNEX_USAGE(!out.empty(), "--gpus: empty list");
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
-
 int run_sweep(const Args& args) {
-  const std::string out = args.get_or("out", "out/sweep");
+  SweepConfig cfg;
   std::vector<Point> points;
-  std::vector<std::string> strategies;
   nlohmann::json config;
+  std::string topology_name;
   try {
-    const Topology preset = load_sim_topology(args);
-    const long gpn = args.get_int("gpus-per-node", preset.gpus_per_node);
-    PRUNEX_USAGE(gpn >= 1 && gpn <= preset.gpus_per_node, "--gpus-per-node must be in [1, ",
-                 preset.gpus_per_node, "] for topology ", preset.name, " (got ", gpn, ")");
-    const auto gpus = parse_gpus(args.get_or("gpus", "8,16,32,64"), static_cast<int>(gpn));
-    strategies = split_list(args.get_or("strategy", "hsadmm,hsadmm-flat,ddp,topk"));
-    PRUNEX_USAGE(!strategies.empty(), "--strategy: empty list");
-    std::vector<Topology> sized;
-    for (int g : gpus)
-      sized.push_back(fit_topology(preset, g / static_cast<int>(gpn), static_cast<int>(gpn)));
-    for (const auto& s : strategies) {
-      const sim::SimulateSpec base = base_spec(args, s);
-      for (std::size_t i = 0; i < gpus.size(); ++i) {
-        Point p{std::string(strategy_name(parse_strategy(s))), gpus[i],
-                gpus[i] / static_cast<int>(gpn), base};
-        shape_spec(p.spec, args, sized[i], p.nodes, static_cast<int>(gpn));
+    apply_options(sweep_fields(), args, cfg);
+    for (Strategy st : cfg.strategies) {
+      for (int g : cfg.gpus) {
+        sim::SimulateConfig c = cfg.sim;
+        c.strategy = st;
+        if (c.gpus_per_node == 0) c.gpus_per_node = load_topology(c.topology).gpus_per_node;
+        PRUNEX_USAGE(g % c.gpus_per_node == 0, "--gpus: ", g,
+                     " is not a multiple of --gpus-per-node ", c.gpus_per_node);
+        c.nodes = g / c.gpus_per_node;
+        Point p{std::string(strategy_name(st)), g, c.nodes, sim::make_spec(c)};
+        topology_name = p.spec.topology.name;
         points.push_back(std::move(p));
       }
     }
-    config = points.front().spec.config;
-    config.erase("strategy");
-    config.erase("nodes");
-    config["gpus"] = gpus;
-    config["strategies"] = strategies;
+    config = config_json(sweep_fields(), cfg);
     config["executor"] = "simgrid";
-    config["network_model"] = points.front().spec.sim.network_model;
     std::fprintf(stderr, "sweep: %zu simulations (%zu strategies x %zu sizes) on %s\n",
-                 points.size(), strategies.size(), gpus.size(), preset.name.c_str());
+                 points.size(), cfg.strategies.size(), cfg.gpus.size(), topology_name.c_str());
     for (std::size_t i = 0; i < points.size(); ++i) {
       Point& p = points[i];
       const auto r = sim::fork_run([&] {
@@ -129,8 +142,8 @@ int run_sweep(const Args& args) {
                 p.epoch_s, speedup, eff);
   }
   doc["config"] = config;
-  write_file_atomic(out + "/scaling.json", doc.dump(2) + "\n");
-  std::printf("wrote %s/scaling.json\n", out.c_str());
+  write_file_atomic(cfg.out + "/scaling.json", doc.dump(2) + "\n");
+  std::printf("wrote %s/scaling.json\n", cfg.out.c_str());
   return 0;
 }
 
@@ -140,11 +153,12 @@ PRUNEX_REGISTER_COMMAND(Command{
     "[--out DIR] ...",
     "Simulates each (strategy, GPU count) like `prunex simulate` (same options), each in its\n"
     "own process, and writes OUT/scaling.json: per strategy a list of {gpus, nodes,\n"
-    "time_per_epoch_s, speedup, efficiency} relative to the smallest size, plus the config.\n\n"
+    "time_per_epoch_s, time_per_iteration_s, speedup, efficiency} relative to the smallest\n"
+    "size, plus the config (`--config OUT/scaling.json` takes it back).\n\n"
     "example:\n"
     "  prunex sweep --topology puhti --model resnet152 --gpus 8,16,32,64 \\\n"
     "      --strategy hsadmm,hsadmm-flat,ddp,topk --out out/sweep",
-    options(), run_sweep});
+    field_options(sweep_fields(), SweepConfig{}), run_sweep});
 
 }  // namespace
 }  // namespace prunex::cli

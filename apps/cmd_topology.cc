@@ -54,7 +54,8 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"json", "", "show: print the normalised JSON instead of the summary", ""},
         {"nodes", "M", "what-if: the same cluster with M nodes (fat trees gain levels)", ""},
     },
-    run_topology});
+    run_topology,
+    "ACTION [NAME|FILE]"});
 
 }  // namespace
 }  // namespace prunex::cli

@@ -1,12 +1,13 @@
 // `prunex train`: live training under mpirun/srun (one process per GPU or CPU slot).
 #include <cstdio>
 
-#include "analysis/metrics.h"
 #include "analysis/run_summary.h"
 #include "apps/cli.h"
 #include "backends/mpi/mpi_communicator.h"
 #include "backends/mpi/mpi_env.h"
 #include "engine/error.h"
+#include "records/config_fields.h"
+#include "records/run_record.h"
 #include "workloads/train/train_config.h"
 #include "workloads/train/trainer.h"
 
@@ -22,6 +23,19 @@ std::vector<Option> train_options() {
   return opts;
 }
 
+// A metrics.json config given to --config reproduces its run only on the same ranks.
+void check_recorded_shape(const nlohmann::json& recorded, const Communicator& comm,
+                          const std::string& file) {
+  const NodeGrouping& g = comm.grouping();
+  if (recorded.contains("world-size"))
+    PRUNEX_USAGE(recorded["world-size"] == g.world_size, file, ": recorded on world-size ",
+                 recorded["world-size"].dump(), ", this run has ", g.world_size,
+                 " ranks (mpirun -np)");
+  if (recorded.contains("nodes"))
+    PRUNEX_USAGE(recorded["nodes"] == g.nodes(), file, ": recorded on ", recorded["nodes"].dump(),
+                 " nodes, this run has ", g.nodes());
+}
+
 int run_train(const Args& args) {
   MpiEnv env;
   TrainConfig cfg;
@@ -30,11 +44,16 @@ int run_train(const Args& args) {
   // Configuration errors are the same on every rank: all return 2, rank 0 says why.
   std::unique_ptr<MpiCommunicator> comm;
   try {
-    if (auto file = args.get("config")) apply_config_file(cfg, *file);
+    nlohmann::json recorded = nlohmann::json::object();
+    if (auto file = args.get("config")) {
+      recorded = canonical_config(read_config_file(*file));
+      apply_config_json(cfg, recorded, *file);
+    }
     for (const auto& f : train_fields())
       if (auto v = args.get(f.name)) f.set(cfg, *v);
     validate(cfg);
     comm = make_mpi_communicator(cfg.gpus_per_node);
+    check_recorded_shape(recorded, *comm, args.get_or("config", ""));
   } catch (const UsageError& e) {
     if (rank == 0) std::fprintf(stderr, "prunex train: error: %s\n", e.what());
     return 2;

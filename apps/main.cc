@@ -2,6 +2,7 @@
 // itself; this file only dispatches and turns errors into exit codes (2: bad input).
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <string>
 #include <vector>
@@ -20,6 +21,14 @@ void print_overview() {
       "SimGrid\n\nusage: prunex COMMAND [options]   (prunex COMMAND --help for details)\n\n"
       "commands:\n");
   for (const auto& c : commands) std::printf("  %-12s %s\n", c.name.c_str(), c.summary.c_str());
+}
+
+// This process's rank as the launcher set it (mpirun, srun), or 0: a usage error found while
+// parsing is the same on every rank, so only rank 0 prints it.
+int launcher_rank() {
+  for (const char* var : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"})
+    if (const char* v = std::getenv(var)) return std::atoi(v);
+  return 0;
 }
 
 }  // namespace
@@ -44,10 +53,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   try {
-    prunex::cli::Args parsed(it->options, rest);
+    prunex::cli::Args parsed(*it, rest);
     return it->run(parsed);
   } catch (const prunex::UsageError& e) {
-    std::fprintf(stderr, "prunex %s: error: %s\n", it->name.c_str(), e.what());
+    if (launcher_rank() == 0)
+      std::fprintf(stderr, "prunex %s: error: %s\n", it->name.c_str(), e.what());
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "prunex %s: failed: %s\n", it->name.c_str(), e.what());

@@ -5,11 +5,12 @@
 #include <cstdio>
 #include <set>
 
-#include "analysis/metrics.h"
 #include "analysis/paper_comparison.h"
 #include "analysis/paper_numbers.h"
 #include "apps/reproduce.h"
 #include "engine/sparsity_spec.h"
+#include "records/config_fields.h"
+#include "records/run_record.h"
 #include "topologies/topology_summary.h"
 #include "workloads/layers/model_zoo.h"
 
@@ -45,19 +46,19 @@ bool headline(const ReportRow& r) {
 }
 
 std::string setup_markdown(const ReproduceOptions& o, const Doc& hs) {
-  const auto& c = hs.json.at("config");
-  const auto& cal = c.at("compute_calibration");
+  const nlohmann::json c = canonical_config(hs.json.at("config"));
+  const auto& cal = c.at("compute-calibration");
   std::string s = "## Setup\n\n";
   s += fmt::format(
       "- Cluster: topology `{}` ({} GPUs per node), network model `{}` (SimGrid 3.32), ring "
       "collectives NCCL-style with one channel per rail; every value of the topology and its "
       "source is listed at the end.\n",
-      o.topology.name, o.gpus_per_node, c.at("network_model").get<std::string>());
+      o.topology.name, o.gpus_per_node, c.at("network-model-description").get<std::string>());
   s += fmt::format(
       "- Work: ResNet-152 ({} parameters, {:.4f} GFLOPs forward per 32x32 sample), CIFAR-10 "
       "({} training samples), batch {} per GPU; compute = 3 x forward FLOPs per sample at "
       "{:.3g} TFLOP/s per {} (efficiency {} of fp32 peak: \"{}\").\n",
-      c.at("parameters").get<long long>(), c.at("forward_gflops_per_sample").get<double>(),
+      c.at("parameters").get<long long>(), c.at("forward-gflops-per-sample").get<double>(),
       c.at("samples").get<long>(), c.at("batch").get<int>(),
       cal.at("effective_flops").get<double>() / 1e12, cal.at("gpu").get<std::string>(),
       cal.at("efficiency").get<double>(), cal.at("source").get<std::string>());
@@ -68,7 +69,7 @@ std::string setup_markdown(const ReproduceOptions& o, const Doc& hs) {
       "iterations\"), {} outer iterations of E = 1 local epoch, {} MiB inter-node buckets. "
       "DDP: 25 MiB buckets (first 1 MiB) overlapped with backward. Top-K: 1% per layer, values "
       "and indices in one all-gather.\n",
-      c.at("keep").get<double>(), o.t_freeze, o.iterations, c.at("bucket_mib").get<double>());
+      c.at("keep").get<double>(), o.t_freeze, o.iterations, c.at("bucket-mib").get<double>());
   s += "- Paper numbers: section 5.3-5.4 and the captions of Figs. 6-9 of "
        "../shared/papers/prunex-paper.txt, as printed; hardware references from "
        "../shared/reference/hardware-and-peers.md. Relative error = |ours - paper| / |paper|. "

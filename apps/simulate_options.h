@@ -1,47 +1,37 @@
-// Options shared by `prunex simulate` and `prunex sweep`: the model, strategy, mask model and
-// simulator settings, turned into a sim::SimulateSpec (everything validated up front, so bad
-// input is a UsageError before anything is simulated or written).
+// The command-line side of `prunex simulate` and `prunex sweep`: their options come from the
+// library's field table (backends/simgrid/simulate_config.h); this file only turns a command
+// line (and --config FILE) into a SimulateConfig.
 #pragma once
 
-#include <map>
+#include <set>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "apps/cli.h"
-#include "backends/simgrid/simulate_run.h"
-#include "engine/mask_model.h"
+#include "backends/simgrid/simulate_config.h"
 
 namespace prunex::cli {
 
-// The last iteration's "density" map (pruned layer -> kept fraction) of a live run's
-// metrics.json; UsageError naming `where` when it has none.
-std::map<std::string, double> last_densities(const nlohmann::json& run, const std::string& where);
+// --config plus one option per field of `fields` (defaults from `defaults`), except `skip`.
+template <typename Config>
+std::vector<Option> field_options(const std::vector<ConfigField<Config>>& fields,
+                                  const Config& defaults, const std::set<std::string>& skip = {}) {
+  std::vector<Option> opts = {
+      {"config", "FILE",
+       "JSON settings (keys = option names; a metrics.json `config` reruns its run)", ""}};
+  for (const auto& f : fields)
+    if (!skip.count(f.name))
+      opts.push_back({f.name, f.value_name, f.help, default_text(f.get(defaults))});
+  return opts;
+}
 
-// The masks that compacted each recorded iteration's inter-node payload in a live hsadmm run
-// (metrics.json "payload_density"; for runs that predate it, each iteration's "density").
-RecordedMasks payload_masks(const nlohmann::json& run, const ModelLayout& layout,
-                            const SparsitySpec& spec, const std::string& where);
-
-// Model / strategy / mask / simulator options (not --topology, --nodes, --strategy, --out).
-std::vector<Option> simulate_model_options();
-
-// The topology named by --topology (required).
-Topology load_sim_topology(const Args& args);
-// Applies --calibration FILE (backends/simgrid/calibration.h), read once, to a run of
-// cfg.nodes x cfg.gpus_per_node: the topology's links and speeds, and cfg's per-op costs.
-// Nothing changes without the option.
-void apply_calibration_option(const Args& args, Topology& t, sim::SimConfig& cfg);
-// Checks gpus_per_node in [1, the topology's] and scales the topology out (a note on
-// stderr) when `nodes` exceeds its node count.
-Topology fit_topology(Topology t, int nodes, int gpus_per_node);
-
-// Everything but the cluster shape, for one strategy; the shape is filled by
-// shape_spec(). Reads --masks (a live run's metrics.json) if given.
-sim::SimulateSpec base_spec(const Args& args, const std::string& strategy);
-// Sets nodes x gpus_per_node (and the topology, the synthetic union mask for that size).
-void shape_spec(sim::SimulateSpec& spec, const Args& args, const Topology& topology, int nodes,
-                int gpus_per_node);
+// Applies --config FILE (if given), then every option of `fields` given on the command line.
+template <typename Config>
+void apply_options(const std::vector<ConfigField<Config>>& fields, const Args& args, Config& cfg) {
+  if (auto file = args.get("config"))
+    apply_config_json(fields, cfg, canonical_config(read_config_file(*file)), *file);
+  for (const auto& f : fields)
+    if (auto v = args.get(f.name)) f.set(cfg, *v);
+}
 
 }  // namespace prunex::cli

@@ -13,8 +13,8 @@
 
 namespace prunex {
 
-// Which rank is where. Nodes are consecutive blocks of gpus_per_node ranks; the leader of a
-// node is its local rank 0.
+// Which rank is where, and the one place that says who belongs to which group. Nodes are
+// consecutive blocks of gpus_per_node ranks; the leader of a node is its local rank 0.
 struct NodeGrouping {
   int world_size = 1;
   int gpus_per_node = 1;
@@ -24,11 +24,27 @@ struct NodeGrouping {
   int local_rank(int world_rank) const { return world_rank % gpus_per_node; }
   bool is_leader(int world_rank) const { return local_rank(world_rank) == 0; }
   int leader_of(int node) const { return node * gpus_per_node; }
+
+  // Whether world_rank is a member of a group of kind g (inter: leaders only).
+  bool takes_part(Group g, int world_rank) const {
+    return g != Group::inter || is_leader(world_rank);
+  }
+  // Members of one group of kind g: world P x M, intra P, inter M.
+  int group_size(Group g) const;
+  // How many disjoint groups of kind g exist: intra one per node, world and inter one.
+  int group_count(Group g) const { return g == Group::intra ? nodes() : 1; }
+  // The world ranks of every group of kind g, each group in rank order.
+  std::vector<std::vector<int>> groups(Group g) const;
+  // The world ranks of world_rank's group of kind g (empty for inter on a non-leader).
+  std::vector<int> members(Group g, int world_rank) const;
+  // world_rank's rank inside its group of kind g (-1 for inter on a non-leader).
+  int rank_in(Group g, int world_rank) const;
 };
 
 struct CallRecord {
-  std::string op;  // allreduce, broadcast, allgather, barrier
+  CollectiveOp op = CollectiveOp::allreduce;
   Group group = Group::world;
+  DType dtype = DType::f32;
   std::size_t bytes = 0;  // bytes this rank contributed (allgather: its own block)
   double seconds = 0;
 };
@@ -70,8 +86,14 @@ class Communicator {
   void clear_calls() { calls_.clear(); }
 
  protected:
-  void record(std::string op, Group g, std::size_t bytes, double seconds) {
-    calls_.push_back({std::move(op), g, bytes, seconds});
+  // Appends a call in issue order and returns its index; an asynchronous call records at
+  // launch and sets its seconds on completion (set_seconds), so calls() keeps issue order.
+  std::size_t record(CollectiveOp op, Group g, DType dtype, std::size_t count, double seconds) {
+    calls_.push_back({op, g, dtype, count * dtype_size(dtype), seconds});
+    return calls_.size() - 1;
+  }
+  void set_seconds(std::size_t call, double seconds) {
+    if (call < calls_.size()) calls_[call].seconds = seconds;
   }
 
  private:

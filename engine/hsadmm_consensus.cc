@@ -2,6 +2,7 @@
 
 #include <memory>
 
+#include "engine/error.h"
 #include "engine/hsadmm_updates.h"
 #include "engine/phases.h"
 #include "engine/projection.h"
@@ -9,17 +10,19 @@
 namespace prunex {
 
 HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, HsadmmConfig cfg,
-                                 int64_t bucket_bytes, bool flat, Communicator& comm,
+                                 int64_t bucket_bytes, Strategy strategy, Communicator& comm,
                                  const float* theta0)
     : layout_(layout),
       spec_(std::move(spec)),
       cfg_(cfg),
       bucket_bytes_(bucket_bytes),
-      flat_(flat),
+      flat_(strategy == Strategy::hsadmm_flat),
       comm_(comm),
       penalty_(static_cast<int>(layout.layers.size()), cfg),
       freezer_(cfg),
       global_mask_(layout, spec_) {
+  PRUNEX_USAGE(is_consensus(strategy), "the consensus runs hsadmm or hsadmm-flat, not ",
+               strategy_name(strategy));
   for (const auto& l : layout.layers) {
     offset_.push_back(n_);
     n_ += l.numel();
@@ -77,7 +80,8 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
     z_ = zi_;
     global_mask_ = node_mask;
   } else {
-    out.payload_density = inter_node_consensus(k, node_mask, timer);
+    out.payload_mask = inter_node_consensus(k, node_mask, timer);
+    for (int l = 0; l < L; ++l) out.payload_density.push_back(out.payload_mask[l].density());
   }
 
   // Phase 5: duals (eqs. 12, 13), residuals, penalties, stopping test.
@@ -108,15 +112,19 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
 }
 
 // Phase 4 (leaders) and the intra-node broadcast that ends it.
-std::vector<double> HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask,
-                                                          PhaseTimer& timer) {
+ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask,
+                                                PhaseTimer& timer) {
   const int L = static_cast<int>(layout_.layers.size());
   const int M = comm_.grouping().nodes();
   std::vector<uint8_t> bits(global_mask_.bit_bytes());
   const bool was_frozen = freezer_.frozen();  // the same on every rank
+  const bool frozen_two_back = frozen_two_back_;
+  frozen_two_back_ = was_frozen;
+  // mask_sync and build_compaction do not depend on this iteration's freezing.
+  const FreezeSteps steps = freeze_steps(frozen_two_back, was_frozen, false);
   // Fences are called by every rank (they may barrier the world), so they stay outside the
   // leaders-only branches; one fence ends a phase and starts the next.
-  if (!was_frozen) {
+  if (steps.mask_sync) {
     timer.fence(comm_);
     if (comm_.is_leader()) {
       timer.time(phase::mask_sync, [&] {
@@ -138,7 +146,7 @@ std::vector<double> HsadmmConsensus::inter_node_consensus(int k, const ModelMask
 
   // Once the mask is frozen the compact shapes no longer change: the plan and its buckets
   // are built once and reused ("one-shot buffer allocation", paper section 4.5).
-  if (!was_frozen || !plan_) {
+  if (steps.build_compaction) {
     timer.time(phase::pack, [&] {
       plan_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
       buckets_ = std::make_unique<BucketSet>(*plan_);
@@ -146,8 +154,7 @@ std::vector<double> HsadmmConsensus::inter_node_consensus(int k, const ModelMask
   }
   CompactionPlan* plan = plan_.get();
   BucketSet* buckets = buckets_.get();
-  std::vector<double> payload_density;
-  for (int l = 0; l < L; ++l) payload_density.push_back(global_mask_[l].density());
+  ModelMask payload_mask = global_mask_;
   std::vector<const float*> zp(L), vp(L);
   std::vector<float*> outp(L);
   for (int l = 0; l < L; ++l) {
@@ -174,7 +181,7 @@ std::vector<double> HsadmmConsensus::inter_node_consensus(int k, const ModelMask
   // Eq. 11: the average of z_i + v_i over the M nodes, zeros outside the union mask.
   timer.time(phase::unpack,
              [&] { unpack(*plan, buckets->data(), outp.data(), 1.0f / static_cast<float>(M)); });
-  if (!was_frozen && freezer_.frozen()) {
+  if (freeze_steps(frozen_two_back, was_frozen, freezer_.frozen()).project_global) {
     // Retraining keeps the mask of the projected global z: identical on every rank (z is)
     // and exactly the configured keep rate, where the union of node masks (eq. 14) can keep
     // more groups while nodes still disagree.
@@ -182,7 +189,7 @@ std::vector<double> HsadmmConsensus::inter_node_consensus(int k, const ModelMask
                [&] { global_mask_ = project_model(outp.data(), layout_, spec_); });
     plan_.reset();  // built for the union mask; the frozen mask needs its own
   }
-  return payload_density;
+  return payload_mask;
 }
 
 }  // namespace prunex

@@ -3,12 +3,12 @@
 // step (phase 1) belongs to the caller: a LibTorch trainer, or a closed-form solver in
 // tests; it only needs add_proximal() for eq. 8.
 //
-// hierarchical (flat = false): intra-node SUM of theta + u -> z~_i (eq. 9) -> projection
+// hsadmm (hierarchical): intra-node SUM of theta + u -> z~_i (eq. 9) -> projection
 // (eq. 10) or the frozen mask -> leaders: mask union (eq. 14, one bitwise-OR all-reduce),
 // pack z_i + v_i by the union mask, bucketed inter-node SUM -> intra-node broadcast of the
 // union mask and the compact buckets -> every rank unpacks z = sum / M (eq. 11) -> duals
 // (eqs. 12, 13), residuals, adaptive penalties, stopping test.
-// flat (PruneX (AR)): one level over the world: dense SUM of theta + u, z = projection of
+// hsadmm-flat (PruneX (AR)): one level over the world: dense SUM of theta + u, z = projection of
 // the candidate, u += theta - z. No leaders, no shrinkage.
 #pragma once
 
@@ -26,6 +26,7 @@
 #include "engine/phase_timer.h"
 #include "engine/residuals.h"
 #include "engine/sparsity_spec.h"
+#include "engine/strategy.h"
 
 namespace prunex {
 
@@ -39,13 +40,17 @@ struct ConsensusStep {
   // (before the mask freezes: the union of node masks; it may keep more than mask_density
   // in the iteration that freezes). Empty for the flat variant (dense payload).
   std::vector<double> payload_density;
+  // That mask itself (hsadmm; empty for the flat variant): the plan of this iteration is
+  // built from it (tests/conformance).
+  ModelMask payload_mask;
 };
 
 class HsadmmConsensus {
  public:
   // theta0: the initial parameters (identical on every rank): z_i = z = theta0, duals 0.
+  // strategy: hsadmm or hsadmm_flat (UsageError otherwise).
   HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, HsadmmConfig cfg,
-                  int64_t bucket_bytes, bool flat, Communicator& comm, const float* theta0);
+                  int64_t bucket_bytes, Strategy strategy, Communicator& comm, const float* theta0);
 
   // Eq. 8's extra gradient term for layer l: grad += rho1_l * (theta - z_i + u).
   void add_proximal(int layer, float* grad, const float* theta) const;
@@ -61,15 +66,19 @@ class HsadmmConsensus {
   const ModelMask& global_mask() const { return global_mask_; }
   const SparsitySpec& spec() const { return spec_; }
   const ModelLayout& layout() const { return layout_; }
-  bool flat() const { return flat_; }
+  Strategy strategy() const { return flat_ ? Strategy::hsadmm_flat : Strategy::hsadmm; }
+  // Penalty rho1 of layer l for the next local steps (eq. 8's proximal weight).
+  double rho1(int layer) const { return penalty_.rho1(layer); }
   // The mask is frozen: later iterations apply global_mask() instead of projecting.
   bool frozen() const { return freezer_.frozen(); }
   // Bytes of all layout tensors in fp32: what the inter tier carries without shrinkage.
   int64_t dense_bytes() const { return n_ * 4; }
 
  private:
-  // Returns the densities of the mask that compacted the payload (ConsensusStep).
-  std::vector<double> inter_node_consensus(int k, const ModelMask& node_mask, PhaseTimer& timer);
+  // Returns the mask that compacted the payload (ConsensusStep::payload_mask).
+  ModelMask inter_node_consensus(int k, const ModelMask& node_mask, PhaseTimer& timer);
+  // Whether the mask was frozen after the iteration before the previous one (freeze_steps).
+  bool frozen_two_back_ = false;
   float* at(std::vector<float>& b, int l) { return b.data() + offset_[l]; }
 
   const ModelLayout& layout_;

@@ -32,7 +32,8 @@ struct CandidateParams {
 
 // gamma = lambda/M + P*rho1 + rho2. The exact minimiser of eq. (6) over z_i has P*rho1
 // (one rho1 term per rank j); the paper's text after eq. (9) writes rho1, which would make
-// the fixed point solve a different problem whenever P > 1 (see hsadmm_consensus_test.cc).
+// the fixed point solve a different problem whenever P > 1 (tests: hsadmm_updates_test.cc,
+// PaperPrintedGammaMovesTheOptimum).
 double candidate_gamma(const CandidateParams& p);
 
 // Eq. (9), the dense node candidate before projection:

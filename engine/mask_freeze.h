@@ -44,4 +44,18 @@ class MaskFreezer {
   std::vector<uint8_t> last_;
 };
 
+// What the freeze state changes in H-SADMM's outer iteration k, decided once for the live
+// consensus and the plan builder from whether the mask was frozen after iterations k - 2,
+// k - 1 and k (the last known only once iteration k has observed its mask).
+struct FreezeSteps {
+  bool mask_sync = true;         // leaders unite the node masks (not frozen after k - 1)
+  bool build_compaction = true;  // compaction plan built: while unfrozen, and once more in the
+                                 // first frozen iteration (the freezing one built the union's)
+  bool project_global = false;   // k froze the mask: project the global z for the final mask
+};
+
+inline FreezeSteps freeze_steps(bool frozen_after_k2, bool frozen_after_k1, bool frozen_after_k) {
+  return {!frozen_after_k1, !frozen_after_k2, !frozen_after_k1 && frozen_after_k};
+}
+
 }  // namespace prunex

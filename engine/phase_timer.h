@@ -3,13 +3,14 @@
 #pragma once
 
 #include "engine/communicator.h"
+#include "engine/phases.h"
 
 namespace prunex {
 
 class PhaseTimer {
  public:
   virtual ~PhaseTimer() = default;
-  virtual void add(const char* phase, double start, double seconds) = 0;
+  virtual void add(Phase phase, double start, double seconds) = 0;
 
   // Called by every rank before and after each communication phase. A timer that separates
   // waiting from communicating (PhaseClock with --sync-phases) barriers the world here and
@@ -22,10 +23,10 @@ class PhaseTimer {
 
   // Times fn() as `phase`.
   template <typename Fn>
-  auto time(const char* phase, Fn&& fn) {
+  auto time(Phase phase, Fn&& fn) {
     struct Scope {
       PhaseTimer& t;
-      const char* p;
+      Phase p;
       double start = now_seconds();
       ~Scope() { t.add(p, start, now_seconds() - start); }
     } scope{*this, phase};
@@ -35,7 +36,7 @@ class PhaseTimer {
 
 class NullPhaseTimer : public PhaseTimer {
  public:
-  void add(const char*, double, double) override {}
+  void add(Phase, double, double) override {}
 };
 
 }  // namespace prunex

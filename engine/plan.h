@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/phases.h"
 #include "engine/types.h"
 
 namespace prunex {
@@ -19,10 +20,8 @@ enum class StepKind {
   collective,  // a collective on `group`
 };
 
-enum class CollectiveOp { allreduce, broadcast, allgather };
-
 struct PlanStep {
-  std::string phase;  // a name from engine/phases.h
+  Phase phase = Phase::local_compute;
   StepKind kind = StepKind::compute;
   Group group = Group::world;  // which ranks take part (inter: leaders only)
   CollectiveOp op = CollectiveOp::allreduce;
@@ -52,11 +51,14 @@ struct PlanStep {
 
 struct IterationPlan {
   std::vector<PlanStep> steps;
+  // Collectives that run after the last step outside every phase timer (H-SADMM's residual
+  // all-reduce): their bytes count in the records, their time does not.
+  std::vector<PlanStep> untimed;
   // How many of these iterations make one epoch of the dataset.
   double iterations_per_epoch = 1;
 };
 
-inline PlanStep compute_step(const char* phase, double flops) {
+inline PlanStep compute_step(Phase phase, double flops) {
   PlanStep s;
   s.phase = phase;
   s.kind = StepKind::compute;
@@ -64,7 +66,7 @@ inline PlanStep compute_step(const char* phase, double flops) {
   return s;
 }
 
-inline PlanStep memory_step(const char* phase, double bytes) {
+inline PlanStep memory_step(Phase phase, double bytes) {
   PlanStep s;
   s.phase = phase;
   s.kind = StepKind::memory;
@@ -72,7 +74,7 @@ inline PlanStep memory_step(const char* phase, double bytes) {
   return s;
 }
 
-inline PlanStep collective_step(const char* phase, Group g, CollectiveOp op, int64_t bytes,
+inline PlanStep collective_step(Phase phase, Group g, CollectiveOp op, int64_t bytes,
                                 DType dtype = DType::f32) {
   PlanStep s;
   s.phase = phase;

@@ -1,7 +1,10 @@
-// Builds the IterationPlan of one outer iteration for the simulated executor, mirroring what
-// the live strategies do (engine/hsadmm_consensus.cc, workloads/train/{ddp,topk}_strategy.cc):
-// the same collectives on the same groups with the same payloads, plus compute and memory
-// passes sized from the layer tables.
+// Builds the IterationPlan of one outer iteration: the collectives the live strategies make
+// (engine/hsadmm_consensus.cc, workloads/train/{ddp,topk}_strategy.cc), decided by the same
+// engine functions they call (ddp_buckets.h, topk_selection.h, freeze_steps in mask_freeze.h,
+// CompactionPlan), plus compute and memory passes sized from the layer tables. One file per
+// strategy: plan_hsadmm.cc, plan_ddp.cc, plan_topk.cc. The conformance tests
+// (tests/*/conformance_test.cc) check, iteration by iteration, that a live run's collectives
+// are plan_calls() of its plan.
 //
 // Cost model (every factor stated here, nothing calibrated in this file):
 // - Compute per sample = 3 x forward FLOPs per sample: the backward pass
@@ -25,28 +28,30 @@
 //   before the candidate run outside every phase timer, as the residual all-reduce does.
 // - hsadmm / hsadmm-flat: one iteration = local_epochs epochs of steps (one compute step
 //   and one memory step for all of them) followed by the consensus.
-// - Not in the plan: the world SUM of the residual partial sums (HsadmmConsensus::step,
-//   L x 13 doubles). Live runs leave it outside every phase timer; simulated records count
-//   its bytes (residual_allreduce_bytes) but not its time (a KB-sized all-reduce; on a
-//   16384-rank ring its 2(n-1) latency terms would dominate, which NCCL avoids with trees).
+// - Untimed (IterationPlan::untimed): the world SUM of the residual partial sums
+//   (HsadmmConsensus::step, L x 13 doubles) after the last step. Live runs leave it outside
+//   every phase timer; simulated records count its bytes but not its time (a KB-sized
+//   all-reduce; on a 16384-rank ring its 2(n-1) latency terms would dominate, which NCCL
+//   avoids with trees).
 // - ddp / topk: the plan is ONE local step (they synchronise every step); an iteration is
 //   steps_per_iteration() copies of it, which the caller multiplies (the steps are identical).
 #pragma once
 
 #include <cstdint>
 
+#include "engine/communicator.h"
+#include "engine/ddp_buckets.h"
 #include "engine/layer_layout.h"
 #include "engine/mask.h"
 #include "engine/plan.h"
 #include "engine/strategy.h"
+#include "engine/topk_selection.h"
 
 namespace prunex {
 
 // The memory_key of the compaction plan build (pack phase): allocation-bound, not like a pack.
 inline constexpr const char* kCompactionPlanKey = "compaction_plan";
-constexpr long kCifar10TrainSamples = 50000;            // CIFAR-10 training set (Krizhevsky 2009)
-constexpr int64_t kDdpBucketBytes = int64_t(25) << 20;  // PyTorch DDP default
-constexpr int64_t kDdpFirstBucketBytes = int64_t(1) << 20;  // PyTorch DDP first bucket
+constexpr long kCifar10TrainSamples = 50000;  // CIFAR-10 training set (Krizhevsky 2009)
 
 struct PlanInputs {
   const ModelLayout* layout = nullptr;
@@ -95,24 +100,15 @@ int64_t residual_allreduce_bytes(const ModelLayout& layout);
 // UsageError on bad inputs (no layout, non-positive sizes, hsadmm without a mask).
 IterationPlan build_plan(const PlanInputs& in);
 
-// Sets mask_frozen, build_compaction and project_global for an outer iteration k as the live
-// mask freezer runs it (engine/hsadmm_consensus.cc), from whether the mask was frozen after
-// iterations k - 2, k - 1 and k: mask_sync until it froze, one more projection in the
-// iteration that froze it, the compaction plan rebuilt up to the first frozen iteration.
+// Sets mask_frozen, build_compaction and project_global for an outer iteration k from
+// freeze_steps() (engine/mask_freeze.h), as the live consensus runs it, given whether the
+// mask was frozen after iterations k - 2, k - 1 and k.
 void set_freeze_state(PlanInputs& in, bool frozen_after_k2, bool frozen_after_k1,
                       bool frozen_after_k);
 
-// The DDP buckets (PyTorch's rule: reverse layout order, the first one 1 MiB, then 25 MiB;
-// a layer goes whole into one bucket): per bucket its float count and the lowest layer
-// index in it (its gradients are ready last).
-struct DdpBucket {
-  int64_t floats = 0;
-  int first_layer = 0;
-};
-std::vector<DdpBucket> ddp_buckets(const ModelLayout& layout);
-
-// Top-K: per layer k = max(1, ceil(ratio x numel)); the all-gather block of one rank is
-// sum_k x 8 bytes (f32 values + i32 indices).
-int64_t topk_total_k(const ModelLayout& layout, double ratio);
+// The collectives world_rank makes in one run of the plan, in order (its collective steps
+// on groups it belongs to, then the untimed ones): what Communicator::calls() records live.
+std::vector<CallRecord> plan_calls(const IterationPlan& plan, const NodeGrouping& grouping,
+                                   int world_rank);
 
 }  // namespace prunex

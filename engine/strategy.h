@@ -15,6 +15,14 @@ enum class Strategy {
 };
 
 std::string_view strategy_name(Strategy s);
+// Node leaders carry the inter-node traffic (hsadmm); the others run over the world.
+constexpr bool has_leaders(Strategy s) {
+  return s == Strategy::hsadmm;
+}
+// Consensus ADMM strategies (masks, residuals, z); the others synchronise gradients every step.
+constexpr bool is_consensus(Strategy s) {
+  return s == Strategy::hsadmm || s == Strategy::hsadmm_flat;
+}
 // Throws UsageError naming the unknown strategy and the valid ones.
 Strategy parse_strategy(std::string_view name);
 std::vector<Strategy> all_strategies();

@@ -1,5 +1,8 @@
 // Basic vocabulary shared by the engine and every backend: element types, reduction
-// operators and the three process groups of the hierarchy.
+// operators, collective operations and the three process groups of the hierarchy. Each enum
+// has one name table (its *_name function) and one parser (parse_*), used at every text
+// boundary (command line, JSON records, calibration files); inside the program the enums
+// travel, not strings.
 #pragma once
 
 #include <cstddef>
@@ -74,5 +77,29 @@ constexpr std::string_view group_name(Group g) {
   }
   return "?";
 }
+
+// The collectives a Communicator offers and a plan may contain. barrier carries no data; it
+// appears in call records (measurement fences), never in a plan.
+enum class CollectiveOp { allreduce, broadcast, allgather, barrier };
+
+constexpr std::string_view collective_op_name(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::allreduce:
+      return "allreduce";
+    case CollectiveOp::broadcast:
+      return "broadcast";
+    case CollectiveOp::allgather:
+      return "allgather";
+    case CollectiveOp::barrier:
+      return "barrier";
+  }
+  return "?";
+}
+
+// Parsers: UsageError naming `text` and the valid names.
+DType parse_dtype(std::string_view text);
+ReduceOp parse_reduce_op(std::string_view text);
+Group parse_group(std::string_view text);
+CollectiveOp parse_collective_op(std::string_view text);
 
 }  // namespace prunex

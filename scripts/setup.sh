@@ -8,7 +8,7 @@ packages=(
   libopenmpi-dev openmpi-bin
   libsimgrid-dev
   libtorch-dev
-  nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev
+  nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev libcli11-dev
   dataset-fashion-mnist
   python3 python3-matplotlib
 )

@@ -9,7 +9,7 @@ import common
 def phase_means(m):
     """phase -> mean over iterations of its critical path (seconds); communication phases only."""
     its = m["iterations"]
-    present = [p for p in common.COMM_PHASES if any(p in it["phases"] for it in its)]
+    present = [p for p in common.comm_phases(m) if any(p in it["phases"] for it in its)]
     return {p: sum(float(it["phases"][p]["critical_path_s"]) for it in its if p in it["phases"])
             / len(its) for p in present}
 
@@ -26,12 +26,15 @@ def draw(inputs, out, layer=None):
     x = range(len(means))
     tallest = max(sum(ph.values()) for _, ph in means) * scale
     bottoms = [0.0] * len(means)
-    for phase in common.COMM_PHASES:
+    order = []
+    for m in runs:
+        order += [p for p in common.comm_phases(m) if p not in order]
+    for phase in order:
         heights = [ph.get(phase, 0.0) * scale for _, ph in means]
         if not any(heights):
             continue
-        bars = ax.bar(x, heights, 0.6, bottom=bottoms, color=common.PHASE_COLORS[phase],
-                      label=common.PHASE_LABELS[phase])
+        bars = ax.bar(x, heights, 0.6, bottom=bottoms, color=common.phase_color(phase),
+                      label=common.phase_label(phase))
         for i, (b, h) in enumerate(zip(bars, heights)):
             total = sum(means[i][1].values()) * scale
             if h > 0.05 * tallest:  # label only segments tall enough to read

@@ -16,9 +16,11 @@ matplotlib.use("Agg")  # no display: files only
 import matplotlib.pyplot as plt  # noqa: E402
 import matplotlib.ticker  # noqa: E402
 
-# Phases that move data between ranks (engine/phases.h, phase::is_communication).
-COMM_PHASES = ["intra_allreduce", "mask_sync", "inter_allreduce", "broadcast", "allreduce",
-               "allgather"]
+# Phases that move data between ranks. Every metrics.json lists them
+# (summary.communication_phases, from engine/phases.h); this list is only for files written
+# before that field existed (2026-11-25).
+LEGACY_COMM_PHASES = ["intra_allreduce", "mask_sync", "inter_allreduce", "broadcast",
+                      "allreduce", "allgather"]
 PHASE_LABELS = {
     "intra_allreduce": "intra-node all-reduce",
     "mask_sync": "mask sync",
@@ -27,7 +29,23 @@ PHASE_LABELS = {
     "allreduce": "flat all-reduce",
     "allgather": "all-gather",
 }
-PHASE_COLORS = dict(zip(COMM_PHASES, plt.get_cmap("tab10").colors))
+_PALETTE = plt.get_cmap("tab10").colors
+
+
+def phase_color(phase):
+    """A stable colour per phase name: the known ones in their usual order, then the rest."""
+    known = LEGACY_COMM_PHASES
+    i = known.index(phase) if phase in known else len(known) + sum(map(ord, phase))
+    return _PALETTE[i % len(_PALETTE)]
+
+
+def phase_label(phase):
+    return PHASE_LABELS.get(phase, phase.replace("_", " "))
+
+
+def comm_phases(m):
+    """The communication phases of a run, as its metrics.json names them."""
+    return m.get("summary", {}).get("communication_phases", LEGACY_COMM_PHASES)
 
 STYLE = {
     "font.size": 10,
@@ -79,6 +97,11 @@ def load_metrics(path):
         require(isinstance(it.get("bytes"), dict), path, f"iteration {i}: 'bytes' missing")
         require(isinstance(it.get("wall_seconds"), (int, float)), path,
                 f"iteration {i}: 'wall_seconds' missing")
+    phases = comm_phases(m)
+    require(isinstance(phases, list) and all(isinstance(p, str) for p in phases), path,
+            "summary.communication_phases must be a list of names")
+    for it in m["iterations"]:
+        it["_comm_phases"] = phases
     m["_path"] = path
     return m
 
@@ -106,7 +129,8 @@ def run_labels(runs):
 
 def comm_seconds(it):
     """Communication time of one iteration: sum of the communication phases' critical paths."""
-    return sum(float(it["phases"][p]["critical_path_s"]) for p in COMM_PHASES if p in it["phases"])
+    phases = it.get("_comm_phases", LEGACY_COMM_PHASES)
+    return sum(float(it["phases"][p]["critical_path_s"]) for p in phases if p in it["phases"])
 
 
 def time_unit(max_seconds):

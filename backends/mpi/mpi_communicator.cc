@@ -59,6 +59,7 @@ class MpiAllreduceWork : public Work {
                    Group g)
       : comm_(comm), data_(data), count_(count), dtype_(dtype), op_(op), group_(g) {
     const MPI_Op mop = mpi_op(op, dtype);
+    call_ = comm.record(CollectiveOp::allreduce, g, dtype, count, 0);  // issue order
     start_ = MPI_Wtime();
     PRUNEX_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, data, checked_count(count), mpi_datatype(dtype),
                                     mop, comm.comm(g), &request_));
@@ -90,7 +91,7 @@ class MpiAllreduceWork : public Work {
   void finish() {
     done_ = true;
     if (op_ == ReduceOp::avg) divide(data_, count_, dtype_, comm_.size(group_));
-    comm_.record("allreduce", group_, count_ * dtype_size(dtype_), MPI_Wtime() - start_);
+    comm_.set_seconds(call_, MPI_Wtime() - start_);
   }
 
   MpiCommunicator& comm_;
@@ -100,6 +101,7 @@ class MpiAllreduceWork : public Work {
   ReduceOp op_;
   Group group_;
   MPI_Request request_ = MPI_REQUEST_NULL;
+  std::size_t call_ = 0;
   double start_ = 0;
   bool done_ = false;
 };
@@ -150,7 +152,7 @@ void MpiCommunicator::allreduce(void* data, std::size_t count, DType dtype, Redu
   PRUNEX_MPI_CHECK(
       MPI_Allreduce(MPI_IN_PLACE, data, checked_count(count), mpi_datatype(dtype), mop, c));
   if (op == ReduceOp::avg) divide(data, count, dtype, size(g));
-  record("allreduce", g, count * dtype_size(dtype), MPI_Wtime() - t0);
+  record(CollectiveOp::allreduce, g, dtype, count, MPI_Wtime() - t0);
 }
 
 std::unique_ptr<Work> MpiCommunicator::allreduce_async(void* data, std::size_t count, DType dtype,
@@ -164,7 +166,7 @@ void MpiCommunicator::broadcast(void* data, std::size_t count, DType dtype, int 
                " group of size ", size(g));
   const double t0 = MPI_Wtime();
   PRUNEX_MPI_CHECK(MPI_Bcast(data, checked_count(count), mpi_datatype(dtype), root, c));
-  record("broadcast", g, count * dtype_size(dtype), MPI_Wtime() - t0);
+  record(CollectiveOp::broadcast, g, dtype, count, MPI_Wtime() - t0);
 }
 
 void MpiCommunicator::allgather(const void* send, void* recv, std::size_t count, DType dtype,
@@ -174,14 +176,14 @@ void MpiCommunicator::allgather(const void* send, void* recv, std::size_t count,
   const int n = checked_count(count);
   const double t0 = MPI_Wtime();
   PRUNEX_MPI_CHECK(MPI_Allgather(send, n, t, recv, n, t, c));
-  record("allgather", g, count * dtype_size(dtype), MPI_Wtime() - t0);
+  record(CollectiveOp::allgather, g, dtype, count, MPI_Wtime() - t0);
 }
 
 void MpiCommunicator::barrier(Group g) {
   const MPI_Comm c = comm(g);
   const double t0 = MPI_Wtime();
   PRUNEX_MPI_CHECK(MPI_Barrier(c));
-  record("barrier", g, 0, MPI_Wtime() - t0);
+  record(CollectiveOp::barrier, g, DType::u8, 0, MPI_Wtime() - t0);
 }
 
 void MpiCommunicator::abort(int code) {

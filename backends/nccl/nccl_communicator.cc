@@ -24,13 +24,14 @@ namespace prunex {
 // Handle of an asynchronous all-reduce: completion is the stop event on the stream.
 class NcclWork : public Work {
  public:
-  NcclWork(NcclCommunicator& owner, Group g, std::size_t bytes)
-      : owner_(owner), g_(g), bytes_(bytes) {}
+  // Recorded at launch so the call records keep issue order; the time is set on wait().
+  NcclWork(NcclCommunicator& owner, Group g, DType dtype, std::size_t count)
+      : owner_(owner), call_(owner.note(g, dtype, count)) {}
   void wait() override {
     if (done_) return;
     owner_.wait_for(stop_);
     done_ = true;
-    owner_.note("allreduce", g_, bytes_, stop_.seconds_since(start_));
+    owner_.note_seconds(call_, stop_.seconds_since(start_));
   }
   bool is_completed() override {
     if (done_) return true;
@@ -43,8 +44,7 @@ class NcclWork : public Work {
 
  private:
   NcclCommunicator& owner_;
-  Group g_;
-  std::size_t bytes_;
+  std::size_t call_;
   bool done_ = false;
 };
 
@@ -178,7 +178,7 @@ void NcclCommunicator::enqueue_allreduce(void* data, std::size_t count, DType dt
 
 std::unique_ptr<Work> NcclCommunicator::allreduce_async(void* data, std::size_t count, DType dtype,
                                                         ReduceOp op, Group g) {
-  auto work = std::make_unique<NcclWork>(*this, g, count * dtype_size(dtype));
+  auto work = std::make_unique<NcclWork>(*this, g, dtype, count);
   work->start_.record(stream());
   enqueue_allreduce(data, count, dtype, op, g, work->scratch_);
   work->stop_.record(stream());
@@ -196,7 +196,7 @@ void NcclCommunicator::broadcast(void* data, std::size_t count, DType dtype, int
   PRUNEX_NCCL_CHECK(ncclBroadcast(data, data, count, nccl_type(dtype), root, comm(g), stream()));
   stop.record(stream());
   wait_for(stop);
-  record("broadcast", g, count * dtype_size(dtype), stop.seconds_since(start));
+  record(CollectiveOp::broadcast, g, dtype, count, stop.seconds_since(start));
 }
 
 void NcclCommunicator::allgather(const void* send, void* recv, std::size_t count, DType dtype,
@@ -206,7 +206,7 @@ void NcclCommunicator::allgather(const void* send, void* recv, std::size_t count
   PRUNEX_NCCL_CHECK(ncclAllGather(send, recv, count, nccl_type(dtype), comm(g), stream()));
   stop.record(stream());
   wait_for(stop);
-  record("allgather", g, count * dtype_size(dtype), stop.seconds_since(start));
+  record(CollectiveOp::allgather, g, dtype, count, stop.seconds_since(start));
 }
 
 // NCCL has no barrier: a one-byte all-reduce that every member must join, then a wait.
@@ -217,7 +217,7 @@ void NcclCommunicator::barrier(Group g) {
                                   comm(g), stream()));
   stop.record(stream());
   wait_for(stop);
-  record("barrier", g, 0, stop.seconds_since(start));
+  record(CollectiveOp::barrier, g, DType::u8, 0, stop.seconds_since(start));
 }
 
 void NcclCommunicator::abort(int code) {

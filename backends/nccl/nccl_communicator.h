@@ -61,9 +61,10 @@ class NcclCommunicator : public Communicator {
   // failed peer ends this rank with an error instead of a hang.
   void wait_for(const CudaEvent& done) const;
   void check_async_errors() const;
-  void note(const char* op, Group g, std::size_t bytes, double seconds) {
-    record(op, g, bytes, seconds);
+  std::size_t note(Group g, DType dtype, std::size_t count) {
+    return record(CollectiveOp::allreduce, g, dtype, count, 0);
   }
+  void note_seconds(std::size_t call, double seconds) { set_seconds(call, seconds); }
 
   MPI_Comm mpi_;
   NodeGrouping grouping_;

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <set>
 
-#include "analysis/bench_table.h"
 #include "backends/simgrid/closed_form.h"
 #include "engine/error.h"
+#include "records/bench_rows.h"
 
 namespace prunex::sim {
 namespace {
@@ -26,10 +26,10 @@ void set_tier(Topology& t, const std::string& tier, double latency_s, double ban
 }
 
 double closed_form(const Topology& t, const BenchPoint& p) {
-  const CollectiveOp op = parse_op(p.op);
+  const CollectiveOp op = p.op;
   const double per_rank = op == CollectiveOp::allgather ? p.bytes / p.ranks : p.bytes;
-  return closed_form_seconds(t, p.nodes, p.gpus_per_node, op, Algo::ring,
-                             parse_group(p.group, p.file), static_cast<std::size_t>(per_rank));
+  return closed_form_seconds(t, p.nodes, p.gpus_per_node, op, Algo::ring, p.group,
+                             static_cast<std::size_t>(per_rank));
 }
 
 struct Coefficients {
@@ -53,7 +53,7 @@ bool in_range(const BenchPoint& p, const FitOptions& o) {
 
 // A tier fit uses its own group's rows (world rows cross both tiers).
 bool in_tier_fit(const BenchPoint& p, const FitOptions& o) {
-  return p.group != "world" && in_range(p, o);
+  return p.group != Group::world && in_range(p, o);
 }
 
 // Least squares of sum ((a_i x + b_i y) / t_i - 1)^2 over (x, y) = (L, 1/B), both >= 0.
@@ -91,14 +91,6 @@ double host_share(const Calibration& c, int ranks) {
 }
 
 }  // namespace
-
-Group parse_group(const std::string& name, const std::string& where) {
-  if (name == "intra") return Group::intra;
-  if (name == "inter") return Group::inter;
-  if (name == "world") return Group::world;
-  PRUNEX_USAGE(false, where, ": unknown group '", name, "'");
-  return Group::world;
-}
 
 FitMode parse_fit_mode(const std::string& name, const std::string& where) {
   if (name == "line") return FitMode::line;
@@ -147,8 +139,9 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
   cal.ops.clear();
   cal.op_fit = opt.mode;
   for (const std::string tier : {"intra", "inter"}) {
-    TierFit f = fit([&](const BenchPoint& p) { return p.group == tier && in_tier_fit(p, opt); },
-                    [&](const BenchPoint& p) { return coefficients(base, {tier}, p); });
+    TierFit f =
+        fit([&](const BenchPoint& p) { return group_name(p.group) == tier && in_tier_fit(p, opt); },
+            [&](const BenchPoint& p) { return coefficients(base, {tier}, p); });
     if (f.points > 0) cal.tiers[tier] = f;
   }
   std::set<std::string> keys;
@@ -211,7 +204,7 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
       fp.fitted = in_range(p, opt);
     } else {
       fp.predicted_s = closed_form(fitted, p);
-      fp.fitted = in_tier_fit(p, opt) && cal.tiers.count(p.group) > 0;
+      fp.fitted = in_tier_fit(p, opt) && cal.tiers.count(std::string(group_name(p.group))) > 0;
     }
     out.push_back(fp);
   }
@@ -237,7 +230,7 @@ std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration
 std::map<std::string, MemoryFit> fit_memory_speeds(const std::vector<MemorySample>& samples) {
   // Per key: the bytes and seconds each sample gives it; the speed is the median of the
   // per-sample speeds, so one iteration in which a rank lost its core for a scheduler tick
-  // (2.8 ms in a 0.08 ms pack, seen at 4 x 2) does not slow the key for every iteration.
+  // (milliseconds in a sub-millisecond pack) does not slow the key for every iteration.
   struct Parts {
     std::vector<double> speeds;
     MemoryFit fit;

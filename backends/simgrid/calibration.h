@@ -31,15 +31,12 @@ namespace prunex::sim {
 // One measured collective (a `prunex bench --json` row).
 struct BenchPoint {
   std::string file;
-  std::string op;     // allreduce, broadcast, allgather
-  std::string group;  // intra, inter, world
+  CollectiveOp op = CollectiveOp::allreduce;
+  Group group = Group::world;
   int nodes = 1, gpus_per_node = 1, ranks = 1;
   double bytes = 0;    // the row's size (all-gather: the gathered total)
   double seconds = 0;  // measured
 };
-
-// "intra", "inter", "world" as a Group; UsageError naming `where` otherwise.
-Group parse_group(const std::string& name, const std::string& where);
 
 // Reads the rows of a `prunex bench --backend mpi --json` file (UsageError naming the file
 // and the problem when it is not one).
@@ -84,7 +81,7 @@ struct MemoryFit {
 // How an op's rows become its cost.
 //  line: one alpha-beta line through all sizes (split once, see Calibration::ops); a model
 //        of the op that extrapolates, but on a CPU host the measured curve bends where MPI
-//        switches protocols and a line misses some sizes by 30-50%.
+//        switches protocols and a line misses some sizes by tens of percent.
 //  piecewise: between each two consecutive benchmarked sizes, the alpha-beta line through
 //        those two sizes' rows (least relative squares over every pass at both sizes), as
 //        SMPI's piecewise factors interpolate measurements; below the smallest and above the
@@ -123,7 +120,7 @@ struct Calibration {
 };
 
 struct FitOptions {
-  std::vector<std::string> ops;  // empty: all
+  std::vector<CollectiveOp> ops;  // empty: all
   double min_bytes = 0, max_bytes = 1e300;
   FitMode mode = FitMode::line;
 };

@@ -2,9 +2,9 @@
 // calibration.json (format prunex-calibration-1). The fitting is in calibration.cc.
 #include <tuple>
 
-#include "analysis/metrics.h"
 #include "backends/simgrid/calibration.h"
 #include "engine/error.h"
+#include "records/run_record.h"
 
 namespace prunex::sim {
 namespace {
@@ -53,10 +53,12 @@ std::vector<BenchPoint> read_bench_points(const std::string& path) {
                  "'; rerun `prunex bench --backend mpi --json`)");
     BenchPoint p;
     p.file = path;
-    p.op = r.value("op", std::string());
-    parse_op(p.op);
-    p.group = group;
-    parse_group(p.group, where);
+    try {
+      p.op = parse_op(r.value("op", std::string()));
+      p.group = parse_group(group);
+    } catch (const UsageError& e) {
+      throw UsageError(where + ": " + e.what());
+    }
     p.nodes = static_cast<int>(number(r, "nodes", where));
     p.gpus_per_node = static_cast<int>(number(r, "gpus_per_node", where));
     p.ranks = static_cast<int>(number(r, "ranks", where));
@@ -115,8 +117,8 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
   nlohmann::json pts = nlohmann::json::array();
   for (const auto& fp : points)
     pts.push_back({{"file", fp.point.file},
-                   {"op", fp.point.op},
-                   {"group", fp.point.group},
+                   {"op", std::string(collective_op_name(fp.point.op))},
+                   {"group", std::string(group_name(fp.point.group))},
                    {"nodes", fp.point.nodes},
                    {"gpus_per_node", fp.point.gpus_per_node},
                    {"ranks", fp.point.ranks},
@@ -154,8 +156,12 @@ Calibration read_calibration(const std::string& path) {
       const std::string where = path + " " + name + "." + key;
       const auto slash = key.find('/');
       PRUNEX_USAGE(slash != std::string::npos, where, ": key must be op/group");
-      parse_op(key.substr(0, slash));
-      parse_group(key.substr(slash + 1), where);
+      try {
+        parse_op(key.substr(0, slash));
+        parse_group(key.substr(slash + 1));
+      } catch (const UsageError& e) {
+        throw UsageError(where + ": " + e.what());
+      }
       PRUNEX_USAGE(segs.is_array() && !segs.empty(), where, ": not a list of size ranges");
       for (const auto& f : segs) {
         TierFit t = read_fit(f, where);

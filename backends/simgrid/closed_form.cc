@@ -87,6 +87,8 @@ double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op,
     case CollectiveOp::broadcast:
       if (algo == Algo::tree) return tree_ok ? depth * l.alpha + load / l.bw : kNaN;
       return (n - 1) * l.alpha + s / l.channels / l.bw;
+    case CollectiveOp::barrier:  // no payload; not modeled
+      return 0;
   }
   return kNaN;
 }
@@ -103,6 +105,8 @@ double expected_total_bytes(CollectiveOp op, Algo algo, Group group, int nodes, 
         return m * (p - 1) * s + m * (m - 1) * p * s + m * (p - 1) * n * s;
       case CollectiveOp::broadcast:
         return (m - 1) * s + m * (p - 1) * s;
+      case CollectiveOp::barrier:
+        return 0;
     }
   }
   // Every communicator of the group, each over k ranks.
@@ -118,6 +122,8 @@ double expected_total_bytes(CollectiveOp op, Algo algo, Group group, int nodes, 
       return comms * k * (k - 1) * s;
     case CollectiveOp::broadcast:
       return comms * (k - 1) * s;
+    case CollectiveOp::barrier:
+      return 0;
   }
   return 0;
 }

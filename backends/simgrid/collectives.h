@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "backends/simgrid/sim_cluster.h"
+#include "engine/communicator.h"
 
 namespace prunex::sim {
 
@@ -27,9 +28,11 @@ struct RankLayout {
   int gpus_per_node = 1;
   int rails = 1;
   int world() const { return nodes * gpus_per_node; }
+  NodeGrouping grouping() const { return {world(), gpus_per_node}; }
 };
 
-// The communicators a group forms: world = one, intra = one per node, inter = the leaders.
+// The communicators a group forms (NodeGrouping::groups): world = one, intra = one per node,
+// inter = the leaders.
 std::vector<std::vector<int>> group_members(Group g, const RankLayout& layout);
 
 // NCCL-style ring channels over `members` (sorted world ranks): when the ring spans nodes

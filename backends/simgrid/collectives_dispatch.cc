@@ -7,25 +7,7 @@
 namespace prunex::sim {
 
 std::vector<std::vector<int>> group_members(Group g, const RankLayout& layout) {
-  const int p = layout.gpus_per_node;
-  std::vector<std::vector<int>> comms;
-  switch (g) {
-    case Group::world:
-      comms.emplace_back();
-      for (int r = 0; r < layout.world(); ++r) comms.back().push_back(r);
-      break;
-    case Group::intra:
-      for (int node = 0; node < layout.nodes; ++node) {
-        comms.emplace_back();
-        for (int i = 0; i < p; ++i) comms.back().push_back(node * p + i);
-      }
-      break;
-    case Group::inter:
-      comms.emplace_back();
-      for (int node = 0; node < layout.nodes; ++node) comms.back().push_back(node * p);
-      break;
-  }
-  return comms;
+  return layout.grouping().groups(g);
 }
 
 namespace {
@@ -52,6 +34,8 @@ Schedule flat(CollectiveOp op, Algo algo, const std::vector<int>& m, const RankL
       return ring_allgather(m, layout, bytes);
     case CollectiveOp::broadcast:
       return algo == Algo::tree ? tree_broadcast(m, bytes) : chain_broadcast(m, layout, bytes);
+    case CollectiveOp::barrier:  // no payload: no flows
+      return {};
   }
   return {};
 }
@@ -71,6 +55,8 @@ Schedule build_schedule(CollectiveOp op, Algo algo, Group group, const RankLayou
         return hierarchical_allgather(layout, bytes);
       case CollectiveOp::broadcast:
         return hierarchical_broadcast(layout, bytes);
+      case CollectiveOp::barrier:
+        return {};
     }
   }
   if (algo == Algo::hierarchical) algo = Algo::ring;

@@ -11,17 +11,6 @@
 
 namespace prunex::sim {
 
-namespace {
-
-std::vector<bool> participants(Group g, int nodes, int gpus_per_node) {
-  std::vector<bool> in(static_cast<std::size_t>(nodes) * gpus_per_node, g != Group::inter);
-  if (g == Group::inter)
-    for (int node = 0; node < nodes; ++node) in[node * gpus_per_node] = true;
-  return in;
-}
-
-}  // namespace
-
 PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
   const SimConfig& cfg = config();
   PlanTiming timing;
@@ -36,7 +25,8 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
         st.seconds = run_compute(step.flops);
         break;
       case StepKind::memory:
-        st.seconds = run_memory(step.mem_bytes, step.phase, step.memory_key);
+        st.seconds =
+            run_memory(step.mem_bytes, std::string(phase_name(step.phase)), step.memory_key);
         break;
       case StepKind::collective:
         st.seconds =
@@ -46,8 +36,9 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
     if (step.overlap_with < 0) {
       st.start_s = frontier;
     } else {
-      PRUNEX_USAGE(step.overlap_with < static_cast<int>(i), "plan step ", i, " (", step.phase,
-                   ") overlaps step ", step.overlap_with, ", which is not before it");
+      PRUNEX_USAGE(step.overlap_with < static_cast<int>(i), "plan step ", i, " (",
+                   phase_name(step.phase), ") overlaps step ", step.overlap_with,
+                   ", which is not before it");
       PRUNEX_USAGE(step.ready_fraction >= 0 && step.ready_fraction <= 1, "plan step ", i,
                    ": ready_fraction must be in [0, 1] (got ", step.ready_fraction, ")");
       const StepTiming& base = timing.steps[step.overlap_with];
@@ -57,11 +48,11 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
         st.start_s = std::max(st.start_s, prev.start_s + prev.seconds);
       }
     }
-    const auto in = participants(step.kind == StepKind::collective ? step.group : Group::world,
-                                 cfg.nodes, cfg.gpus_per_node);
-    st.rank_seconds.assign(in.size(), 0.0);
-    for (std::size_t r = 0; r < in.size(); ++r)
-      if (in[r]) st.rank_seconds[r] = st.seconds;
+    const NodeGrouping grouping{cfg.nodes * cfg.gpus_per_node, cfg.gpus_per_node};
+    const Group g = step.kind == StepKind::collective ? step.group : Group::world;
+    st.rank_seconds.assign(grouping.world_size, 0.0);
+    for (int r = 0; r < grouping.world_size; ++r)
+      if (grouping.takes_part(g, r)) st.rank_seconds[r] = st.seconds;
     frontier = std::max(frontier, st.start_s + st.seconds);
     timing.phase_seconds[st.phase] += st.seconds;
     timing.steps.push_back(std::move(st));

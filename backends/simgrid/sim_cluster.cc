@@ -15,14 +15,14 @@
 
 namespace prunex::sim {
 
-namespace {
-
-bool engine_created = false;
-
-const std::set<std::string>& known_models() {
+const std::set<std::string>& known_network_models() {
   static const std::set<std::string> models{"CM02", "LV08", "SMPI", "IB"};
   return models;
 }
+
+namespace {
+
+bool engine_created = false;
 
 }  // namespace
 
@@ -46,27 +46,15 @@ const char* algo_name(Algo a) {
 }
 
 CollectiveOp parse_op(const std::string& name) {
-  if (name == "allreduce") return CollectiveOp::allreduce;
-  if (name == "allgather") return CollectiveOp::allgather;
-  if (name == "broadcast") return CollectiveOp::broadcast;
-  throw UsageError("unknown collective '" + name + "' (allreduce, allgather, broadcast)");
-}
-
-const char* op_name(CollectiveOp op) {
-  switch (op) {
-    case CollectiveOp::allreduce:
-      return "allreduce";
-    case CollectiveOp::allgather:
-      return "allgather";
-    case CollectiveOp::broadcast:
-      return "broadcast";
-  }
-  return "?";
+  const CollectiveOp op = parse_collective_op(name);
+  PRUNEX_USAGE(op != CollectiveOp::barrier, "collective 'barrier' is not modeled (allreduce, ",
+               "broadcast, allgather)");
+  return op;
 }
 
 SimCluster::SimCluster(const Topology& topology, const SimConfig& config)
     : impl_(std::make_unique<Impl>()) {
-  PRUNEX_USAGE(known_models().count(config.network_model), "unknown network model '",
+  PRUNEX_USAGE(known_network_models().count(config.network_model), "unknown network model '",
                config.network_model, "' (CM02, LV08, SMPI, IB)");
   PRUNEX_USAGE(config.nodes >= 1, "--nodes must be >= 1 (got ", config.nodes, ")");
   PRUNEX_USAGE(config.gpus_per_node >= 1, "--gpus-per-node must be >= 1 (got ",
@@ -120,7 +108,7 @@ std::string op_cost_key(const std::string& op, const std::string& group) {
 }
 
 std::string op_cost_key(CollectiveOp op, Group group) {
-  return op_cost_key(op_name(op), std::string(group_name(group)));
+  return op_cost_key(std::string(collective_op_name(op)), std::string(group_name(group)));
 }
 
 std::string SimCluster::model_description() const {

@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,8 @@ enum class Algo { ring, tree, hierarchical };
 Algo parse_algo(const std::string& name);  // UsageError on unknown
 const char* algo_name(Algo a);
 CollectiveOp parse_op(const std::string& name);
-const char* op_name(CollectiveOp op);
+// SimGrid network models a SimConfig may name: CM02, LV08, SMPI, IB.
+const std::set<std::string>& known_network_models();
 
 struct SimConfig {
   int nodes = 1;
@@ -91,7 +93,7 @@ struct CollectiveResult {
 // Per step of a plan: when it started, how long it took, and each rank's busy time
 // (0 for ranks outside the step's group).
 struct StepTiming {
-  std::string phase;
+  Phase phase = Phase::local_compute;
   double start_s = 0;
   double seconds = 0;
   std::vector<double> rank_seconds;
@@ -100,8 +102,8 @@ struct StepTiming {
 struct PlanTiming {
   std::vector<StepTiming> steps;
   double iteration_seconds = 0;
-  std::map<std::string, double> phase_seconds;  // summed over steps of each phase
-  std::string network_model;                    // model_description()
+  std::map<Phase, double> phase_seconds;  // summed over steps of each phase
+  std::string network_model;              // model_description()
 };
 
 class SimCluster {

@@ -6,13 +6,10 @@
 #include <tuple>
 
 #include "engine/error.h"
+#include "engine/tier_bytes.h"
 
 namespace prunex::sim {
 namespace {
-
-bool uses_mask(Strategy s) {
-  return s == Strategy::hsadmm || s == Strategy::hsadmm_flat;
-}
 
 struct Simulated {
   IterationPlan plan;
@@ -33,14 +30,15 @@ Simulated simulate_plan(SimCluster& cluster, const PlanInputs& in) {
   return s;
 }
 
-bool takes_part(const PlanStep& step, int rank, int gpus_per_node) {
+bool takes_part(const PlanStep& step, int rank, const NodeGrouping& grouping) {
   // Memory steps may name a group too (pack: leaders only); compute runs everywhere.
-  return step.kind == StepKind::compute || step.group != Group::inter || rank % gpus_per_node == 0;
+  return step.kind == StepKind::compute || grouping.takes_part(step.group, rank);
 }
 
 IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k, bool frozen,
                             long repeats) {
   const int P = spec.sim.gpus_per_node, W = spec.sim.nodes * P;
+  const NodeGrouping grouping{W, P};
   const double R = static_cast<double>(repeats);
   IterationRecord it;
   it.iteration = k;
@@ -51,19 +49,15 @@ IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k,
     per_rank.resize(W, 0.0);
     const double t = R * s.exposed[i];
     for (int r = 0; r < W; ++r)
-      if (takes_part(step, r, P)) per_rank[r] += t;
-    if (step.kind != StepKind::collective) continue;
-    const double b = R * static_cast<double>(step.bytes);
-    (step.group == Group::intra   ? it.bytes.intra
-     : step.group == Group::inter ? it.bytes.inter
-                                  : it.bytes.world) += b;
+      if (takes_part(step, r, grouping)) per_rank[r] += t;
   }
+  // Counted as the live run counts it: rank 0's collectives (a leader takes part in every
+  // group), the untimed residual all-reduce included (engine/tier_bytes.h).
   const Strategy st = spec.plan.strategy;
-  // Counted like the live communicator counts it, not simulated (engine/plan_builder.h).
-  if (uses_mask(st)) it.bytes.world += static_cast<double>(residual_allreduce_bytes(spec.layout));
-  if (st != Strategy::hsadmm && spec.sim.nodes > 1) it.bytes.inter = it.bytes.world;
+  const TierBytes per_run = tier_bytes(plan_calls(s.plan, grouping, 0), st, spec.sim.nodes);
+  it.bytes = {R * per_run.intra, R * per_run.inter, R * per_run.world};
   it.dense_inter_bytes = R * static_cast<double>(spec.layout.fp32_bytes());
-  if (uses_mask(st)) {
+  if (is_consensus(st)) {
     for (size_t l = 0; l < spec.layout.layers.size(); ++l)
       if (spec.mask.pruned(l)) it.density[spec.layout.layers[l].name] = spec.mask[l].density();
     it.mask_frozen = frozen;  // after iteration t_freeze's step, as the live freezer reports
@@ -85,13 +79,13 @@ std::vector<int> traced_ranks(const SimulateSpec& spec) {
   return ranks;
 }
 
-void add_trace(const Simulated& s, double t0, const std::vector<int>& ranks, int P,
-               std::vector<TraceEvent>& out) {
+void add_trace(const Simulated& s, double t0, const std::vector<int>& ranks,
+               const NodeGrouping& grouping, std::vector<TraceEvent>& out) {
   for (size_t i = 0; i < s.plan.steps.size(); ++i) {
     const StepTiming& st = s.timing.steps[i];
     if (st.seconds <= 0) continue;
     for (int r : ranks)
-      if (takes_part(s.plan.steps[i], r, P))
+      if (takes_part(s.plan.steps[i], r, grouping))
         out.push_back({r, st.phase, t0 + st.start_s, st.seconds});
   }
 }
@@ -140,25 +134,25 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   run.ranks = cluster.world_size();
   run.config = spec.config;
   run.config["executor"] = "simgrid";
-  run.config["network_model"] = cluster.model_description();
-  run.config["world_size"] = run.ranks;
+  run.config["network-model-description"] = cluster.model_description();
+  run.config["world-size"] = run.ranks;
   run.config["nodes"] = spec.sim.nodes;
-  run.config["gpus_per_node"] = spec.sim.gpus_per_node;
-  run.config["steps_per_epoch"] = steps_per_epoch(in);
-  run.config["plan_repeats"] = repeats;
-  run.config["effective_flops"] = spec.topology.gpu.effective_flops();
+  run.config["gpus-per-node"] = spec.sim.gpus_per_node;
+  run.config["steps-per-epoch"] = steps_per_epoch(in);
+  run.config["plan-repeats"] = repeats;
+  run.config["effective-flops"] = spec.topology.gpu.effective_flops();
   const auto ranks = traced_ranks(spec);
-  run.config["trace_ranks"] = static_cast<int>(ranks.size()) == run.ranks
+  run.config["trace-ranks"] = static_cast<int>(ranks.size()) == run.ranks
                                   ? std::string("all")
                                   : "first 2 nodes + leaders of the first " +
                                         std::to_string(spec.max_trace_ranks) + " nodes (" +
                                         std::to_string(ranks.size()) + " ranks)";
-  run.config["trace_steps"] = repeats > 1 ? "first local step of each iteration" : "all";
+  run.config["trace-steps"] = repeats > 1 ? "first local step of each iteration" : "all";
   double t0 = 0;
   for (int k = 1; k <= spec.iterations; ++k) {
     const Simulated& s = plan_of(k);
     run.iterations.push_back(make_record(spec, s, k, frozen_after(k), repeats));
-    add_trace(s, t0, ranks, spec.sim.gpus_per_node, run.trace);
+    add_trace(s, t0, ranks, NodeGrouping{cluster.world_size(), spec.sim.gpus_per_node}, run.trace);
     t0 += static_cast<double>(repeats) * s.timing.iteration_seconds;
   }
   run.summary_extra["strategy"] = std::string(strategy_name(spec.plan.strategy));

@@ -14,11 +14,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "analysis/metrics.h"
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/mask.h"
 #include "engine/mask_model.h"
 #include "engine/plan_builder.h"
+#include "records/run_record.h"
 #include "topologies/topology.h"
 
 namespace prunex::sim {

@@ -20,7 +20,11 @@ s = m["summary"]
 for k in ("time_per_iteration_s", "inter_node_bytes_per_iteration",
           "dense_inter_node_bytes_per_iteration", "phase_fraction"):
     assert k in s, k
-assert m["config"]["executor"] == "simgrid" and m["config"]["network_model"].startswith("CM02")
+c = m["config"]
+assert c["executor"] == "simgrid" and c["network-model"] == "CM02", c
+assert c["network-model-description"].startswith("CM02"), c
+# Keys are the flag names, and the shape is the one used.
+assert c["nodes"] == 2 and c["gpus-per-node"] == 4 and c["local-epochs"] == 1, c
 its = m["iterations"]
 assert len(its) == 3 and [i["mask_frozen"] for i in its] == [False, True, True], its
 # small_cnn, channel keep 0.5: dense 66,410 floats; compact 34,154 floats + 180 mask bytes
@@ -64,6 +68,37 @@ expect_exit2 "live.json" simulate --topology puhti --nodes 2 --model resnet18 --
 expect_exit2 "--union-growth" simulate --topology puhti --nodes 2 --union-growth -1
 expect_exit2 "unknown strategy" simulate --topology puhti --nodes 2 --strategy nope
 expect_exit2 "multiple of" sweep --topology puhti --gpus 8,10 --model small_cnn
+# CLI11 parsing: a word the command does not take, a value outside its type's range (shown as
+# typed), an option the command does not have.
+expect_exit2 "not expected: ddp" sweep --topology puhti --gpus 8,16 ddp
+expect_exit2 "'9223372036854775807'" simulate --topology puhti --nodes 2 --batch 9223372036854775807
+expect_exit2 "'99999999999999999999'" simulate --topology puhti --nodes 99999999999999999999
+expect_exit2 "--no-such" simulate --topology puhti --no-such 1
+
+# The recorded config is accepted back by --config and reproduces the run: same times and
+# bytes in every iteration.
+"$prunex" simulate --config "$work/sim/metrics.json" --out "$work/again" > "$work/log" 2>&1 \
+  || fail "simulate --config metrics.json exited $?: $(cat "$work/log")"
+python3 - "$work/sim/metrics.json" "$work/again/metrics.json" <<'PY' || fail "config round trip"
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+ca, cb = dict(a["config"]), dict(b["config"])
+assert ca.pop("out") != cb.pop("out")
+assert ca == cb, set(ca.items()) ^ set((k, v) for k, v in cb.items() if not isinstance(v, dict))
+for x, y in zip(a["iterations"], b["iterations"]):
+    assert x["wall_seconds"] == y["wall_seconds"] and x["bytes"] == y["bytes"], (x, y)
+PY
+# Old spellings (before 2026-11-25) read the same: underscores and "backend".
+python3 - "$work/sim/metrics.json" "$work/old.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["config"]
+json.dump({k.replace("-", "_"): v for k, v in c.items()}, open(sys.argv[2], "w"))
+PY
+"$prunex" simulate --config "$work/old.json" --out "$work/old" > "$work/log" 2>&1 \
+  || fail "simulate --config with old spellings exited $?: $(cat "$work/log")"
+cmp <(python3 -c "import json; print([i['wall_seconds'] for i in json.load(open('$work/old/metrics.json'))['iterations']])") \
+    <(python3 -c "import json; print([i['wall_seconds'] for i in json.load(open('$work/sim/metrics.json'))['iterations']])") \
+  || fail "old spellings give another run"
 
 "$prunex" sweep --topology puhti --model small_cnn --gpus 16,8 --strategy hsadmm,ddp \
   --iterations 2 --out "$work/sweep" > "$work/log" 2>&1 || fail "sweep exited $?: $(cat "$work/log")"
@@ -78,6 +113,12 @@ for s in ("hsadmm", "ddp"):
     assert abs(p["speedup"] - pts[0]["time_per_epoch_s"] / p["time_per_epoch_s"]) < 1e-12
     assert abs(p["efficiency"] - p["speedup"] / 2) < 1e-12
     assert p["nodes"] == 4
-assert "config" in j
+assert j["config"]["gpus"] == [8, 16] and j["config"]["strategy"] == ["hsadmm", "ddp"]
 PY
+# scaling.json's config is accepted back by sweep --config.
+"$prunex" sweep --config "$work/sweep/scaling.json" --out "$work/sweep2" > "$work/log" 2>&1 \
+  || fail "sweep --config scaling.json exited $?: $(cat "$work/log")"
+cmp <(python3 -c "import json; j = json.load(open('$work/sweep/scaling.json')); print(j['hsadmm'], j['ddp'])") \
+    <(python3 -c "import json; j = json.load(open('$work/sweep2/scaling.json')); print(j['hsadmm'], j['ddp'])") \
+  || fail "sweep --config gives other points"
 echo "simulate: ok"

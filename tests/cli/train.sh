@@ -61,6 +61,27 @@ for k, it in enumerate(live, 1):
 assert live[1]["payload_density"] != live[1]["density"], live[1]
 PY
 
+# 1c. The recorded config is accepted back by --config and reruns the same run (same seed,
+# same ranks): identical config and per-iteration loss. On another world size it is refused.
+"${mpi[@]}" "$prunex" train --config "$tmp/run/metrics.json" --out "$tmp/again" >"$tmp/again.txt"
+python3 - "$tmp/run/metrics.json" "$tmp/again/metrics.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+ca, cb = dict(a["config"]), dict(b["config"])
+assert ca.pop("out") != cb.pop("out")
+assert ca == cb, {k: (ca.get(k), cb.get(k)) for k in set(ca) | set(cb) if ca.get(k) != cb.get(k)}
+assert ca["executor"] == "mpi" and ca["world-size"] == 4 and ca["gpus-per-node"] == 2, ca
+assert [i["loss"] for i in a["iterations"]] == [i["loss"] for i in b["iterations"]]
+PY
+set +e
+mpirun -q --oversubscribe -np 2 "$prunex" train --config "$tmp/run/metrics.json" \
+  --out "$tmp/np2" >"$tmp/np2.out" 2>"$tmp/np2.err"
+rc=$?
+set -e
+[ $rc -eq 2 ] || fail "--config on another world size: exit $rc, expected 2"
+grep -q "recorded on world-size 4" "$tmp/np2.err" || fail "no world-size message: $(cat "$tmp/np2.err")"
+[ ! -e "$tmp/np2" ] || fail "--config on another world size wrote $tmp/np2"
+
 # 2. Bad input: exit 2, one line on stderr, no output folder.
 check_bad() {
   local what=$1; shift
@@ -75,6 +96,8 @@ check_bad() {
 check_bad "keep out of range" "${common[@]}" --keep 1.5
 check_bad "unknown strategy" "${common[@]}" --strategy gossip
 check_bad "world not a multiple of P" "${common[@]}" --gpus-per-node 3
+check_bad "int out of range" "${common[@]}" --batch 9223372036854775807
+check_bad "stray word" "${common[@]}" ddp
 echo '{"iterations": 2, "no_such_key": 1}' >"$tmp/cfg.json"
 check_bad "unknown config key" "${common[@]}" --config "$tmp/cfg.json"
 check_bad "missing data file" "${common[@]}" --dataset cifar10 --data-dir "$tmp/nowhere"

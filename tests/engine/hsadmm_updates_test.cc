@@ -94,5 +94,24 @@ TEST(HsadmmUpdates, DualsEq12Eq13AndRescale) {
   EXPECT_EQ(u, (Vec{1.25f, -0.75f}));
 }
 
+// Eq. 9's gamma: at the consensus optimum x* (lambda = 0) the iteration must stand still.
+// There theta_j = z_i = z = x*, v_i = 0 and, from the theta step's optimality
+// (1 + rho1) x = a_j + rho1 (x - u_j), u_j = (a_j - x) / rho1. With a node whose a_j average
+// to x, the node sum of theta + u is P x, so z~_i = (rho1 P x + rho2 x) / gamma: x with the
+// derived gamma = P rho1 + rho2, and (P rho1 + rho2) / (rho1 + rho2) x with the printed one
+// (gamma = rho1 + rho2), here (2 + 1) / (1 + 1) = 1.5 x at P = 2, rho1 = rho2 = 1.
+TEST(HsadmmUpdates, PaperPrintedGammaMovesTheOptimum) {
+  const float x = 0.8f, rho1 = 1, rho2 = 1;
+  const Vec a{0.3f, 1.3f};  // one node of P = 2 ranks, mean x
+  float sum = 0;
+  for (float aj : a) sum += x + (aj - x) / rho1;  // theta_j + u_j
+  const Vec z{x}, v{0};
+  Vec out(1);
+  node_candidate(&sum, z.data(), v.data(), CandidateParams{rho1, rho2, 0, 2, 2}, out.data(), 1);
+  EXPECT_FLOAT_EQ(out[0], x);
+  node_candidate(&sum, z.data(), v.data(), CandidateParams{rho1, rho2, 0, 2, 1}, out.data(), 1);
+  EXPECT_FLOAT_EQ(out[0], 1.5f * x);
+}
+
 }  // namespace
 }  // namespace prunex

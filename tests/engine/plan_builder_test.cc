@@ -30,7 +30,7 @@ struct Fixture {
       SparsitySpec::build(layout, parse_sparsity_kinds("channel"), KeepRate::of_fraction(0.5));
 };
 
-std::vector<const PlanStep*> steps_of(const IterationPlan& p, const char* phase) {
+std::vector<const PlanStep*> steps_of(const IterationPlan& p, Phase phase) {
   std::vector<const PlanStep*> out;
   for (const auto& s : p.steps)
     if (s.phase == phase) out.push_back(&s);
@@ -209,14 +209,23 @@ ModelLayout four_layers() {
 }
 
 TEST(PlanBuilder, DdpBucketsFollowPytorchRule) {
-  // Reverse order: 200k (first bucket, 1 MiB = 262,144 floats); 100k + 1M (25 MiB =
-  // 6,553,600 floats); 6M would overflow: its own bucket.
+  // Reverse order; a bucket closes once it reaches its cap (1 MiB first, then 25 MiB):
+  // 200k floats = 800,000 B < 1,048,576 stays open, + 100k = 1,200,000 B closes bucket 0;
+  // 1M = 4,000,000 B < 26,214,400 stays open, + 6M = 28,000,000 B closes bucket 1.
   const ModelLayout layout = four_layers();
   const auto b = ddp_buckets(layout);
-  ASSERT_EQ(b.size(), 3u);
-  EXPECT_EQ(b[0].floats, 200000);
-  EXPECT_EQ(b[1].floats, 1100000);
-  EXPECT_EQ(b[2].floats, 6000000);
+  ASSERT_EQ(b.size(), 2u);
+  EXPECT_EQ(b[0].floats, 300000);
+  EXPECT_EQ(b[0].layers, (std::vector<int>{3, 2}));
+  EXPECT_EQ(b[0].offsets, (std::vector<int64_t>{0, 200000}));
+  EXPECT_EQ(b[1].floats, 7000000);
+  EXPECT_EQ(b[1].layers, (std::vector<int>{1, 0}));
+  EXPECT_EQ(b[1].offsets, (std::vector<int64_t>{0, 1000000}));
+  // A tensor that alone reaches the cap closes its bucket; the rest stays in an open one.
+  const auto c = ddp_bucket_assignment({10, 300000, 5}, 1 << 20, 1 << 20);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].layers, (std::vector<int>{2, 1}));
+  EXPECT_EQ(c[1].layers, (std::vector<int>{0}));
   PlanInputs in;
   in.layout = &layout;
   in.strategy = Strategy::ddp;
@@ -224,15 +233,14 @@ TEST(PlanBuilder, DdpBucketsFollowPytorchRule) {
   in.gpus_per_node = 2;
   const IterationPlan plan = build_plan(in);
   const auto ar = steps_of(plan, phase::allreduce);
-  ASSERT_EQ(ar.size(), 3u);
+  ASSERT_EQ(ar.size(), 2u);
   int64_t sum = 0;
   for (const auto* s : ar) sum += static_cast<int64_t>(s->bytes);
   EXPECT_EQ(sum, layout.fp32_bytes());
   // Ready once backward (last layer first) has covered the bucket's lowest layer:
-  // 4/10, (4+3+2)/10, 10/10 of the backward FLOPs.
-  EXPECT_DOUBLE_EQ(ar[0]->ready_fraction, 0.4);
-  EXPECT_DOUBLE_EQ(ar[1]->ready_fraction, 0.9);
-  EXPECT_DOUBLE_EQ(ar[2]->ready_fraction, 1.0);
+  // (4+3)/10 and 10/10 of the backward FLOPs.
+  EXPECT_DOUBLE_EQ(ar[0]->ready_fraction, 0.7);
+  EXPECT_DOUBLE_EQ(ar[1]->ready_fraction, 1.0);
   for (const auto* s : ar) EXPECT_EQ(s->overlap_with, 1);  // the backward step
   // 50000 / 4 = 12500 samples in 98 steps; backward = 2 x forward.
   EXPECT_NEAR(plan.steps[1].flops, 2 * 10.0 * 12500 / 98, 1e-9);
@@ -261,23 +269,23 @@ TEST(PlanBuilder, WarmCollectivesFollowCommunicationNotCompute) {
   for (bool frozen : {false, true}) {
     PlanInputs in = inputs(f, Strategy::hsadmm, &mask);
     in.mask_frozen = frozen;
-    std::vector<std::pair<std::string, bool>> got;
+    std::vector<std::pair<Phase, bool>> got;
     for (const auto& s : build_plan(in).steps)
       if (s.kind == StepKind::collective) got.emplace_back(s.phase, s.warm);
-    std::vector<std::pair<std::string, bool>> want = {{phase::intra_allreduce, false}};
+    std::vector<std::pair<Phase, bool>> want = {{phase::intra_allreduce, false}};
     if (!frozen) want.emplace_back(phase::mask_sync, true);
-    for (const char* p : {phase::broadcast, phase::inter_allreduce, phase::broadcast})
+    for (Phase p : {phase::broadcast, phase::inter_allreduce, phase::broadcast})
       want.emplace_back(p, true);
     EXPECT_EQ(got, want) << "frozen " << frozen;
   }
   for (Strategy s : {Strategy::hsadmm_flat, Strategy::topk}) {
     for (const auto& step : build_plan(inputs(f, s, nullptr)).steps) {
       if (step.kind == StepKind::collective) {
-        EXPECT_FALSE(step.warm) << step.phase;
+        EXPECT_FALSE(step.warm) << phase_name(step.phase);
       }
     }
   }
-  const ModelLayout layout = four_layers();  // three DDP buckets
+  const ModelLayout layout = four_layers();  // two DDP buckets
   PlanInputs in;
   in.layout = &layout;
   in.strategy = Strategy::ddp;
@@ -286,7 +294,7 @@ TEST(PlanBuilder, WarmCollectivesFollowCommunicationNotCompute) {
     std::vector<bool> warm;
     for (const auto* st : steps_of(build_plan(in), phase::allreduce)) warm.push_back(st->warm);
     const std::vector<bool> want =
-        overlap ? std::vector<bool>{false, false, false} : std::vector<bool>{false, true, true};
+        overlap ? std::vector<bool>{false, false} : std::vector<bool>{false, true};
     EXPECT_EQ(warm, want) << "overlap " << overlap;
   }
 }

@@ -4,11 +4,11 @@
 // hand-written metrics / trace records.
 #include <gtest/gtest.h>
 
-#include "analysis/bench_table.h"
 #include "analysis/payload_arithmetic.h"
 #include "analysis/report_rows.h"
 #include "analysis/run_quantities.h"
 #include "engine/error.h"
+#include "records/bench_rows.h"
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex {

@@ -25,22 +25,25 @@ TEST(CallRecords, OneRecordPerCallWithOpGroupAndBytes) {
     comm->allreduce(d.data(), d.size(), DType::f64, ReduceOp::max, Group::inter);
 
   struct Want {
-    const char* op;
+    CollectiveOp op;
     Group group;
+    DType dtype;
     std::size_t bytes;
   };
-  std::vector<Want> want = {{"allreduce", Group::intra, 40},
-                            {"broadcast", Group::world, 24},
-                            {"allgather", Group::intra, 16},  // this rank's own block
-                            {"barrier", Group::world, 0},
-                            {"allreduce", Group::world, 5}};
-  if (comm->is_leader()) want.push_back({"allreduce", Group::inter, 24});
+  std::vector<Want> want = {
+      {CollectiveOp::allreduce, Group::intra, DType::f32, 40},
+      {CollectiveOp::broadcast, Group::world, DType::f64, 24},
+      {CollectiveOp::allgather, Group::intra, DType::i32, 16},  // this rank's own block
+      {CollectiveOp::barrier, Group::world, DType::u8, 0},
+      {CollectiveOp::allreduce, Group::world, DType::u8, 5}};
+  if (comm->is_leader()) want.push_back({CollectiveOp::allreduce, Group::inter, DType::f64, 24});
   const auto& calls = comm->calls();
   ASSERT_EQ(calls.size(), want.size());
   double total = 0;
   for (std::size_t i = 0; i < want.size(); ++i) {
     EXPECT_EQ(calls[i].op, want[i].op) << i;
     EXPECT_EQ(calls[i].group, want[i].group) << i;
+    EXPECT_EQ(calls[i].dtype, want[i].dtype) << i;
     EXPECT_EQ(calls[i].bytes, want[i].bytes) << i;
     EXPECT_GE(calls[i].seconds, 0.0) << i;
     if (i < 5) total += calls[i].seconds;

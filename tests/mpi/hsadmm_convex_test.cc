@@ -73,7 +73,7 @@ void run_convex(int gpus_per_node) {
   cfg.eps_rel = 1e-6;
   SparsitySpec spec = SparsitySpec::build(layout, kChannel, KeepRate::of_count(kKeep), {}, {"w"});
   std::vector<float> theta(kN, 0.0f);
-  HsadmmConsensus admm(layout, spec, cfg, int64_t(1) << 20, /*flat=*/false, *comm, theta.data());
+  HsadmmConsensus admm(layout, spec, cfg, int64_t(1) << 20, Strategy::hsadmm, *comm, theta.data());
   NullPhaseTimer timer;
 
   double first_primal = -1, last_primal = 0;

@@ -14,7 +14,7 @@ using namespace test;
 
 PlanStep compute(double flops) {
   PlanStep s;
-  s.phase = "local_compute";
+  s.phase = Phase::local_compute;
   s.kind = StepKind::compute;
   s.flops = flops;
   return s;
@@ -22,14 +22,13 @@ PlanStep compute(double flops) {
 
 PlanStep memory(double bytes) {
   PlanStep s;
-  s.phase = "pack";
+  s.phase = Phase::pack;
   s.kind = StepKind::memory;
   s.mem_bytes = bytes;
   return s;
 }
 
-PlanStep allreduce(const char* phase, Group g, double bytes, int overlap_with = -1,
-                   double ready = 0) {
+PlanStep allreduce(Phase phase, Group g, double bytes, int overlap_with = -1, double ready = 0) {
   PlanStep s;
   s.phase = phase;
   s.kind = StepKind::collective;
@@ -44,11 +43,11 @@ TEST(SimPlan, StepsAndOverlapFollowTheirArithmetic) {
   // 4 nodes x 2 GPUs on a star; GPU: 10 TFLOP/s x 0.5, 800 GB/s.
   const double s = 1e8;
   IterationPlan plan;
-  plan.steps = {compute(5e12),                                 // 1 s
-                allreduce("bucket", Group::intra, s, 0, 0.5),  // ready at 0.5 s
-                allreduce("bucket", Group::intra, s, 0, 0.5),  // queued behind
-                memory(8e8),                                   // after all: 1 ms
-                allreduce("inter_allreduce", Group::inter, s)};
+  plan.steps = {compute(5e12),                                         // 1 s
+                allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // ready at 0.5 s
+                allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // queued behind
+                memory(8e8),                                           // after all: 1 ms
+                allreduce(Phase::inter_allreduce, Group::inter, s)};
   const auto r = sim::fork_run([&] {
     sim::SimCluster c(star_topology(4, 2), {4, 2});
     const sim::PlanTiming t = c.run_plan(plan);
@@ -56,7 +55,7 @@ TEST(SimPlan, StepsAndOverlapFollowTheirArithmetic) {
     std::vector<double> v{t.iteration_seconds};
     for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
     for (double x : t.steps[4].rank_seconds) v.push_back(x);
-    v.push_back(t.phase_seconds.at("bucket"));
+    v.push_back(t.phase_seconds.at(Phase::allreduce));
     return v;
   });
   const double d_intra = 2 * kPortLat + s / kPortBw;  // ring of 2: 2(n-1) a + 2(n-1)/n S/B
@@ -75,7 +74,7 @@ TEST(SimPlan, StepsAndOverlapFollowTheirArithmetic) {
 
 TEST(SimPlan, BadOverlapIsAUsageError) {
   IterationPlan plan;
-  plan.steps = {allreduce("a", Group::world, 1e6, 0)};  // overlaps itself
+  plan.steps = {allreduce(Phase::allreduce, Group::world, 1e6, 0)};  // overlaps itself
   EXPECT_THROW(sim::fork_run([&] {
                  sim::SimCluster c(star_topology(2, 1), {2, 1});
                  c.run_plan(plan);

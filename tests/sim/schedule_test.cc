@@ -77,7 +77,7 @@ TEST(SimSchedules, FlowsCarryTheAlgorithmsTotals) {
           for (const auto& f : phase.flows) total += f.bytes;
         EXPECT_NEAR(total, expected_total_bytes(op, a, g, l.nodes, l.gpus_per_node, s),
                     1e-6 * total)
-            << op_name(op) << " " << algo_name(a) << " " << group_name(g);
+            << collective_op_name(op) << " " << algo_name(a) << " " << group_name(g);
       }
 }
 

@@ -46,7 +46,7 @@ TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
   const auto r = sim::fork_run([&] {
     const auto res = sim::simulate_run(spec);
     const auto& its = res.run.iterations;
-    const auto& inter = its[0].phase_seconds.at("inter_allreduce");
+    const auto& inter = its[0].phase_seconds.at(Phase::inter_allreduce);
     return std::vector<double>{its[0].wall_seconds,
                                its[2].wall_seconds,
                                its[0].bytes.intra,
@@ -57,12 +57,12 @@ TEST(SimulateRun, HsadmmIterationIsTheSumOfClosedForms) {
                                inter[2],
                                double(its[0].mask_frozen),
                                double(its[1].mask_frozen),
-                               double(its[2].phase_seconds.count("mask_sync")),
+                               double(its[2].phase_seconds.count(Phase::mask_sync)),
                                its[0].density.at("features.3.weight"),
                                res.time_per_epoch_s,
                                double(res.run.trace.size()),
-                               its[0].phase_seconds.at("pack")[0],
-                               its[0].phase_seconds.at("pack")[1],
+                               its[0].phase_seconds.at(Phase::pack)[0],
+                               its[0].phase_seconds.at(Phase::pack)[1],
                                its[1].wall_seconds,
                                its[3].wall_seconds};
   });
@@ -109,8 +109,8 @@ TEST(SimulateRun, CalibratedMemorySpeedsPerPhaseAndKey) {
   const auto r = sim::fork_run([&] {
     const auto res = sim::simulate_run(spec);
     const auto& ph = res.run.iterations[0].phase_seconds;
-    return std::vector<double>{ph.at("pack")[0], ph.at("pack")[1], ph.at("projection")[0],
-                               ph.at("unpack")[0]};
+    return std::vector<double>{ph.at(Phase::pack)[0], ph.at(Phase::pack)[1],
+                               ph.at(Phase::projection)[0], ph.at(Phase::unpack)[0]};
   });
   EXPECT_NEAR(r[0], 2 * kC / 2e9 + 3 * kC / 10e9, 1e-15);  // leader: build + pack
   EXPECT_NEAR(r[1], 2 * kC / 2e9, 1e-15);                  // follower: build
@@ -125,7 +125,7 @@ TEST(SimulateRun, DdpStepRepeatsAndCountsInterAsWorld) {
     const auto res = sim::simulate_run(spec);
     const auto& it = res.run.iterations[0];
     return std::vector<double>{it.wall_seconds,      it.bytes.world,
-                               it.bytes.inter,       it.phase_seconds.at("allreduce")[3],
+                               it.bytes.inter,       it.phase_seconds.at(Phase::allreduce)[3],
                                it.dense_inter_bytes, res.time_per_epoch_s};
   });
   const double fwd = make_layout("small_cnn").forward_flops();

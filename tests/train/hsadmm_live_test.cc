@@ -10,6 +10,7 @@
 
 #include "backends/mpi/mpi_communicator.h"
 #include "engine/phases.h"
+#include "engine/tier_bytes.h"
 #include "workloads/layers/model_zoo.h"
 #include "workloads/train/live_strategy.h"
 
@@ -33,13 +34,14 @@ TEST(LiveHsadmm, ConsistentMaskedZAndPredictedPayload) {
   auto comm = make_mpi_communicator(2);
   if (comm->size(Group::world) != 4) GTEST_SKIP() << "written for 4 ranks (2 nodes x 2)";
   TrainSetup s = make_setup(small_config(), *comm);
-  auto strategy = make_hsadmm(s, *comm, /*flat=*/false);
+  auto strategy = make_hsadmm(s, *comm, Strategy::hsadmm);
   PhaseClock clock(now_seconds());
   strategy->iterate(1, clock);
   comm->clear_calls();
   const LocalIteration it2 = strategy->iterate(2, clock);
   EXPECT_TRUE(it2.frozen);
-  const double inter_bytes = tier_bytes(comm->calls()).inter;
+  const double inter_bytes =
+      tier_bytes(comm->calls(), Strategy::hsadmm, comm->grouping().nodes()).inter;
 
   auto z = parameters_in_layout_order(strategy->eval_model(), s.layout);
   const ModelLayout layout = make_layout("small_cnn", 10, 32, 3);
@@ -91,17 +93,17 @@ TEST(LiveHsadmm, EveryStrategyRunsTwoIterations) {
     for (const char* name : {"hsadmm", "hsadmm-flat", "ddp", "topk"}) {
       SCOPED_TRACE(std::string(name) + (sync ? " --sync-phases" : ""));
       TrainConfig c = small_config();
-      c.strategy = name;
+      c.strategy = parse_strategy(name);
       c.t_freeze = 0;
       c.sync_phases = sync;
       TrainSetup s = make_setup(c, *comm);
-      std::unique_ptr<LiveStrategy> st = c.strategy == "ddp" ? make_ddp(s, *comm)
-                                         : c.strategy == "topk"
+      std::unique_ptr<LiveStrategy> st = c.strategy == Strategy::ddp ? make_ddp(s, *comm)
+                                         : c.strategy == Strategy::topk
                                              ? make_topk(s, *comm)
-                                             : make_hsadmm(s, *comm, c.strategy == "hsadmm-flat");
+                                             : make_hsadmm(s, *comm, c.strategy);
       // DDP: each rank's own gradients of the last local step, as its hooks see them.
       std::vector<torch::Tensor> local(s.params.size());
-      if (c.strategy == "ddp")
+      if (c.strategy == Strategy::ddp)
         for (size_t l = 0; l < s.params.size(); ++l)
           s.params[l].register_hook([&local, l](torch::Tensor g) { local[l] = g.clone(); });
       PhaseClock clock(now_seconds(), sync);
@@ -114,16 +116,16 @@ TEST(LiveHsadmm, EveryStrategyRunsTwoIterations) {
       EXPECT_TRUE(std::isfinite(loss)) << name;
       // The barrier's wait is its own phase, only in the measurement mode; the communication
       // phase is still timed.
-      const double wait = seconds[live_phase_index(phase::sync_wait)];
+      const double wait = seconds[static_cast<int>(phase::sync_wait)];
       if (sync)
         EXPECT_GT(wait, 0.0);
       else
         EXPECT_EQ(wait, 0.0);
-      const char* comm_phase = c.strategy == "hsadmm" ? phase::intra_allreduce
-                               : c.strategy == "topk" ? phase::allgather
-                                                      : phase::allreduce;
-      EXPECT_GT(seconds[live_phase_index(comm_phase)], 0.0);
-      if (c.strategy == "ddp") {
+      const Phase comm_phase = c.strategy == Strategy::hsadmm ? phase::intra_allreduce
+                               : c.strategy == Strategy::topk ? phase::allgather
+                                                              : phase::allreduce;
+      EXPECT_GT(seconds[static_cast<int>(comm_phase)], 0.0);
+      if (c.strategy == Strategy::ddp) {
         // The gradient applied is the mean of the ranks' own gradients (summed here with a
         // second all-reduce and divided by hand), not their sum.
         const int world = comm->size(Group::world);
@@ -136,7 +138,7 @@ TEST(LiveHsadmm, EveryStrategyRunsTwoIterations) {
           EXPECT_LE(err, 1e-6 * (1 + want.abs().max().item<double>())) << "layer " << l;
         }
       }
-      if (c.strategy == "ddp" || c.strategy == "topk") {
+      if (c.strategy == Strategy::ddp || c.strategy == Strategy::topk) {
         // Both apply the same averaged gradient everywhere: the models stay identical.
         for (const auto& p : s.params) {
           const int64_t n = p.numel();

@@ -1,12 +1,12 @@
 // PyTorch-DDP-style dense data parallelism: after every backward pass the gradients are
-// averaged over the world in buckets of 25 MiB (the first 1 MiB), filled in reverse layer
-// order; a bucket's all-reduce starts from a gradient hook as soon as its last gradient is
+// averaged over the world in buckets of PyTorch's assignment (engine/ddp_buckets.h); a
+// bucket's all-reduce starts from a gradient hook as soon as its last gradient is
 // ready, so communication overlaps the rest of the backward pass (Li et al., VLDB 2020).
 // The buckets are summed, and the division by the world size rides on the copy back into
-// the gradients: no extra pass over the buffer (MPI has no average; a divide after the sum
-// cost ~50 us on 257 KiB here, ~18% of the all-reduce).
+// the gradients: no extra pass over the buffer (MPI has no average).
 #include <cstring>
 
+#include "engine/ddp_buckets.h"
 #include "engine/error.h"
 #include "engine/phases.h"
 #include "workloads/train/live_strategy.h"
@@ -14,27 +14,20 @@
 namespace prunex {
 namespace {
 
-constexpr int64_t kBucketBytes = int64_t(25) << 20;
-constexpr int64_t kFirstBucketBytes = int64_t(1) << 20;
-
 class DdpStrategy : public LiveStrategy {
  public:
   DdpStrategy(TrainSetup& s, Communicator& comm) : s_(s), comm_(comm) {
     const int L = static_cast<int>(s.params.size());
-    // Reverse layout order: gradients of the last layers are ready first.
-    int64_t cap = kFirstBucketBytes / 4, fill = 0;
+    std::vector<int64_t> numel;
+    for (const auto& p : s.params) numel.push_back(p.numel());
+    // The plan builder sizes its all-reduces with the same assignment (engine/ddp_buckets.h).
     slot_.resize(L);
-    for (int l = L - 1; l >= 0; --l) {
-      const int64_t n = s.params[l].numel();
-      if (buckets_.empty() || (fill > 0 && fill + n > cap)) {
-        if (!buckets_.empty()) cap = kBucketBytes / 4;
-        buckets_.push_back({});
-        fill = 0;
-      }
-      slot_[l] = {static_cast<int>(buckets_.size()) - 1, fill};
-      buckets_.back().layers.push_back(l);
-      fill += n;
-      buckets_.back().floats = fill;
+    for (auto& a : ddp_bucket_assignment(numel)) {
+      for (size_t i = 0; i < a.layers.size(); ++i)
+        slot_[a.layers[i]] = {static_cast<int>(buckets_.size()), a.offsets[i]};
+      buckets_.push_back({});
+      buckets_.back().layers = a.layers;
+      buckets_.back().floats = a.floats;
     }
     for (auto& b : buckets_) b.data.assign(b.floats, 0.f);
     for (int l = 0; l < L; ++l) {

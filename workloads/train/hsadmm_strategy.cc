@@ -32,14 +32,14 @@ std::vector<float> initial_theta(const TrainSetup& s) {
 
 class HsadmmStrategy : public LiveStrategy {
  public:
-  HsadmmStrategy(TrainSetup& s, Communicator& comm, bool flat)
+  HsadmmStrategy(TrainSetup& s, Communicator& comm, Strategy strategy)
       : s_(s),
         comm_(comm),
         theta_(initial_theta(s)),
         consensus_(s.layout,
                    SparsitySpec::build(s.layout, parse_sparsity_kinds(s.cfg.sparsity),
                                        KeepRate::of_fraction(s.cfg.keep)),
-                   admm_config(s.cfg), static_cast<int64_t>(s.cfg.bucket_mib * (1 << 20)), flat,
+                   admm_config(s.cfg), static_cast<int64_t>(s.cfg.bucket_mib * (1 << 20)), strategy,
                    comm, theta_.data()),
         eval_(make_model(s.cfg.model, s.cfg.classes, s.layout.input_channels)),
         eval_params_(parameters_in_layout_order(*eval_, s.layout)) {}
@@ -77,12 +77,14 @@ class HsadmmStrategy : public LiveStrategy {
     for (int l = 0; l < L; ++l) {
       const auto& r = step.mine.layers[l];
       out.residuals.push_back({r.r_intra, r.s_intra, r.r_inter, r.s_inter});
-      out.rho.emplace_back(step.rho1[l], consensus_.flat() ? 0.0 : step.rho2[l]);
+      out.rho.emplace_back(step.rho1[l],
+                           consensus_.strategy() == Strategy::hsadmm_flat ? 0.0 : step.rho2[l]);
       if (!consensus_.global_mask().pruned(l)) continue;
       const std::string& name = s_.layout.layers[l].name;
       out.density[name] = step.mask_density[l];
       if (!step.payload_density.empty()) out.payload_density[name] = step.payload_density[l];
     }
+    out.payload_mask = step.payload_mask;
     out.converged = step.global.converged;
     out.frozen = step.frozen;
     // Flat: the world all-reduce carries the dense buffer, which is also its dense size.
@@ -119,8 +121,8 @@ class HsadmmStrategy : public LiveStrategy {
 
 }  // namespace
 
-std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, bool flat) {
-  return std::make_unique<HsadmmStrategy>(s, comm, flat);
+std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, Strategy strategy) {
+  return std::make_unique<HsadmmStrategy>(s, comm, strategy);
 }
 
 }  // namespace prunex

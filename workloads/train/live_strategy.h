@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/metrics.h"
+#include "engine/mask.h"
+#include "engine/strategy.h"
+#include "records/run_record.h"
 #include "workloads/train/train_setup.h"
 
 namespace prunex {
@@ -22,6 +24,7 @@ struct LocalIteration {
   std::map<std::string, double> density;       // pruned layer -> kept fraction of z
   // pruned layer -> kept fraction of the mask that compacted the inter-node payload
   std::map<std::string, double> payload_density;
+  ModelMask payload_mask;        // hsadmm: that mask itself (the iteration's plan uses it)
   bool frozen = false;           // mask frozen after this iteration
   bool converged = false;        // stopping test passed (all ranks agree)
   double dense_inter_bytes = 0;  // inter tier without shrinkage
@@ -38,7 +41,8 @@ class LiveStrategy {
   virtual nlohmann::json masks() const { return nullptr; }
 };
 
-std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, bool flat);
+// strategy: hsadmm or hsadmm_flat.
+std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, Strategy strategy);
 std::unique_ptr<LiveStrategy> make_ddp(TrainSetup& s, Communicator& comm);
 std::unique_ptr<LiveStrategy> make_topk(TrainSetup& s, Communicator& comm);
 

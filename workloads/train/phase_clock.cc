@@ -7,24 +7,8 @@
 
 namespace prunex {
 
-const std::vector<std::string>& live_phase_names() {
-  static const std::vector<std::string> names = {
-      phase::local_compute, phase::intra_allreduce, phase::projection, phase::mask_sync,
-      phase::pack,          phase::inter_allreduce, phase::unpack,     phase::broadcast,
-      phase::dual_update,   phase::allreduce,       phase::allgather,  phase::compress,
-      phase::sync_wait};
-  return names;
-}
-
-int live_phase_index(const std::string& name) {
-  const auto& n = live_phase_names();
-  auto it = std::find(n.begin(), n.end(), name);
-  PRUNEX_CHECK(it != n.end(), "unknown phase ", name);
-  return static_cast<int>(it - n.begin());
-}
-
-void PhaseClock::add(const char* phase, double start, double seconds) {
-  const int i = live_phase_index(phase);
+void PhaseClock::add(Phase phase, double start, double seconds) {
+  const int i = static_cast<int>(phase);  // kAllPhases order
   seconds_[i] += seconds;
   // Adjacent pieces of the same phase merge into one event (DDP steps, bucket waits).
   const size_t n = events_.size();
@@ -73,8 +57,7 @@ std::vector<std::vector<double>> gather_ragged(Communicator& comm,
 }
 
 void set_phase_seconds(IterationRecord& it, const std::vector<double>& gathered, int ranks) {
-  const auto& names = live_phase_names();
-  const size_t p = names.size();
+  const size_t p = kAllPhases.size();
   for (size_t i = 0; i < p; ++i) {
     std::vector<double> per_rank(ranks);
     bool used = false;
@@ -82,31 +65,17 @@ void set_phase_seconds(IterationRecord& it, const std::vector<double>& gathered,
       per_rank[r] = gathered[r * p + i];
       used = used || per_rank[r] > 0;
     }
-    if (used) it.phase_seconds[names[i]] = per_rank;
+    if (used) it.phase_seconds[kAllPhases[i]] = per_rank;
   }
 }
 
 std::vector<TraceEvent> decode_events(const std::vector<std::vector<double>>& per_rank) {
   std::vector<TraceEvent> out;
-  const auto& names = live_phase_names();
   for (size_t r = 0; r < per_rank.size(); ++r)
     for (size_t k = 0; k + 2 < per_rank[r].size(); k += 3)
-      out.push_back({static_cast<int>(r), names[static_cast<size_t>(per_rank[r][k])],
+      out.push_back({static_cast<int>(r), kAllPhases[static_cast<size_t>(per_rank[r][k])],
                      per_rank[r][k + 1], per_rank[r][k + 2]});
   return out;
-}
-
-TierBytes tier_bytes(const std::vector<CallRecord>& calls) {
-  TierBytes b;
-  for (const auto& c : calls) {
-    if (c.group == Group::intra)
-      b.intra += c.bytes;
-    else if (c.group == Group::inter)
-      b.inter += c.bytes;
-    else
-      b.world += c.bytes;
-  }
-  return b;
 }
 
 }  // namespace prunex

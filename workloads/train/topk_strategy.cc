@@ -7,6 +7,7 @@
 
 #include "engine/error.h"
 #include "engine/phases.h"
+#include "engine/topk_selection.h"
 #include "workloads/train/live_strategy.h"
 
 namespace prunex {
@@ -17,13 +18,13 @@ class TopkStrategy : public LiveStrategy {
   TopkStrategy(TrainSetup& s, Communicator& comm) : s_(s), comm_(comm) {
     for (const auto& p : s.params) {
       const int64_t n = p.numel();
-      const int64_t k = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(s.cfg.topk_ratio * n)));
+      const int64_t k = topk_k(n, s.cfg.topk_ratio);  // as the plan builder sizes it
       k_.push_back(k);
       total_k_ += k;
       residual_.push_back(torch::zeros_like(p));
     }
     // Per rank block: total_k values (f32) then total_k indices (i32), as bytes.
-    send_.assign(total_k_ * 8, 0);
+    send_.assign(topk_block_bytes(total_k_), 0);
     recv_.assign(send_.size() * comm.size(Group::world), 0);
   }
 

@@ -1,36 +1,16 @@
 #include "workloads/train/train_config.h"
 
-#include <cerrno>
-#include <cstdlib>
-#include <fstream>
-
 #include "engine/error.h"
 #include "engine/strategy.h"
+#include "engine/text_parse.h"
 
 namespace prunex {
 namespace {
 
-double to_double(const std::string& name, const std::string& v) {
-  errno = 0;
-  char* end = nullptr;
-  double x = std::strtod(v.c_str(), &end);
-  PRUNEX_USAGE(!v.empty() && *end == '\0' && errno == 0, name, " expects a number, got '", v, "'");
-  return x;
-}
-
-long to_long(const std::string& name, const std::string& v) {
-  errno = 0;
-  char* end = nullptr;
-  long x = std::strtol(v.c_str(), &end, 10);
-  PRUNEX_USAGE(!v.empty() && *end == '\0' && errno == 0, name, " expects an integer, got '", v,
-               "'");
-  return x;
-}
-
 bool to_bool(const std::string& name, const std::string& v) {
   if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
   if (v == "0" || v == "false" || v == "off" || v == "no") return false;
-  throw UsageError(name + " expects true or false, got '" + v + "'");
+  throw UsageError("--" + name + " expects true or false, got '" + v + "'");
 }
 
 template <typename T>
@@ -40,19 +20,17 @@ TrainField str_field(std::string name, std::string vn, std::string help, T Train
 }
 TrainField dbl_field(std::string name, std::string help, double TrainConfig::*m) {
   return {name, "X", help,
-          [m, name](TrainConfig& c, const std::string& v) { c.*m = to_double(name, v); },
+          [m, name](TrainConfig& c, const std::string& v) { c.*m = parse_double(v, "--" + name); },
           [m](const TrainConfig& c) { return nlohmann::json(c.*m); }};
 }
 TrainField int_field(std::string name, std::string help, int TrainConfig::*m) {
   return {name, "N", help,
-          [m, name](TrainConfig& c, const std::string& v) {
-            c.*m = static_cast<int>(to_long(name, v));
-          },
+          [m, name](TrainConfig& c, const std::string& v) { c.*m = parse_int(v, "--" + name); },
           [m](const TrainConfig& c) { return nlohmann::json(c.*m); }};
 }
 TrainField long_field(std::string name, std::string help, long TrainConfig::*m) {
   return {name, "N", help,
-          [m, name](TrainConfig& c, const std::string& v) { c.*m = to_long(name, v); },
+          [m, name](TrainConfig& c, const std::string& v) { c.*m = parse_long(v, "--" + name); },
           [m](const TrainConfig& c) { return nlohmann::json(c.*m); }};
 }
 TrainField bool_field(std::string name, std::string help, bool TrainConfig::*m) {
@@ -70,7 +48,9 @@ const std::vector<TrainField>& train_fields() {
       str_field("dataset", "D", "fashion-mnist, cifar10 or synthetic", &C::dataset),
       str_field("data-dir", "DIR", "dataset folder (cifar10: data_batch_*.bin, test_batch.bin)",
                 &C::data_dir),
-      str_field("strategy", "S", "hsadmm, hsadmm-flat, ddp or topk", &C::strategy),
+      {"strategy", "S", "hsadmm, hsadmm-flat, ddp or topk",
+       [](C& c, const std::string& v) { c.strategy = parse_strategy(v); },
+       [](const C& c) { return nlohmann::json(std::string(strategy_name(c.strategy))); }},
       int_field("classes", "classes of the model head", &C::classes),
       int_field("gpus-per-node", "ranks per emulated node (0: ranks sharing a host)",
                 &C::gpus_per_node),
@@ -126,51 +106,14 @@ const std::vector<TrainField>& train_fields() {
 }
 
 void apply_config_json(TrainConfig& cfg, const nlohmann::json& j, const std::string& origin) {
-  PRUNEX_USAGE(j.is_object(), origin, ": expected a JSON object");
-  for (const auto& [key, value] : j.items()) {
-    const TrainField* field = nullptr;
-    for (const auto& f : train_fields())
-      if (f.name == key) field = &f;
-    PRUNEX_USAGE(field != nullptr, origin, ": unknown key '", key, "'");
-    std::string text;
-    if (value.is_string())
-      text = value.get<std::string>();
-    else if (value.is_boolean())
-      text = value.get<bool>() ? "true" : "false";
-    else if (value.is_number_integer())
-      text = std::to_string(value.get<long>());
-    else if (value.is_number())
-      text = nlohmann::json(value.get<double>()).dump();
-    else
-      throw UsageError(origin + ": key '" + key + "' has an unsupported value " + value.dump());
-    try {
-      field->set(cfg, text);
-    } catch (const UsageError& e) {
-      throw UsageError(origin + ": " + e.what());
-    }
-  }
-}
-
-void apply_config_file(TrainConfig& cfg, const std::string& path) {
-  std::ifstream f(path);
-  PRUNEX_USAGE(f.good(), "cannot read config file ", path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    throw UsageError(path + ": malformed JSON (" + std::string(e.what()) + ")");
-  }
-  apply_config_json(cfg, j, path);
+  prunex::apply_config_json(train_fields(), cfg, j, origin);
 }
 
 nlohmann::json config_to_json(const TrainConfig& cfg) {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& f : train_fields()) j[f.name] = f.get(cfg);
-  return j;
+  return config_json(train_fields(), cfg);
 }
 
 void validate(const TrainConfig& c) {
-  parse_strategy(c.strategy);
   PRUNEX_USAGE(c.dataset == "fashion-mnist" || c.dataset == "cifar10" || c.dataset == "synthetic",
                "unknown dataset '", c.dataset, "' (expected fashion-mnist, cifar10 or synthetic)");
   PRUNEX_USAGE(c.keep > 0 && c.keep <= 1, "--keep must be in (0, 1], got ", c.keep);

@@ -10,13 +10,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/strategy.h"
+#include "records/config_fields.h"
+
 namespace prunex {
 
 struct TrainConfig {
   std::string model = "small_cnn";
   std::string dataset = "fashion-mnist";  // fashion-mnist, cifar10, synthetic
   std::string data_dir;                   // cifar10 (and fashion-mnist override)
-  std::string strategy = "hsadmm";        // hsadmm, hsadmm-flat, ddp, topk
+  Strategy strategy = Strategy::hsadmm;
   int classes = 10;
   int gpus_per_node = 0;  // 0: ranks sharing a host form a node
   int batch = 128;        // per rank
@@ -52,20 +55,13 @@ struct TrainConfig {
   std::string out = "out/train";
 };
 
-struct TrainField {
-  std::string name;        // flag name and JSON key
-  std::string value_name;  // e.g. "N"
-  std::string help;
-  std::function<void(TrainConfig&, const std::string&)> set;  // throws UsageError
-  std::function<nlohmann::json(const TrainConfig&)> get;
-};
+using TrainField = ConfigField<TrainConfig>;
 
 const std::vector<TrainField>& train_fields();
 
-// Applies a JSON object (keys = field names) to cfg; unknown keys and bad values are
-// UsageErrors naming the file and key.
+// Applies a JSON object (keys = field names; a metrics.json `config` included) to cfg;
+// unknown keys and bad values are UsageErrors naming the file and key.
 void apply_config_json(TrainConfig& cfg, const nlohmann::json& j, const std::string& origin);
-void apply_config_file(TrainConfig& cfg, const std::string& path);
 nlohmann::json config_to_json(const TrainConfig& cfg);
 // Range checks that need several fields (keep in (0, 1], positive sizes, known names).
 void validate(const TrainConfig& cfg);

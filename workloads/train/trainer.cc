@@ -4,17 +4,17 @@
 #include <cstdio>
 
 #include "engine/strategy.h"
+#include "engine/tier_bytes.h"
 #include "workloads/train/live_strategy.h"
 
 namespace prunex {
 namespace {
 
 std::unique_ptr<LiveStrategy> make_strategy(TrainSetup& s, Communicator& comm) {
-  switch (parse_strategy(s.cfg.strategy)) {
+  switch (s.cfg.strategy) {
     case Strategy::hsadmm:
-      return make_hsadmm(s, comm, /*flat=*/false);
     case Strategy::hsadmm_flat:
-      return make_hsadmm(s, comm, /*flat=*/true);
+      return make_hsadmm(s, comm, s.cfg.strategy);
     case Strategy::ddp:
       return make_ddp(s, comm);
     case Strategy::topk:
@@ -72,25 +72,27 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
   const bool root = comm.world_rank() == 0;
   TrainSetup setup = make_setup(cfg, comm);
   auto strategy = make_strategy(setup, comm);
-  const bool world_strategy = cfg.strategy != "hsadmm";
 
   RunRecord run;
   run.ranks = comm.size(Group::world);
   run.config = config_to_json(cfg);
-  run.config["world_size"] = run.ranks;
+  // The grouping used (with --gpus-per-node 0, the ranks per host found), so --config of
+  // this config reproduces it; then what the run was (records/config_fields.h, recorded keys):
+  // world size, nodes, the executor, and what a simulation of it needs (calibrate, simulate).
+  run.config["gpus-per-node"] = comm.grouping().gpus_per_node;
+  run.config["world-size"] = run.ranks;
   run.config["nodes"] = comm.grouping().nodes();
-  run.config["gpus_per_node"] = comm.grouping().gpus_per_node;
-  run.config["backend"] = "mpi";
-  // What a simulation of this run needs (prunex calibrate / simulate read them).
+  run.config["executor"] = "mpi";
   run.config["input"] = setup.layout.input_size;
-  run.config["input_channels"] = setup.layout.input_channels;
+  run.config["input-channels"] = setup.layout.input_channels;
   run.config["samples"] = setup.train_samples_total;
   if (root)
     std::printf(
         "train: %s on %s, %d ranks = %d nodes x %d, %lld params, %lld train / %lld test "
         "samples\n",
-        cfg.strategy.c_str(), cfg.model.c_str(), run.ranks, comm.grouping().nodes(),
-        comm.grouping().gpus_per_node, static_cast<long long>(setup.layout.parameters()),
+        std::string(strategy_name(cfg.strategy)).c_str(), cfg.model.c_str(), run.ranks,
+        comm.grouping().nodes(), comm.grouping().gpus_per_node,
+        static_cast<long long>(setup.layout.parameters()),
         static_cast<long long>(setup.train_samples_total),
         static_cast<long long>(setup.test_samples_total));
 
@@ -105,9 +107,7 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
     const double start = now_seconds();
     LocalIteration local = strategy->iterate(k, clock);
     const double wall = now_seconds() - start;
-    TierBytes bytes = tier_bytes(comm.calls());
-    // Flat strategies' world collectives run over every rank: each message crosses nodes.
-    if (world_strategy && comm.grouping().nodes() > 1) bytes.inter = bytes.world;
+    const TierBytes bytes = tier_bytes(comm.calls(), cfg.strategy, comm.grouping().nodes());
     IterationRecord it =
         gather_iteration(comm, k, local, clock.take_iteration(), wall, bytes, setup.layout);
     if (k % cfg.eval_every == 0 || k == cfg.iterations || local.converged) {
@@ -136,7 +136,7 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
   if (const nlohmann::json masks = strategy->masks(); !masks.is_null())
     run.extra_files["masks.json"] = masks;
   run.summary_extra["evaluation_seconds"] = eval_seconds;
-  run.summary_extra["strategy"] = cfg.strategy;
+  run.summary_extra["strategy"] = std::string(strategy_name(cfg.strategy));
   if (!root) run.iterations.clear();
   return run;
 }

@@ -3,8 +3,8 @@
 // prints one progress line per outer iteration.
 #pragma once
 
-#include "analysis/metrics.h"
 #include "engine/communicator.h"
+#include "records/run_record.h"
 #include "workloads/train/train_config.h"
 
 namespace prunex {

@@ -10,15 +10,20 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/types.h"
+
 namespace prunex {
 
+// One row: a collective (op on a group) or, when `kernel` is set, a memory pass of the
+// compaction bench ("pack", "unpack", "memcpy"; op and group unused, the group printed "-").
 struct BenchRow {
-  std::string op;     // allreduce, broadcast, allgather
-  std::string group;  // world, intra, inter
-  std::string algo;   // ring, tree, hierarchical, mpi
+  CollectiveOp op = CollectiveOp::allreduce;
+  Group group = Group::world;
+  std::string kernel;
+  std::string algo;  // ring, tree, hierarchical, mpi, cpu, cuda
   std::size_t bytes = 0;
   std::size_t count = 0;
-  std::string dtype = "float";
+  DType dtype = DType::f32;
   double time_us = 0;
   double algbw_gbs = 0;
   double busbw_gbs = 0;
@@ -28,7 +33,10 @@ struct BenchRow {
 
 // nccl-tests' bus-bandwidth factor for an op over n ranks: all-reduce 2(n-1)/n, all-gather
 // and reduce-scatter (n-1)/n, broadcast 1.
-double busbw_factor(const std::string& op, int n);
+double busbw_factor(CollectiveOp op, int n);
+// The op and group columns as printed and written ("pack", "-" for memory rows).
+std::string op_text(const BenchRow& r);
+std::string group_text(const BenchRow& r);
 // Fills ranks, algbw and busbw from bytes and time_us (GB/s = 1e9 bytes per second).
 void fill_bandwidth(BenchRow& row, int n);
 

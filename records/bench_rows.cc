@@ -1,4 +1,4 @@
-#include "analysis/bench_table.h"
+#include "records/bench_rows.h"
 
 #include <fmt/format.h>
 
@@ -8,24 +8,31 @@
 
 namespace prunex {
 
-double busbw_factor(const std::string& op, int n) {
+double busbw_factor(CollectiveOp op, int n) {
   if (n <= 1) return 1.0;
-  if (op == "allreduce") return 2.0 * (n - 1) / n;
-  if (op == "allgather" || op == "reducescatter") return static_cast<double>(n - 1) / n;
+  if (op == CollectiveOp::allreduce) return 2.0 * (n - 1) / n;
+  if (op == CollectiveOp::allgather) return static_cast<double>(n - 1) / n;
   return 1.0;
+}
+
+std::string op_text(const BenchRow& r) {
+  return r.kernel.empty() ? std::string(collective_op_name(r.op)) : r.kernel;
+}
+
+std::string group_text(const BenchRow& r) {
+  return r.kernel.empty() ? std::string(group_name(r.group)) : "-";
 }
 
 void fill_bandwidth(BenchRow& row, int n) {
   row.ranks = n;
   row.algbw_gbs = row.time_us > 0 ? row.bytes / (row.time_us * 1e-6) / 1e9 : 0.0;
-  row.busbw_gbs = row.algbw_gbs * busbw_factor(row.op, n);
+  row.busbw_gbs = row.kernel.empty() ? row.algbw_gbs * busbw_factor(row.op, n) : row.algbw_gbs;
 }
 
 BenchRow memory_bench_row(const std::string& op, const std::string& algo, double bytes,
                           double time_us, long wrong) {
   BenchRow r;
-  r.op = op;
-  r.group = "-";
+  r.kernel = op;
   r.algo = algo;
   r.bytes = static_cast<std::size_t>(bytes);
   r.count = r.bytes / 4;
@@ -45,7 +52,8 @@ void print_bench_header(std::FILE* f, const std::string& title) {
 
 void print_bench_row(std::FILE* f, const BenchRow& r) {
   fmt::print(f, " {:>12} {:>12} {:>8} {:>10} {:>6} {:>13.2f} {:>10.3f} {:>10.3f} {:>8}\n", r.bytes,
-             r.count, r.dtype, r.op, r.group, r.time_us, r.algbw_gbs, r.busbw_gbs, r.wrong);
+             r.count, dtype_name(r.dtype), op_text(r), group_text(r), r.time_us, r.algbw_gbs,
+             r.busbw_gbs, r.wrong);
   std::fflush(f);
 }
 
@@ -63,11 +71,12 @@ void print_bench_footer(std::FILE* f, const std::vector<BenchRow>& rows) {
 nlohmann::json bench_rows_json(const std::vector<BenchRow>& rows, const nlohmann::json& context) {
   nlohmann::json a = nlohmann::json::array();
   for (const auto& r : rows) {
-    nlohmann::json j = {
-        {"op", r.op},           {"group", r.group},         {"algo", r.algo},
-        {"bytes", r.bytes},     {"count", r.count},         {"dtype", r.dtype},
-        {"time_us", r.time_us}, {"algbw_gbs", r.algbw_gbs}, {"busbw_gbs", r.busbw_gbs},
-        {"wrong", r.wrong},     {"ranks", r.ranks}};
+    nlohmann::json j = {{"op", op_text(r)},         {"group", group_text(r)},
+                        {"algo", r.algo},           {"bytes", r.bytes},
+                        {"count", r.count},         {"dtype", std::string(dtype_name(r.dtype))},
+                        {"time_us", r.time_us},     {"algbw_gbs", r.algbw_gbs},
+                        {"busbw_gbs", r.busbw_gbs}, {"wrong", r.wrong},
+                        {"ranks", r.ranks}};
     j.update(context);
     a.push_back(std::move(j));
   }

@@ -1,4 +1,4 @@
-#include "analysis/metrics.h"
+#include "records/run_record.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,8 +18,9 @@ nlohmann::json iteration_json(const IterationRecord& it) {
   nlohmann::json j;
   j["iteration"] = it.iteration;
   nlohmann::json phases = nlohmann::json::object();
-  for (const auto& [name, per_rank] : it.phase_seconds)
-    phases[name] = {{"critical_path_s", critical_path(per_rank)}, {"per_rank_s", per_rank}};
+  for (const auto& [p, per_rank] : it.phase_seconds)
+    phases[std::string(phase_name(p))] = {{"critical_path_s", critical_path(per_rank)},
+                                          {"per_rank_s", per_rank}};
   j["phases"] = phases;
   j["wall_seconds"] = it.wall_seconds;
   j["bytes"] = {{"intra", it.bytes.intra}, {"inter", it.bytes.inter}, {"world", it.bytes.world}};
@@ -50,7 +51,7 @@ nlohmann::json summary_json(const RunRecord& run) {
   nlohmann::json s = nlohmann::json::object();
   const double n = static_cast<double>(std::max<size_t>(1, run.iterations.size()));
   double wall = 0, inter = 0, dense_inter = 0, intra = 0, world = 0;
-  std::map<std::string, double> phase_total;
+  std::map<Phase, double> phase_total;
   for (const auto& it : run.iterations) {
     wall += it.wall_seconds;
     inter += it.bytes.inter;
@@ -69,16 +70,21 @@ nlohmann::json summary_json(const RunRecord& run) {
   s["total_inter_node_bytes"] = inter;
   double comm = 0;
   nlohmann::json mean = nlohmann::json::object();
-  for (const auto& [name, t] : phase_total) {
-    mean[name] = t / n;
-    if (phase::is_communication(name.c_str())) comm += t;
+  for (const auto& [p, t] : phase_total) {
+    mean[std::string(phase_name(p))] = t / n;
+    if (is_communication(p)) comm += t;
   }
   s["phase_seconds"] = mean;
   s["communication_seconds_per_iteration"] = comm / n;
   nlohmann::json frac = nlohmann::json::object();
-  for (const auto& [name, t] : phase_total)
-    if (phase::is_communication(name.c_str())) frac[name] = comm > 0 ? t / comm : 0.0;
+  for (const auto& [p, t] : phase_total)
+    if (is_communication(p)) frac[std::string(phase_name(p))] = comm > 0 ? t / comm : 0.0;
   s["phase_fraction"] = frac;
+  // The phase table's communication phases, so readers (plots, validate.py) need no copy.
+  nlohmann::json comm_phases = nlohmann::json::array();
+  for (Phase p : kAllPhases)
+    if (is_communication(p)) comm_phases.push_back(std::string(phase_name(p)));
+  s["communication_phases"] = comm_phases;
   for (auto it = run.iterations.rbegin(); it != run.iterations.rend(); ++it)
     if (it->accuracy) {
       s["test_accuracy"] = *it->accuracy;
@@ -109,7 +115,7 @@ nlohmann::json trace_json(const RunRecord& run) {
                       {"tid", r},
                       {"args", {{"name", "rank " + std::to_string(r)}}}});
   for (const auto& e : run.trace)
-    events.push_back({{"name", e.name},
+    events.push_back({{"name", std::string(phase_name(e.phase))},
                       {"cat", "phase"},
                       {"ph", "X"},
                       {"pid", 0},

@@ -1,4 +1,4 @@
-// The records every run writes (DESIGN.md, "Contracts"): OUT/metrics.json and OUT/trace.json,
+// The records every run writes (docs/design.md, "Contracts"): OUT/metrics.json and OUT/trace.json,
 // the same for live and simulated runs. Producers fill a RunRecord; write_run() derives the
 // critical paths and the summary and writes both files atomically (temp file + rename), so a
 // failed run leaves no half-written output.
@@ -11,15 +11,10 @@
 
 #include <nlohmann/json.hpp>
 
-namespace prunex {
+#include "engine/phases.h"
+#include "engine/tier_bytes.h"
 
-// Bytes per tier in one iteration: the payload of that tier's collectives as one
-// participating rank sends it (the "message size"), summed over the tier's calls.
-struct TierBytes {
-  double intra = 0;
-  double inter = 0;
-  double world = 0;
-};
+namespace prunex {
 
 // Layer-wise ADMM residual norms (Frobenius) for one rank.
 struct LayerResiduals {
@@ -29,7 +24,7 @@ struct LayerResiduals {
 struct IterationRecord {
   int iteration = 0;  // 1-based outer iteration
   // phase -> seconds on each rank (index = world rank; 0 where the rank takes no part).
-  std::map<std::string, std::vector<double>> phase_seconds;
+  std::map<Phase, std::vector<double>> phase_seconds;
   double wall_seconds = 0;  // the iteration's wall time (max over ranks)
   TierBytes bytes;
   double dense_inter_bytes = 0;           // what the inter tier would carry without shrinkage
@@ -44,7 +39,7 @@ struct IterationRecord {
 
 struct TraceEvent {
   int rank = 0;
-  std::string name;  // phase name
+  Phase phase = Phase::local_compute;
   double start_s = 0;
   double duration_s = 0;
 };

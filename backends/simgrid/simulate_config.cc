@@ -1,0 +1,293 @@
+#include "backends/simgrid/simulate_config.h"
+
+#include <cstdio>
+
+#include "backends/simgrid/calibration.h"
+#include "engine/error.h"
+#include "engine/mask_model.h"
+#include "engine/sparsity_spec.h"
+#include "engine/text_parse.h"
+#include "topologies/topology_io.h"
+#include "workloads/layers/model_zoo.h"
+
+namespace prunex::sim {
+namespace {
+
+using C = SimulateConfig;
+constexpr long kMaxCount = 1L << 30;  // sizes beyond this are typos, not experiments
+
+nlohmann::json json_of(const std::string& s) {
+  return s.empty() ? nlohmann::json() : nlohmann::json(s);
+}
+
+SimulateField text(std::string name, std::string vn, std::string help, std::string C::*m,
+                   bool required = false) {
+  return {name, vn, help,
+          [m, name, required](C& c, const std::string& v) {
+            PRUNEX_USAGE(!required || !v.empty(), "--", name, " must not be empty");
+            c.*m = v;
+          },
+          [m](const C& c) { return json_of(c.*m); }};
+}
+
+SimulateField integer(std::string name, std::string vn, std::string help, int C::*m, long lo,
+                      long hi) {
+  return {name, vn, help,
+          [m, name, lo, hi](C& c, const std::string& v) {
+            c.*m = static_cast<int>(parse_long(v, "--" + name, lo, hi));
+          },
+          [m](const C& c) { return nlohmann::json(c.*m); }};
+}
+
+SimulateField long_integer(std::string name, std::string vn, std::string help, long C::*m, long lo,
+                           long hi) {
+  return {
+      name, vn, help,
+      [m, name, lo, hi](C& c, const std::string& v) { c.*m = parse_long(v, "--" + name, lo, hi); },
+      [m](const C& c) { return nlohmann::json(c.*m); }};
+}
+
+// A number in (lo, hi] (open_low) or [lo, hi].
+SimulateField real(std::string name, std::string vn, std::string help, double C::*m, double lo,
+                   double hi, bool open_low) {
+  return {name, vn, help,
+          [m, name, lo, hi, open_low](C& c, const std::string& v) {
+            const double x = parse_double(v, "--" + name);
+            PRUNEX_USAGE((open_low ? x > lo : x >= lo) && x <= hi, "--", name, " must be in ",
+                         open_low ? "(" : "[", lo, ", ", hi, "], got '", v, "'");
+            c.*m = x;
+          },
+          [m](const C& c) { return nlohmann::json(c.*m); }};
+}
+
+}  // namespace
+
+const std::vector<SimulateField>& simulate_fields() {
+  static const std::vector<SimulateField> fields = {
+      text("topology", "NAME|FILE", "cluster preset or topology JSON file (required)", &C::topology,
+           true),
+      integer("nodes", "M", "nodes (0: the topology's; more than it has: scaled out)", &C::nodes, 0,
+              1 << 20),
+      integer("gpus-per-node", "P", "GPUs per node (0: the topology's; at most the topology's)",
+              &C::gpus_per_node, 0, 1 << 20),
+      {"strategy", "S", "hsadmm, hsadmm-flat, ddp or topk",
+       [](C& c, const std::string& v) { c.strategy = parse_strategy(v); },
+       [](const C& c) { return nlohmann::json(std::string(strategy_name(c.strategy))); }},
+      text("model", "M", "model from the layer tables (prunex model-info)", &C::model, true),
+      integer("classes", "C", "output classes", &C::classes, 1, kMaxCount),
+      integer("input", "N", "input size (square)", &C::input, 1, kMaxCount),
+      integer("input-channels", "N", "input channels (3 for CIFAR-10, 1 for Fashion-MNIST)",
+              &C::input_channels, 1, kMaxCount),
+      integer("iterations", "N", "outer iterations", &C::iterations, 1, kMaxCount),
+      integer("local-epochs", "E", "local epochs per outer iteration", &C::local_epochs, 1,
+              kMaxCount),
+      long_integer("local-steps", "N",
+                   "local steps (full batches) per outer iteration instead of --local-epochs "
+                   "(0: epochs)",
+                   &C::local_steps, 0, kMaxCount),
+      {"ddp-overlap", "BOOL",
+       "ddp: start a bucket's all-reduce during backward (false: after it, as a live run with "
+       "--sync-phases)",
+       [](C& c, const std::string& v) {
+         PRUNEX_USAGE(v == "true" || v == "false", "--ddp-overlap must be true or false, got '", v,
+                      "'");
+         c.ddp_overlap = v == "true";
+       },
+       [](const C& c) { return nlohmann::json(c.ddp_overlap); }},
+      integer("batch", "B", "batch per GPU (paper: 128)", &C::batch, 1, kMaxCount),
+      long_integer("samples", "N", "training samples per epoch (CIFAR-10: 50000)", &C::samples, 1,
+                   kMaxCount),
+      {"sparsity", "KINDS", "filter, channel, shape joined by '+'",
+       [](C& c, const std::string& v) {
+         parse_sparsity_kinds(v);
+         c.sparsity = v;
+       },
+       [](const C& c) { return nlohmann::json(c.sparsity); }},
+      real("keep", "F", "fraction of groups each node's projection keeps, (0, 1]", &C::keep, 0, 1,
+           true),
+      real("union-growth", "G",
+           "probability that a node keeps a group another node pruned, [0, 1]: the union of M "
+           "node masks keeps 1 - (1 - keep)(1 - G)^(M-1) of the groups (0: nodes agree; keep: "
+           "independent)",
+           &C::union_growth, 0, 1, false),
+      text("masks", "FILE",
+           "metrics.json of a live hsadmm run: its last global mask densities (hsadmm: each "
+           "iteration's payload mask, replayed)",
+           &C::masks),
+      integer("t-freeze", "T", "mask frozen after iteration T (no mask_sync afterwards); 0 = never",
+              &C::t_freeze, 0, kMaxCount),
+      real("bucket-mib", "MIB", "H-SADMM inter-node bucket size", &C::bucket_mib, 0, 4096, true),
+      real("topk-ratio", "R", "Top-K: kept fraction of each layer's gradient", &C::topk_ratio, 0, 1,
+           true),
+      {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB",
+       [](C& c, const std::string& v) {
+         PRUNEX_USAGE(known_network_models().count(v), "unknown network model '", v,
+                      "' (CM02, LV08, SMPI, IB)");
+         c.network_model = v;
+       },
+       [](const C& c) { return nlohmann::json(c.network_model); }},
+      text("calibration", "FILE",
+           "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
+           "memory speeds replace the topology's",
+           &C::calibration),
+      {"algo", "A", "collective algorithm: ring, tree, hierarchical",
+       [](C& c, const std::string& v) { c.algo = parse_algo(v); },
+       [](const C& c) { return nlohmann::json(algo_name(c.algo)); }},
+      text("out", "DIR", "output folder", &C::out, true),
+  };
+  return fields;
+}
+
+const SimulateField& simulate_field(const std::string& name) {
+  for (const auto& f : simulate_fields())
+    if (f.name == name) return f;
+  PRUNEX_CHECK(false, "no simulate field ", name);
+  return simulate_fields().front();
+}
+
+namespace {
+
+std::map<std::string, double> densities_of(const nlohmann::json& d, const std::string& where) {
+  std::map<std::string, double> out;
+  for (const auto& [name, v] : d.items()) {
+    PRUNEX_USAGE(v.is_number(), where, ": density of ", name, " is not a number");
+    out[name] = v.get<double>();
+  }
+  return out;
+}
+
+}  // namespace
+
+void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg) {
+  const Calibration c = read_calibration(file);
+  if (!c.topology.empty() && c.topology != t.name)
+    std::fprintf(stderr, "note: %s was fitted on topology %s, applied to %s\n", file.c_str(),
+                 c.topology.c_str(), t.name.c_str());
+  t = sim::apply_calibration(std::move(t), c, cfg.nodes * cfg.gpus_per_node);
+  cfg.op_costs = op_costs(c, t, cfg.nodes, cfg.gpus_per_node);
+  cfg.op_costs_warm = op_costs(c, t, cfg.nodes, cfg.gpus_per_node, /*warm=*/true);
+  cfg.memory_Bps = memory_costs(c, cfg.nodes * cfg.gpus_per_node);
+}
+
+std::map<std::string, double> last_densities(const nlohmann::json& run, const std::string& where) {
+  const auto& its = run.value("iterations", nlohmann::json::array());
+  PRUNEX_USAGE(its.is_array() && !its.empty(), where, ": no iterations recorded");
+  const auto& d = its.back().value("density", nlohmann::json::object());
+  PRUNEX_USAGE(d.is_object() && !d.empty(), where,
+               ": the last iteration records no density (not an hsadmm run?)");
+  return densities_of(d, where);
+}
+
+RecordedMasks payload_masks(const nlohmann::json& run, const ModelLayout& layout,
+                            const SparsitySpec& spec, const std::string& where) {
+  const auto& its = run.value("iterations", nlohmann::json::array());
+  PRUNEX_USAGE(its.is_array() && !its.empty(), where, ": no iterations recorded");
+  RecordedMasks out;
+  std::vector<std::map<std::string, double>> seen;
+  for (size_t k = 0; k < its.size(); ++k) {
+    const char* key = its[k].contains("payload_density") ? "payload_density" : "density";
+    const auto& d = its[k].value(key, nlohmann::json::object());
+    PRUNEX_USAGE(d.is_object() && !d.empty(), where, ": iteration ", k + 1, " records no ", key,
+                 " (not an hsadmm run?)");
+    auto dens = densities_of(d, where);
+    size_t i = 0;
+    while (i < seen.size() && seen[i] != dens) ++i;
+    if (i == seen.size()) {
+      out.masks.push_back(mask_from_densities(layout, spec, dens, where));
+      seen.push_back(std::move(dens));
+    }
+    out.of_iteration.push_back(static_cast<int>(i));
+  }
+  return out;
+}
+
+SimulateSpec make_spec(const SimulateConfig& cfg_in) {
+  SimulateConfig cfg = cfg_in;
+  PRUNEX_USAGE(!cfg.topology.empty(), "--topology is required (a preset name or a JSON file)");
+  Topology topology = load_topology(cfg.topology);
+  if (cfg.gpus_per_node == 0) cfg.gpus_per_node = topology.gpus_per_node;
+  if (cfg.nodes == 0) cfg.nodes = topology.nodes;
+  PRUNEX_USAGE(cfg.gpus_per_node <= topology.gpus_per_node, "--gpus-per-node must be in [1, ",
+               topology.gpus_per_node, "] for topology ", topology.name, " (got ",
+               cfg.gpus_per_node, ")");
+  if (cfg.nodes > topology.nodes) {
+    std::fprintf(stderr, "note: topology %s has %d nodes; scaled out to %d (scale_to_nodes)\n",
+                 topology.name.c_str(), topology.nodes, cfg.nodes);
+    topology = scale_to_nodes(topology, cfg.nodes);
+  }
+
+  SimulateSpec s;
+  s.layout = make_layout(cfg.model, cfg.classes, cfg.input, cfg.input_channels);
+  s.plan.strategy = cfg.strategy;
+  s.plan.batch = cfg.batch;
+  s.plan.samples = cfg.samples;
+  s.plan.local_epochs = cfg.local_epochs;
+  s.plan.local_steps = cfg.local_steps;
+  s.plan.ddp_overlap = cfg.ddp_overlap;
+  s.plan.bucket_bytes = static_cast<int64_t>(cfg.bucket_mib * (1 << 20));
+  s.plan.topk_ratio = cfg.topk_ratio;
+  s.iterations = cfg.iterations;
+  s.t_freeze = cfg.t_freeze;
+  s.sim.nodes = cfg.nodes;
+  s.sim.gpus_per_node = cfg.gpus_per_node;
+  s.sim.network_model = cfg.network_model;
+  s.sim.plan_algo = cfg.algo;
+  s.topology = std::move(topology);
+  if (!cfg.calibration.empty()) apply_calibration_file(cfg.calibration, s.topology, s.sim);
+
+  // Masks: a live run's (replayed), or the synthetic union model for this node count.
+  if (!cfg.masks.empty()) {
+    const std::string where = "--masks " + cfg.masks;
+    nlohmann::json run = read_json_file(cfg.masks, "--masks");
+    const nlohmann::json rcfg = canonical_config(run.value("config", nlohmann::json::object()));
+    const std::string m = rcfg.value("model", std::string());
+    PRUNEX_USAGE(m == cfg.model, where, ": recorded for model '", m, "', simulating '", cfg.model,
+                 "'");
+    cfg.sparsity = rcfg.value("sparsity", cfg.sparsity);
+    cfg.union_growth = 0;  // not used: the recorded masks
+    const SparsitySpec spec = SparsitySpec::build(s.layout, parse_sparsity_kinds(cfg.sparsity),
+                                                  KeepRate::of_fraction(cfg.keep));
+    s.mask = mask_from_densities(s.layout, spec, last_densities(run, where), where);
+    // H-SADMM replays the run's payload masks iteration by iteration (before the mask
+    // freezes they are unions of node masks, larger than the final mask).
+    if (cfg.strategy == Strategy::hsadmm)
+      s.payload_masks = payload_masks(run, s.layout, spec, where);
+  } else {
+    const SparsitySpec spec = SparsitySpec::build(s.layout, parse_sparsity_kinds(cfg.sparsity),
+                                                  KeepRate::of_fraction(cfg.keep));
+    // hsadmm-flat has no union: its global mask is one projection (M = 1).
+    const int union_of = cfg.strategy == Strategy::hsadmm ? cfg.nodes : 1;
+    s.mask = synthetic_union_mask(s.layout, spec, cfg.union_growth, union_of);
+  }
+
+  // The record: every field (the shape as used), then what the run was.
+  s.config = config_json(simulate_fields(), cfg);
+  if (!cfg.masks.empty()) s.config["union-growth"] = nullptr;
+  const Topology& t = s.topology;
+  const auto source_of = [&](const char* key) {
+    const auto it = t.sources.find(key);
+    return it != t.sources.end() ? it->second : std::string("not stated");
+  };
+  s.config["compute-model"] =
+      "3 x forward FLOPs per sample x the GPU's shard per epoch, at the effective FLOP/s";
+  s.config["parameters"] = s.layout.parameters();
+  s.config["forward-gflops-per-sample"] = s.layout.forward_flops() / 1e9;
+  s.config["compute-calibration"] = {{"gpu", t.gpu.name},
+                                     {"effective_flops", t.gpu.effective_flops()},
+                                     {"efficiency", t.gpu.efficiency},
+                                     {"source", source_of("gpu.efficiency")},
+                                     {"memory_bandwidth_Bps", t.gpu.mem_bandwidth_Bps},
+                                     {"memory_phases_Bps", s.sim.memory_Bps}};
+  s.config["links"] = {{"intra",
+                        {{"latency_s", t.intra.link.latency_s},
+                         {"bandwidth_Bps", t.intra.link.bandwidth_Bps},
+                         {"source", source_of("intra.bandwidth_gbs")}}},
+                       {"nic",
+                        {{"latency_s", t.nic.link.latency_s},
+                         {"bandwidth_Bps", t.nic.link.bandwidth_Bps},
+                         {"rails", t.nic.rails},
+                         {"source", source_of("nic.bandwidth_gbits")}}}};
+  return s;
+}
+
+}  // namespace prunex::sim

@@ -1,0 +1,70 @@
+// What `prunex simulate` and `prunex sweep` can be told, declared once as a field table
+// (records/config_fields.h): flag name = JSON key, help, default, the check of each value.
+// The command line, --config FILE and a simulated run's metrics.json `config` go through it,
+// so a recorded config is accepted back and reproduces the run. make_spec() turns a config
+// into the SimulateSpec the simulator runs (everything checked before anything runs).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "backends/simgrid/simulate_run.h"
+#include "records/config_fields.h"
+
+namespace prunex::sim {
+
+struct SimulateConfig {
+  std::string topology;   // preset name or topology file (required)
+  int nodes = 0;          // 0: the topology's; more than it has: scaled out
+  int gpus_per_node = 0;  // 0: the topology's
+  Strategy strategy = Strategy::hsadmm;
+  std::string model = "resnet152";
+  int classes = 10;
+  int input = 32;
+  int input_channels = 3;
+  int iterations = 60;
+  int local_epochs = 1;
+  long local_steps = 0;
+  bool ddp_overlap = true;
+  int batch = 128;
+  long samples = kCifar10TrainSamples;
+  std::string sparsity = "channel";
+  double keep = 0.5;
+  double union_growth = 0;
+  std::string masks;  // metrics.json of a live hsadmm run (empty: the synthetic model)
+  int t_freeze = 0;
+  double bucket_mib = 32;
+  double topk_ratio = 0.01;
+  std::string network_model = "CM02";
+  std::string calibration;  // calibration.json (empty: the topology's numbers)
+  Algo algo = Algo::ring;
+  std::string out = "out/simulate";
+};
+
+using SimulateField = ConfigField<SimulateConfig>;
+
+// Every field; sweep_fields() in the command line picks the ones sweep shares.
+const std::vector<SimulateField>& simulate_fields();
+const SimulateField& simulate_field(const std::string& name);
+
+// The spec of one run of cfg (cfg.nodes, cfg.gpus_per_node and cfg.strategy used as given,
+// 0 meaning the topology's), with its recorded config: the fields (the shape as used) plus
+// what the run was. UsageError on any bad or inconsistent value.
+SimulateSpec make_spec(const SimulateConfig& cfg);
+
+// --calibration FILE (calibration.h) applied to a run of cfg.nodes x cfg.gpus_per_node: the
+// topology's links and speeds, and cfg's per-op costs.
+void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg);
+
+// Run replay (a live run's metrics.json): the last iteration's "density" map (pruned layer ->
+// kept fraction), and the masks that compacted each iteration's inter-node payload in an
+// hsadmm run ("payload_density"; for runs that predate it, each iteration's "density").
+// UsageError naming `where` when the run has none.
+std::map<std::string, double> last_densities(const nlohmann::json& run, const std::string& where);
+RecordedMasks payload_masks(const nlohmann::json& run, const ModelLayout& layout,
+                            const SparsitySpec& spec, const std::string& where);
+
+}  // namespace prunex::sim

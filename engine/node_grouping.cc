@@ -1,0 +1,43 @@
+#include "engine/communicator.h"
+
+namespace prunex {
+
+int NodeGrouping::group_size(Group g) const {
+  switch (g) {
+    case Group::world:
+      return world_size;
+    case Group::intra:
+      return gpus_per_node;
+    case Group::inter:
+      return nodes();
+  }
+  return 0;
+}
+
+std::vector<std::vector<int>> NodeGrouping::groups(Group g) const {
+  std::vector<std::vector<int>> out(group_count(g));
+  for (int r = 0; r < world_size; ++r) {
+    if (!takes_part(g, r)) continue;
+    out[g == Group::intra ? node_of(r) : 0].push_back(r);
+  }
+  return out;
+}
+
+std::vector<int> NodeGrouping::members(Group g, int world_rank) const {
+  if (!takes_part(g, world_rank)) return {};
+  return groups(g)[g == Group::intra ? node_of(world_rank) : 0];
+}
+
+int NodeGrouping::rank_in(Group g, int world_rank) const {
+  switch (g) {
+    case Group::world:
+      return world_rank;
+    case Group::intra:
+      return local_rank(world_rank);
+    case Group::inter:
+      return is_leader(world_rank) ? node_of(world_rank) : -1;
+  }
+  return -1;
+}
+
+}  // namespace prunex

@@ -1,0 +1,17 @@
+// Internal to the plan builder: one function per strategy (plan_<strategy>.cc), each given
+// checked inputs; build_plan() dispatches and marks warm collectives.
+#pragma once
+
+#include "engine/plan_builder.h"
+
+namespace prunex::plan_detail {
+
+// Local epochs of steps: the model's compute, then the per-step SGD (and proximal) passes.
+void add_local_steps(const PlanInputs& in, bool proximal, IterationPlan& plan);
+
+IterationPlan hsadmm_plan(const PlanInputs& in);
+IterationPlan hsadmm_flat_plan(const PlanInputs& in);
+IterationPlan ddp_plan(const PlanInputs& in);
+IterationPlan topk_plan(const PlanInputs& in);
+
+}  // namespace prunex::plan_detail

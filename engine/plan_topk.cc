@@ -1,0 +1,26 @@
+// One Top-K step (workloads/train/topk_strategy.cc runs it live): error feedback +
+// selection, one all-gather of (value, index) blocks over the world, the sum of the gathered
+// entries and the residual update, the SGD step.
+#include "engine/phases.h"
+#include "engine/plan_strategies.h"
+
+namespace prunex::plan_detail {
+
+IterationPlan topk_plan(const PlanInputs& in) {
+  const ModelLayout& layout = *in.layout;
+  const double d = static_cast<double>(layout.fp32_bytes());
+  const int64_t block = topk_block_bytes(topk_total_k(layout, in.topk_ratio));
+  IterationPlan plan;
+  plan.steps.push_back(compute_step(phase::local_compute, step_flops(in)));
+  plan.steps.push_back(memory_step(phase::compress, 4 * d));  // g + e (3D), selection (D)
+  plan.steps.push_back(
+      collective_step(phase::allgather, Group::world, CollectiveOp::allgather, block, DType::u8));
+  // Read every rank's block, scatter-add into the gradient; residual store (2D).
+  plan.steps.push_back(
+      memory_step(phase::compress, static_cast<double>(block) * world_size(in) + 2 * d));
+  plan.steps.push_back(memory_step(phase::local_compute, 5 * d));  // SGD step
+  plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
+  return plan;
+}
+
+}  // namespace prunex::plan_detail

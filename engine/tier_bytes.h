@@ -1,0 +1,25 @@
+// Bytes per tier of one iteration, counted one way for live and simulated runs: from the
+// collectives a rank made (live: Communicator::calls(); simulated: plan_calls()).
+#pragma once
+
+#include <vector>
+
+#include "engine/communicator.h"
+#include "engine/strategy.h"
+
+namespace prunex {
+
+// The payload of each tier's collectives as one participating rank sends it (the "message
+// size"), summed over the tier's calls.
+struct TierBytes {
+  double intra = 0;
+  double inter = 0;
+  double world = 0;
+};
+
+// Sums the calls by group (barriers carry nothing). A strategy without leaders (everything
+// but hsadmm) runs its collectives over the world: on more than one node every such message
+// crosses nodes, so its inter tier is its world tier.
+TierBytes tier_bytes(const std::vector<CallRecord>& calls, Strategy strategy, int nodes);
+
+}  // namespace prunex

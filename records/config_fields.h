@@ -1,0 +1,106 @@
+// Field tables: a command's settings declared once — flag name (also the JSON key), value
+// name, help, a setter that parses and checks the text, and a getter for the record. The
+// command line, `--config FILE` and the `config` object of metrics.json all go through the
+// table, so a run's recorded config is accepted back by the command that wrote it.
+#pragma once
+
+#include <functional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/error.h"
+
+namespace prunex {
+
+template <typename Config>
+struct ConfigField {
+  std::string name;        // flag name and JSON key, e.g. "local-epochs"
+  std::string value_name;  // e.g. "N"
+  std::string help;
+  std::function<void(Config&, const std::string&)> set;  // throws UsageError
+  std::function<nlohmann::json(const Config&)> get;
+};
+
+// A field of an inner config (e.g. the simulate settings inside a sweep's config).
+template <typename Outer, typename Inner>
+ConfigField<Outer> nested_field(const ConfigField<Inner>& f, Inner Outer::*member) {
+  return {f.name, f.value_name, f.help,
+          [set = f.set, member](Outer& o, const std::string& v) { set(o.*member, v); },
+          [get = f.get, member](const Outer& o) { return get(o.*member); }};
+}
+
+// How a default reads in --help: strings bare, null (unset) empty.
+inline std::string default_text(const nlohmann::json& v) {
+  if (v.is_null()) return "";
+  if (v.is_string()) return v.get<std::string>();
+  return v.dump();
+}
+
+// A metrics.json `config` in today's spelling: every key as its flag name (underscores read
+// as dashes) and "backend" as "executor". Readers call it first, so files written before
+// 2026-11-25 (train: "backend", simulate: "local_epochs", ...) keep working.
+nlohmann::json canonical_config(const nlohmann::json& config);
+
+// A JSON value as the text a flag would carry ("true", "3", "0.5", "resnet50").
+std::string config_value_text(const nlohmann::json& value, const std::string& origin,
+                              const std::string& key);
+// Parses a config file into a JSON object (UsageError naming the path when it is not one). A
+// run's record (metrics.json, scaling.json) stands for its `config` object.
+nlohmann::json read_config_file(const std::string& path);
+
+// Keys every run records beside its settings (facts of the run, not settings): --config
+// accepts them back, and the command checks the ones it can (world size, nodes).
+inline const std::set<std::string>& recorded_config_keys() {
+  static const std::set<std::string> keys = {"executor",
+                                             "world-size",
+                                             "nodes",
+                                             "input",
+                                             "input-channels",
+                                             "samples",
+                                             "steps-per-epoch",
+                                             "plan-repeats",
+                                             "effective-flops",
+                                             "network-model-description",
+                                             "trace-ranks",
+                                             "trace-steps",
+                                             "parameters",
+                                             "forward-gflops-per-sample",
+                                             "compute-model",
+                                             "compute-calibration",
+                                             "links"};
+  return keys;
+}
+
+// Applies a JSON object (keys = field names) to cfg; unknown keys and bad values are
+// UsageErrors naming `origin` and the key. Recorded keys (above) are skipped unless a field
+// of the table has that name.
+template <typename Config>
+void apply_config_json(const std::vector<ConfigField<Config>>& fields, Config& cfg,
+                       const nlohmann::json& j, const std::string& origin) {
+  PRUNEX_USAGE(j.is_object(), origin, ": expected a JSON object");
+  for (const auto& [key, value] : j.items()) {
+    const ConfigField<Config>* field = nullptr;
+    for (const auto& f : fields)
+      if (f.name == key) field = &f;
+    if (field == nullptr && recorded_config_keys().count(key)) continue;
+    PRUNEX_USAGE(field != nullptr, origin, ": unknown key '", key, "'");
+    if (value.is_null()) continue;  // a setting the run did not use
+    try {
+      field->set(cfg, config_value_text(value, origin, key));
+    } catch (const UsageError& e) {
+      throw UsageError(origin + ": " + e.what());
+    }
+  }
+}
+
+template <typename Config>
+nlohmann::json config_json(const std::vector<ConfigField<Config>>& fields, const Config& cfg) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& f : fields) j[f.name] = f.get(cfg);
+  return j;
+}
+
+}  // namespace prunex

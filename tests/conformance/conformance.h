@@ -1,0 +1,45 @@
+// What the conformance tests compare: the collectives a live iteration made against the
+// collective steps of the plan for that iteration, one rank at a time.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "engine/communicator.h"
+
+namespace prunex::test {
+
+// Measurement fences (barriers) are not plan steps; everything else must match in order.
+inline std::vector<CallRecord> without_barriers(const std::vector<CallRecord>& calls) {
+  std::vector<CallRecord> out;
+  for (const auto& c : calls)
+    if (c.op != CollectiveOp::barrier) out.push_back(c);
+  return out;
+}
+
+inline std::string describe(const CallRecord& c) {
+  return std::string(collective_op_name(c.op)) + " " + std::string(group_name(c.group)) + " " +
+         std::string(dtype_name(c.dtype)) + " " + std::to_string(c.bytes) + " B";
+}
+
+inline std::string describe(const std::vector<CallRecord>& calls) {
+  std::string s;
+  for (const auto& c : calls) s += "\n  " + describe(c);
+  return s;
+}
+
+// live == plan: op, group, dtype and bytes of every call, in order.
+inline ::testing::AssertionResult same_calls(const std::vector<CallRecord>& live,
+                                             const std::vector<CallRecord>& plan) {
+  bool same = live.size() == plan.size();
+  for (std::size_t i = 0; same && i < live.size(); ++i)
+    same = live[i].op == plan[i].op && live[i].group == plan[i].group &&
+           live[i].dtype == plan[i].dtype && live[i].bytes == plan[i].bytes;
+  if (same) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "live calls:" << describe(live) << "\nplan calls:" << describe(plan);
+}
+
+}  // namespace prunex::test

@@ -1,0 +1,136 @@
+// Conformance of H-SADMM and its flat variant: the real HsadmmConsensus runs on ranks as
+// threads (backends/inproc), and in every iteration — before the mask freezes, in the
+// iteration that freezes it, and after — each rank's recorded collectives (op, group, dtype,
+// bytes, in order) must be plan_calls() of the plan built for that iteration from the same
+// payload mask and freeze state. Leaders and followers are both checked (followers skip the
+// inter-node steps).
+#include <cmath>
+#include <mutex>
+
+#include "backends/inproc/inproc_communicator.h"
+#include "engine/hsadmm_consensus.h"
+#include "engine/plan_builder.h"
+#include "tests/conformance/conformance.h"
+#include "workloads/layers/model_zoo.h"
+
+namespace prunex::test {
+namespace {
+
+struct Shape {
+  int nodes, gpus_per_node;
+};
+
+// Per rank and iteration: what the live consensus did, and what it needs for the plan.
+struct Observed {
+  std::vector<CallRecord> calls;
+  ModelMask payload_mask;
+  bool frozen = false;
+};
+
+// Runs `iterations` consensus steps of `strategy` on small_cnn; theta differs by rank so
+// node masks disagree and the union keeps more than the keep rate before freezing.
+std::vector<std::vector<Observed>> run_consensus(Strategy strategy, Shape shape, int iterations,
+                                                 int t_freeze, const ModelLayout& layout) {
+  const NodeGrouping grouping{shape.nodes * shape.gpus_per_node, shape.gpus_per_node};
+  std::vector<std::vector<Observed>> seen(grouping.world_size);
+  std::vector<float> theta0;
+  for (const auto& l : layout.layers)
+    for (int64_t i = 0; i < l.numel(); ++i)
+      theta0.push_back(
+          static_cast<float>(0.1 * std::sin(0.37 * static_cast<double>(theta0.size()))));
+  spawn_ranks(grouping, [&](Communicator& comm) {
+    HsadmmConfig cfg;
+    cfg.t_freeze = t_freeze;
+    const SparsitySpec spec = SparsitySpec::build(layout, kChannel, KeepRate::of_fraction(0.5));
+    // 64 KiB buckets, so the compact payload spans several buckets.
+    HsadmmConsensus admm(layout, spec, cfg, int64_t(64) << 10, strategy, comm, theta0.data());
+    NullPhaseTimer timer;
+    std::vector<float> theta(theta0.size());
+    for (int k = 1; k <= iterations; ++k) {
+      for (size_t i = 0; i < theta.size(); ++i)
+        theta[i] = theta0[i] + 0.05f * static_cast<float>(std::cos(0.11 * static_cast<double>(i) *
+                                                                   (comm.world_rank() + k)));
+      comm.clear_calls();
+      const ConsensusStep step = admm.step(k, theta.data(), timer);
+      seen[comm.world_rank()].push_back({comm.calls(), step.payload_mask, step.frozen});
+    }
+  });
+  return seen;
+}
+
+void expect_conformance(Strategy strategy, Shape shape) {
+  SCOPED_TRACE(std::string(strategy_name(strategy)) + " on " + std::to_string(shape.nodes) + " x " +
+               std::to_string(shape.gpus_per_node));
+  const ModelLayout layout = make_layout("small_cnn", 10, 28, 1);
+  const int iterations = 5, t_freeze = 2;  // unfrozen 1-2, freezes after 2, frozen 3-5
+  const auto seen = run_consensus(strategy, shape, iterations, t_freeze, layout);
+  const NodeGrouping grouping{shape.nodes * shape.gpus_per_node, shape.gpus_per_node};
+  for (int r = 0; r < grouping.world_size; ++r) {
+    ASSERT_EQ(static_cast<int>(seen[r].size()), iterations);
+    for (int k = 1; k <= iterations; ++k) {
+      SCOPED_TRACE("rank " + std::to_string(r) + (grouping.is_leader(r) ? " (leader)" : "") +
+                   ", iteration " + std::to_string(k));
+      const Observed& o = seen[r][k - 1];
+      auto frozen_after = [&](int i) { return i >= 1 && seen[r][i - 1].frozen; };
+      // The freeze happens where the config says: the plan's freeze state is not circular.
+      EXPECT_EQ(o.frozen, strategy == Strategy::hsadmm && k >= t_freeze);
+      PlanInputs in;
+      in.layout = &layout;
+      in.strategy = strategy;
+      in.nodes = shape.nodes;
+      in.gpus_per_node = shape.gpus_per_node;
+      in.bucket_bytes = int64_t(64) << 10;
+      in.global_mask = strategy == Strategy::hsadmm ? &o.payload_mask : nullptr;
+      set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
+      const auto plan = plan_calls(build_plan(in), grouping, r);
+      EXPECT_TRUE(same_calls(without_barriers(o.calls), plan));
+    }
+  }
+}
+
+TEST(ConsensusConformance, HsadmmTwoNodesOfTwo) {
+  expect_conformance(Strategy::hsadmm, {2, 2});
+}
+
+TEST(ConsensusConformance, HsadmmThreeNodesOfTwo) {
+  expect_conformance(Strategy::hsadmm, {3, 2});
+}
+
+TEST(ConsensusConformance, HsadmmOneNodeOfFour) {
+  expect_conformance(Strategy::hsadmm, {1, 4});
+}
+
+TEST(ConsensusConformance, HsadmmFourNodesOfOne) {
+  expect_conformance(Strategy::hsadmm, {4, 1});
+}
+
+TEST(ConsensusConformance, HsadmmFlatTwoNodesOfTwo) {
+  expect_conformance(Strategy::hsadmm_flat, {2, 2});
+}
+
+TEST(ConsensusConformance, HsadmmFlatThreeNodesOfOne) {
+  expect_conformance(Strategy::hsadmm_flat, {3, 1});
+}
+
+// Several buckets and a union wider than the keep rate: the comparison is not vacuous.
+TEST(ConsensusConformance, PayloadSpansBucketsAndUnionGrowsBeforeFreezing) {
+  const ModelLayout layout = make_layout("small_cnn", 10, 28, 1);
+  const auto seen = run_consensus(Strategy::hsadmm, {2, 2}, 3, 2, layout);
+  const auto& first = seen[0][0];
+  int inter = 0;
+  for (const auto& c : first.calls) inter += c.group == Group::inter && c.dtype == DType::f32;
+  EXPECT_GE(inter, 2);
+  // After freezing the payload mask is the projection of z: density 0.5 on pruned layers.
+  double before = 0, after = 0;
+  int pruned = 0;
+  for (size_t l = 0; l < first.payload_mask.size(); ++l) {
+    if (!first.payload_mask.pruned(l)) continue;
+    before += seen[0][0].payload_mask[l].density();
+    after += seen[0][2].payload_mask[l].density();
+    ++pruned;
+  }
+  EXPECT_GT(before / pruned, after / pruned);
+}
+
+}  // namespace
+}  // namespace prunex::test
