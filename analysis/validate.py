@@ -30,9 +30,24 @@ import os
 import sys
 import tempfile
 
-SCORED_ORDER = ["local_compute", "intra_allreduce", "mask_sync", "inter_allreduce", "broadcast",
-                "allreduce", "allgather", "compress", "projection", "pack", "unpack",
-                "dual_update"]
+# Phases in table order: compute, then communication, then memory passes. The names come from
+# the records (summary.phase_order, summary.communication_phases, engine/phases.h); these
+# lists only serve records written before those fields (2026-11-25).
+LEGACY_PHASES = ["local_compute", "intra_allreduce", "mask_sync", "inter_allreduce", "broadcast",
+                 "allreduce", "allgather", "compress", "projection", "pack", "unpack",
+                 "dual_update"]
+LEGACY_COMM = ["intra_allreduce", "mask_sync", "inter_allreduce", "broadcast", "allreduce",
+               "allgather"]
+SCORED_ORDER = list(LEGACY_PHASES)
+
+
+def set_phase_order(m):
+    """Table order from a record: local_compute, the communication phases, the rest."""
+    s = m.get("summary", {})
+    phases = [p for p in s.get("phase_order", LEGACY_PHASES) if p != "sync_wait"]
+    comm = s.get("communication_phases", LEGACY_COMM)
+    SCORED_ORDER[:] = sorted(phases, key=lambda p: (p != "local_compute", p not in comm,
+                                                    phases.index(p)))
 
 
 def fail(msg):
@@ -136,6 +151,7 @@ def main():
     for pair in a.pairs:
         lp, sp = pair_paths(pair, "LIVE:SIM")
         live, sim = load(lp), load(sp)
+        set_phase_order(live)
         if live["config"].get("executor") == "simgrid":
             fail(f"{lp}: the first of a pair must be a live run")
         if sim["config"].get("executor") != "simgrid":

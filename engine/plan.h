@@ -43,9 +43,8 @@ struct PlanStep {
   // overlap compute (mark_warm(): H-SADMM's mask sync, inter-node all-reduce and broadcasts,
   // which follow communication and passes over the model; DDP's later buckets without
   // overlap). It costs what a bench of back-to-back collectives measures (calibrate
-  // --from-warm); on a CPU host a collective right after a training step costs several times
-  // more (results/validate/experiments/warm_after_50ms_spin: the compute burst, more than the
-  // caches, makes the difference).
+  // --from-warm), which can differ from the same collective right after compute
+  // (docs/calibration.md).
   bool warm = false;
 };
 

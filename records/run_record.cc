@@ -85,6 +85,9 @@ nlohmann::json summary_json(const RunRecord& run) {
   for (Phase p : kAllPhases)
     if (is_communication(p)) comm_phases.push_back(std::string(phase_name(p)));
   s["communication_phases"] = comm_phases;
+  nlohmann::json order = nlohmann::json::array();
+  for (Phase p : kAllPhases) order.push_back(std::string(phase_name(p)));
+  s["phase_order"] = order;
   for (auto it = run.iterations.rbegin(); it != run.iterations.rend(); ++it)
     if (it->accuracy) {
       s["test_accuracy"] = *it->accuracy;
