@@ -1,4 +1,4 @@
-// SimCluster::run_flows: flows as detached SimGrid comms started by one actor per node.
+// SimCluster::run_flows: flows as detached SimGrid comms started by one actor per batch.
 //
 // SimGrid 3.32 keeps detached comms in one list and scans it whenever one finishes, so a
 // run's cost grows with the square of its concurrent comms. Flows that share no link cannot
@@ -69,35 +69,30 @@ std::vector<FlowTiming> SimCluster::run_flows(const std::vector<Flow>& flows,
 // align_latency >= 0: delay each flow by align_latency - its latency (rtt_fair_sharing only).
 void SimCluster::run_batch(const std::vector<Flow>& flows, const std::vector<std::size_t>& batch,
                            double align_latency, std::vector<FlowTiming>& out) {
-  const int gpn = impl_->config.gpus_per_node;
   // Latency SimGrid itself pays on a flow's route (all of it with rtt_fair_sharing, none
   // otherwise: then the executor adds it).
   const bool inside = impl_->platform.latency_in_simgrid;
   auto delay = [&](std::size_t i) {
     return align_latency >= 0 && inside ? align_latency - out[i].route_latency_s : 0.0;
   };
-  std::vector<std::vector<std::size_t>> by_node(impl_->config.nodes);
-  for (std::size_t i : batch) by_node[flows[i].src / gpn].push_back(i);
+  std::vector<std::size_t> order(batch);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return delay(a) < delay(b); });
   auto& gpus = impl_->platform.gpus;
   const double t0 = sg4::Engine::get_clock();
-  // One actor per node (not per GPU: 3.32 queues woken actors with a linear duplicate check)
-  // starts its GPUs' flows in order of their delays, detached; times are read after the run.
+  // One actor starts every flow of the batch, host to host, in order of their delays,
+  // detached; times are read after the run. (Not an actor per GPU or node: each needs its
+  // own stack and guard pages, and the process's mappings ran out at 32,768 GPUs.)
   std::vector<sg4::CommPtr> comms(flows.size());
-  for (int node = 0; node < impl_->config.nodes; ++node) {
-    auto& mine = by_node[node];
-    if (mine.empty()) continue;
-    std::stable_sort(mine.begin(), mine.end(),
-                     [&](std::size_t a, std::size_t b) { return delay(a) < delay(b); });
-    sg4::Actor::create("node" + std::to_string(node), gpus[node * gpn], [&, node, t0] {
-      for (std::size_t i : by_node[node]) {
-        const double wait = t0 + delay(i) - sg4::Engine::get_clock();
-        if (wait > 1e-12) sg4::this_actor::sleep_for(wait);
-        comms[i] = sg4::Comm::sendto_init(gpus[flows[i].src], gpus[flows[i].dst]);
-        comms[i]->set_payload_size(static_cast<uint64_t>(flows[i].bytes + 0.5));
-        comms[i]->detach();
-      }
-    });
-  }
+  sg4::Actor::create("flows", gpus.front(), [&, t0] {
+    for (std::size_t i : order) {
+      const double wait = t0 + delay(i) - sg4::Engine::get_clock();
+      if (wait > 1e-12) sg4::this_actor::sleep_for(wait);
+      comms[i] = sg4::Comm::sendto_init(gpus[flows[i].src], gpus[flows[i].dst]);
+      comms[i]->set_payload_size(static_cast<uint64_t>(flows[i].bytes + 0.5));
+      comms[i]->detach();
+    }
+  });
   impl_->engine->run();
   for (std::size_t i : batch) {
     FlowTiming& t = out[i];

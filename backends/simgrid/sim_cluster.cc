@@ -168,8 +168,19 @@ double SimCluster::run_compute(double flops) {
                " gives no GPU speed (gpu.fp32_flops x efficiency)");
   const double start = sg4::Engine::get_clock();
   if (flops <= 0) return 0;
-  for (auto* host : impl_->platform.gpus)
-    sg4::Actor::create("compute", host, [flops] { sg4::this_actor::execute(flops); });
+  // One actor starts an execution on every GPU and waits for them all: no actor (stack,
+  // guard pages) per GPU, so the platform size is not bounded by the process's mappings.
+  auto& gpus = impl_->platform.gpus;
+  sg4::Actor::create("compute", gpus.front(), [&gpus, flops] {
+    std::vector<sg4::ExecPtr> execs;
+    execs.reserve(gpus.size());
+    for (auto* host : gpus) {
+      execs.push_back(sg4::this_actor::exec_init(flops));
+      execs.back()->set_host(host);
+      execs.back()->start();
+    }
+    for (auto& e : execs) e->wait();
+  });
   impl_->engine->run();
   return sg4::Engine::get_clock() - start;
 }
@@ -184,8 +195,10 @@ double SimCluster::run_memory(double mem_bytes, const std::string& phase, const 
   PRUNEX_USAGE(bw > 0, "topology ", impl_->topology.name, " gives no GPU memory bandwidth");
   const double start = sg4::Engine::get_clock();
   if (mem_bytes <= 0) return 0;
-  for (auto* host : impl_->platform.gpus)
-    sg4::Actor::create("memory", host, [=] { sg4::this_actor::sleep_for(mem_bytes / bw); });
+  // Every GPU streams the same bytes at the same speed (a pass over its own memory, no
+  // shared resource): one actor's sleep is every GPU's.
+  sg4::Actor::create("memory", impl_->platform.gpus.front(),
+                     [=] { sg4::this_actor::sleep_for(mem_bytes / bw); });
   impl_->engine->run();
   return sg4::Engine::get_clock() - start;
 }
