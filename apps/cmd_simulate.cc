@@ -4,7 +4,8 @@
 
 #include "analysis/run_summary.h"
 #include "apps/cli.h"
-#include "apps/simulate_options.h"
+#include "apps/field_options.h"
+#include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
 #include "records/run_record.h"
 

@@ -9,8 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "apps/simulate_options.h"
+#include "apps/field_options.h"
 #include "backends/simgrid/fork_run.h"
+#include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
 #include "engine/text_parse.h"
 #include "records/run_record.h"
@@ -90,13 +91,17 @@ int run_sweep(const Args& args) {
   std::string topology_name;
   try {
     apply_options(sweep_fields(), args, cfg);
+    PRUNEX_USAGE(!cfg.sim.topology.empty(),
+                 "--topology is required (a preset name or a JSON file)");
+    if (cfg.sim.gpus_per_node == 0)
+      cfg.sim.gpus_per_node = load_topology(cfg.sim.topology).gpus_per_node;
+    for (int g : cfg.gpus)
+      PRUNEX_USAGE(g % cfg.sim.gpus_per_node == 0, "--gpus: ", g,
+                   " is not a multiple of --gpus-per-node ", cfg.sim.gpus_per_node);
     for (Strategy st : cfg.strategies) {
       for (int g : cfg.gpus) {
         sim::SimulateConfig c = cfg.sim;
         c.strategy = st;
-        if (c.gpus_per_node == 0) c.gpus_per_node = load_topology(c.topology).gpus_per_node;
-        PRUNEX_USAGE(g % c.gpus_per_node == 0, "--gpus: ", g,
-                     " is not a multiple of --gpus-per-node ", c.gpus_per_node);
         c.nodes = g / c.gpus_per_node;
         Point p{std::string(strategy_name(st)), g, c.nodes, sim::make_spec(c)};
         topology_name = p.spec.topology.name;

@@ -3,6 +3,7 @@
 
 #include "analysis/run_summary.h"
 #include "apps/cli.h"
+#include "apps/field_options.h"
 #include "backends/mpi/mpi_communicator.h"
 #include "backends/mpi/mpi_env.h"
 #include "engine/error.h"
@@ -13,15 +14,6 @@
 
 namespace prunex::cli {
 namespace {
-
-std::vector<Option> train_options() {
-  std::vector<Option> opts = {
-      {"config", "FILE", "JSON file of settings (keys = option names)", ""}};
-  const TrainConfig defaults;
-  for (const auto& f : train_fields())
-    opts.push_back({f.name, f.value_name, f.help, f.get(defaults).dump()});
-  return opts;
-}
 
 // A metrics.json config given to --config reproduces its run only on the same ranks.
 void check_recorded_shape(const nlohmann::json& recorded, const Communicator& comm,
@@ -44,13 +36,7 @@ int run_train(const Args& args) {
   // Configuration errors are the same on every rank: all return 2, rank 0 says why.
   std::unique_ptr<MpiCommunicator> comm;
   try {
-    nlohmann::json recorded = nlohmann::json::object();
-    if (auto file = args.get("config")) {
-      recorded = canonical_config(read_config_file(*file));
-      apply_config_json(cfg, recorded, *file);
-    }
-    for (const auto& f : train_fields())
-      if (auto v = args.get(f.name)) f.set(cfg, *v);
+    const nlohmann::json recorded = apply_options(train_fields(), args, cfg);
     validate(cfg);
     comm = make_mpi_communicator(cfg.gpus_per_node);
     check_recorded_shape(recorded, *comm, args.get_or("config", ""));
@@ -88,7 +74,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "example:\n"
     "  mpirun -np 4 prunex train --gpus-per-node 2 --dataset fashion-mnist --model small_cnn \\\n"
     "      --strategy hsadmm --config workloads/configs/fashion_mnist_small_cnn_hsadmm.json",
-    train_options(), run_train});
+    field_options(train_fields(), TrainConfig{}), run_train});
 
 }  // namespace
 }  // namespace prunex::cli

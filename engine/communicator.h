@@ -35,8 +35,6 @@ struct NodeGrouping {
   int group_count(Group g) const { return g == Group::intra ? nodes() : 1; }
   // The world ranks of every group of kind g, each group in rank order.
   std::vector<std::vector<int>> groups(Group g) const;
-  // The world ranks of world_rank's group of kind g (empty for inter on a non-leader).
-  std::vector<int> members(Group g, int world_rank) const;
   // world_rank's rank inside its group of kind g (-1 for inter on a non-leader).
   int rank_in(Group g, int world_rank) const;
 };

@@ -23,11 +23,6 @@ std::vector<std::vector<int>> NodeGrouping::groups(Group g) const {
   return out;
 }
 
-std::vector<int> NodeGrouping::members(Group g, int world_rank) const {
-  if (!takes_part(g, world_rank)) return {};
-  return groups(g)[g == Group::intra ? node_of(world_rank) : 0];
-}
-
 int NodeGrouping::rank_in(Group g, int world_rank) const {
   switch (g) {
     case Group::world:

@@ -3,7 +3,7 @@
 // engine functions they call (ddp_buckets.h, topk_selection.h, freeze_steps in mask_freeze.h,
 // CompactionPlan), plus compute and memory passes sized from the layer tables. One file per
 // strategy: plan_hsadmm.cc, plan_ddp.cc, plan_topk.cc. The conformance tests
-// (tests/*/conformance_test.cc) check, iteration by iteration, that a live run's collectives
+// (tests/conformance/) check, iteration by iteration, that a live run's collectives
 // are plan_calls() of its plan.
 //
 // Cost model (every factor stated here, nothing calibrated in this file):

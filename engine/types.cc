@@ -23,17 +23,6 @@ E parse_by_name(std::string_view text, const char* what, std::initializer_list<E
 
 }  // namespace
 
-DType parse_dtype(std::string_view text) {
-  return parse_by_name(text, "dtype", {DType::f32, DType::f64, DType::i32, DType::i64, DType::u8},
-                       dtype_name);
-}
-
-ReduceOp parse_reduce_op(std::string_view text) {
-  return parse_by_name(text, "reduction",
-                       {ReduceOp::sum, ReduceOp::avg, ReduceOp::max, ReduceOp::bor},
-                       reduce_op_name);
-}
-
 Group parse_group(std::string_view text) {
   return parse_by_name(text, "group", {Group::world, Group::intra, Group::inter}, group_name);
 }

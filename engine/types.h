@@ -97,8 +97,6 @@ constexpr std::string_view collective_op_name(CollectiveOp op) {
 }
 
 // Parsers: UsageError naming `text` and the valid names.
-DType parse_dtype(std::string_view text);
-ReduceOp parse_reduce_op(std::string_view text);
 Group parse_group(std::string_view text);
 CollectiveOp parse_collective_op(std::string_view text);
 

@@ -138,13 +138,6 @@ const std::vector<SimulateField>& simulate_fields() {
   return fields;
 }
 
-const SimulateField& simulate_field(const std::string& name) {
-  for (const auto& f : simulate_fields())
-    if (f.name == name) return f;
-  PRUNEX_CHECK(false, "no simulate field ", name);
-  return simulate_fields().front();
-}
-
 namespace {
 
 std::map<std::string, double> densities_of(const nlohmann::json& d, const std::string& where) {

@@ -48,7 +48,6 @@ using SimulateField = ConfigField<SimulateConfig>;
 
 // Every field; sweep_fields() in the command line picks the ones sweep shares.
 const std::vector<SimulateField>& simulate_fields();
-const SimulateField& simulate_field(const std::string& name);
 
 // The spec of one run of cfg (cfg.nodes, cfg.gpus_per_node and cfg.strategy used as given,
 // 0 meaning the topology's), with its recorded config: the fields (the shape as used) plus

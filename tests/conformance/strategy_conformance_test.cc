@@ -32,19 +32,6 @@ TrainConfig config_for(Strategy strategy) {
   return c;
 }
 
-std::unique_ptr<LiveStrategy> make_live(Strategy strategy, TrainSetup& s, Communicator& comm) {
-  switch (strategy) {
-    case Strategy::hsadmm:
-    case Strategy::hsadmm_flat:
-      return make_hsadmm(s, comm, strategy);
-    case Strategy::ddp:
-      return make_ddp(s, comm);
-    case Strategy::topk:
-      return make_topk(s, comm);
-  }
-  return nullptr;
-}
-
 // Returns the number of collectives rank 0 made in the first iteration.
 std::size_t expect_conformance(Strategy strategy, int nodes, int gpus_per_node, bool sync_phases) {
   SCOPED_TRACE(std::string(strategy_name(strategy)) + (sync_phases ? " --sync-phases" : ""));
@@ -58,7 +45,7 @@ std::size_t expect_conformance(Strategy strategy, int nodes, int gpus_per_node, 
   std::vector<ModelLayout> layouts(grouping.world_size);
   spawn_ranks(grouping, [&](Communicator& comm) {
     TrainSetup s = make_setup(cfg, comm);
-    auto live = make_live(strategy, s, comm);
+    auto live = make_live_strategy(s, comm);
     PhaseClock clock(now_seconds(), cfg.sync_phases);
     samples[comm.world_rank()] = static_cast<long>(s.train_samples_total);
     layouts[comm.world_rank()] = s.layout;

@@ -97,10 +97,7 @@ TEST(LiveHsadmm, EveryStrategyRunsTwoIterations) {
       c.t_freeze = 0;
       c.sync_phases = sync;
       TrainSetup s = make_setup(c, *comm);
-      std::unique_ptr<LiveStrategy> st = c.strategy == Strategy::ddp ? make_ddp(s, *comm)
-                                         : c.strategy == Strategy::topk
-                                             ? make_topk(s, *comm)
-                                             : make_hsadmm(s, *comm, c.strategy);
+      std::unique_ptr<LiveStrategy> st = make_live_strategy(s, *comm);
       // DDP: each rank's own gradients of the last local step, as its hooks see them.
       std::vector<torch::Tensor> local(s.params.size());
       if (c.strategy == Strategy::ddp)

@@ -121,6 +121,19 @@ class HsadmmStrategy : public LiveStrategy {
 
 }  // namespace
 
+std::unique_ptr<LiveStrategy> make_live_strategy(TrainSetup& s, Communicator& comm) {
+  switch (s.cfg.strategy) {
+    case Strategy::hsadmm:
+    case Strategy::hsadmm_flat:
+      return make_hsadmm(s, comm, s.cfg.strategy);
+    case Strategy::ddp:
+      return make_ddp(s, comm);
+    case Strategy::topk:
+      return make_topk(s, comm);
+  }
+  return nullptr;
+}
+
 std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, Strategy strategy) {
   return std::make_unique<HsadmmStrategy>(s, comm, strategy);
 }

@@ -45,5 +45,7 @@ class LiveStrategy {
 std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, Strategy strategy);
 std::unique_ptr<LiveStrategy> make_ddp(TrainSetup& s, Communicator& comm);
 std::unique_ptr<LiveStrategy> make_topk(TrainSetup& s, Communicator& comm);
+// The strategy s.cfg.strategy names.
+std::unique_ptr<LiveStrategy> make_live_strategy(TrainSetup& s, Communicator& comm);
 
 }  // namespace prunex

@@ -10,19 +10,6 @@
 namespace prunex {
 namespace {
 
-std::unique_ptr<LiveStrategy> make_strategy(TrainSetup& s, Communicator& comm) {
-  switch (s.cfg.strategy) {
-    case Strategy::hsadmm:
-    case Strategy::hsadmm_flat:
-      return make_hsadmm(s, comm, s.cfg.strategy);
-    case Strategy::ddp:
-      return make_ddp(s, comm);
-    case Strategy::topk:
-      return make_topk(s, comm);
-  }
-  return nullptr;
-}
-
 // Rank 0 assembles what every rank measured in iteration k.
 IterationRecord gather_iteration(Communicator& comm, int k, const LocalIteration& mine,
                                  const std::vector<double>& phase_seconds, double wall,
@@ -71,7 +58,7 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
   validate(cfg);
   const bool root = comm.world_rank() == 0;
   TrainSetup setup = make_setup(cfg, comm);
-  auto strategy = make_strategy(setup, comm);
+  auto strategy = make_live_strategy(setup, comm);
 
   RunRecord run;
   run.ranks = comm.size(Group::world);

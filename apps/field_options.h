@@ -1,6 +1,6 @@
-// The command-line side of `prunex simulate` and `prunex sweep`: their options come from the
-// library's field table (backends/simgrid/simulate_config.h); this file only turns a command
-// line (and --config FILE) into a SimulateConfig.
+// The command-line side of a field table (records/config_fields.h): `train`, `simulate` and
+// `sweep` declare their options from their tables and read a command line (and --config FILE)
+// into their config through these two functions.
 #pragma once
 
 #include <set>
@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "apps/cli.h"
-#include "backends/simgrid/simulate_config.h"
+#include "records/config_fields.h"
 
 namespace prunex::cli {
 
@@ -26,12 +26,19 @@ std::vector<Option> field_options(const std::vector<ConfigField<Config>>& fields
 }
 
 // Applies --config FILE (if given), then every option of `fields` given on the command line.
+// Returns the config file's object in today's spelling (empty without --config), whose
+// recorded facts (world size, nodes) a command may check.
 template <typename Config>
-void apply_options(const std::vector<ConfigField<Config>>& fields, const Args& args, Config& cfg) {
-  if (auto file = args.get("config"))
-    apply_config_json(fields, cfg, canonical_config(read_config_file(*file)), *file);
+nlohmann::json apply_options(const std::vector<ConfigField<Config>>& fields, const Args& args,
+                             Config& cfg) {
+  nlohmann::json file_config = nlohmann::json::object();
+  if (auto file = args.get("config")) {
+    file_config = canonical_config(read_config_file(*file));
+    apply_config_json(fields, cfg, file_config, *file);
+  }
   for (const auto& f : fields)
     if (auto v = args.get(f.name)) f.set(cfg, *v);
+  return file_config;
 }
 
 }  // namespace prunex::cli
