@@ -1,5 +1,7 @@
 #include "backends/simgrid/platform.h"
 
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -249,7 +251,23 @@ Platform build_platform(const Topology& t, const RunShape& shape, bool latency_i
   Platform p;
   p.gpus.reserve(shape.world());
   p.latency_in_simgrid = latency_in_simgrid;
+  // SimGrid 3.32 checks every new host and link name against every zone under the engine's
+  // root zone (a walk over all of them), and sealing a zone walks every host under the root:
+  // building under the root costs the square of the platform size (65% of a 16,384-GPU run).
+  // So the fabric is built detached: an empty root zone ("top") sets up the models, the
+  // fabric zone copies them and takes no parent until it is complete, and the walks see only
+  // "top". Routes resolve through parent links, which the fabric's subtree has throughout.
+  auto* top = sg4::create_star_zone("top");
   auto* root = sg4::create_star_zone("fabric");
+  {
+    auto* from = top->get_impl();
+    auto* to = root->get_impl();
+    to->set_network_model(from->get_network_model());
+    to->set_cpu_pm_model(from->get_cpu_pm_model());
+    to->set_cpu_vm_model(from->get_cpu_vm_model());
+    to->set_disk_model(from->get_disk_model());
+    to->set_host_model(from->get_host_model());
+  }
   const Fabric& f = t.fabric;
   if (f.kind == FabricKind::star || (f.kind == FabricKind::fat_tree && f.levels <= 1)) {
     build_star(t, shape, root, p);
@@ -269,7 +287,8 @@ Platform build_platform(const Topology& t, const RunShape& shape, bool latency_i
         std::max(1, f.radix) * std::max(1, f.global_links_per_router) * fabric_link_Bps(t);
     build_two_level(t, shape, root, per_group, global, f.link.latency_s / 2, "group", p);
   }
-  root->seal();
+  root->set_parent(top);
+  top->seal();
   return p;
 }
 
