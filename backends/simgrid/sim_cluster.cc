@@ -24,6 +24,8 @@ namespace {
 
 bool engine_created = false;
 
+constexpr std::size_t kGpusPerComputeActor = 256;
+
 }  // namespace
 
 Algo parse_algo(const std::string& name) {
@@ -168,19 +170,24 @@ double SimCluster::run_compute(double flops) {
                " gives no GPU speed (gpu.fp32_flops x efficiency)");
   const double start = sg4::Engine::get_clock();
   if (flops <= 0) return 0;
-  // One actor starts an execution on every GPU and waits for them all: no actor (stack,
-  // guard pages) per GPU, so the platform size is not bounded by the process's mappings.
+  // A few actors start an execution on every GPU and wait for them: no actor (stack, guard
+  // pages) per GPU, so the platform size is not bounded by the process's mappings; and no
+  // single actor for all of them, as SimGrid 3.32 scans its actor's list of executions each
+  // time one ends (the square of the GPUs per actor).
   auto& gpus = impl_->platform.gpus;
-  sg4::Actor::create("compute", gpus.front(), [&gpus, flops] {
-    std::vector<sg4::ExecPtr> execs;
-    execs.reserve(gpus.size());
-    for (auto* host : gpus) {
-      execs.push_back(sg4::this_actor::exec_init(flops));
-      execs.back()->set_host(host);
-      execs.back()->start();
-    }
-    for (auto& e : execs) e->wait();
-  });
+  for (std::size_t first = 0; first < gpus.size(); first += kGpusPerComputeActor) {
+    const std::size_t last = std::min(gpus.size(), first + kGpusPerComputeActor);
+    sg4::Actor::create("compute", gpus[first], [&gpus, flops, first, last] {
+      std::vector<sg4::ExecPtr> execs;
+      execs.reserve(last - first);
+      for (std::size_t g = first; g < last; ++g) {
+        execs.push_back(sg4::this_actor::exec_init(flops));
+        execs.back()->set_host(gpus[g]);
+        execs.back()->start();
+      }
+      for (auto& e : execs) e->wait();
+    });
+  }
   impl_->engine->run();
   return sg4::Engine::get_clock() - start;
 }
