@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "backends/simgrid/calibration.h"
+#include "backends/simgrid/footprint.h"
 #include "engine/error.h"
 #include "engine/mask_model.h"
 #include "engine/sparsity_spec.h"
@@ -194,7 +195,7 @@ RecordedMasks payload_masks(const nlohmann::json& run, const ModelLayout& layout
   return out;
 }
 
-SimulateSpec make_spec(const SimulateConfig& cfg_in) {
+SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   SimulateConfig cfg = cfg_in;
   PRUNEX_USAGE(!cfg.topology.empty(), "--topology is required (a preset name or a JSON file)");
   Topology topology = load_topology(cfg.topology);
@@ -203,6 +204,10 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in) {
   PRUNEX_USAGE(cfg.gpus_per_node <= topology.gpus_per_node, "--gpus-per-node must be in [1, ",
                topology.gpus_per_node, "] for topology ", topology.name, " (got ",
                cfg.gpus_per_node, ")");
+  const double memory_bytes =
+      estimate_simulation_bytes(cfg.nodes, cfg.gpus_per_node, records ? cfg.iterations : 0);
+  check_fits_in_memory(memory_bytes, "a platform of " + std::to_string(cfg.nodes) + " x " +
+                                         std::to_string(cfg.gpus_per_node) + " GPUs");
   if (cfg.nodes > topology.nodes) {
     std::fprintf(stderr, "note: topology %s has %d nodes; scaled out to %d (scale_to_nodes)\n",
                  topology.name.c_str(), topology.nodes, cfg.nodes);
@@ -210,6 +215,7 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in) {
   }
 
   SimulateSpec s;
+  s.memory_bytes = memory_bytes;
   s.layout = make_layout(cfg.model, cfg.classes, cfg.input, cfg.input_channels);
   s.plan.strategy = cfg.strategy;
   s.plan.batch = cfg.batch;

@@ -51,8 +51,10 @@ const std::vector<SimulateField>& simulate_fields();
 
 // The spec of one run of cfg (cfg.nodes, cfg.gpus_per_node and cfg.strategy used as given,
 // 0 meaning the topology's), with its recorded config: the fields (the shape as used) plus
-// what the run was. UsageError on any bad or inconsistent value.
-SimulateSpec make_spec(const SimulateConfig& cfg);
+// what the run was. UsageError on any bad or inconsistent value, and on a platform whose
+// estimated footprint (footprint.h; its iterations recorded unless !records, as a sweep
+// point) exceeds the memory this machine has.
+SimulateSpec make_spec(const SimulateConfig& cfg, bool records = true);
 
 // --calibration FILE (calibration.h) applied to a run of cfg.nodes x cfg.gpus_per_node: the
 // topology's links and speeds, and cfg's per-op costs.

@@ -37,6 +37,7 @@ struct SimulateSpec {
   // Traced ranks: all up to this many ranks, else the first two nodes + the leaders of the
   // first max_trace_ranks nodes.
   int max_trace_ranks = 64;
+  double memory_bytes = 0;                           // estimated peak (footprint.h)
   nlohmann::json config = nlohmann::json::object();  // recorded as given, plus the model
 };
 

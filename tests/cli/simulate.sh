@@ -74,6 +74,14 @@ expect_exit2 "not expected: ddp" sweep --topology puhti --gpus 8,16 ddp
 expect_exit2 "'9223372036854775807'" simulate --topology puhti --nodes 2 --batch 9223372036854775807
 expect_exit2 "'99999999999999999999'" simulate --topology puhti --nodes 99999999999999999999
 expect_exit2 "--no-such" simulate --topology puhti --no-such 1
+# A platform beyond the machine's memory: one line before any work. 2^20 nodes x 4 GPUs
+# need > 48 GiB by footprint.h's per-node bytes alone; with a 1 GiB cap, 32,768 x 4 (> 1.5
+# GiB) does too.
+expect_exit2 "needs about" simulate --topology puhti --nodes 1048576 --gpus-per-node 4
+[[ $(wc -l < "$work/stderr") -eq 1 ]] || fail "over-large platform: not one line: $(cat "$work/stderr")"
+PRUNEX_MAX_MEMORY_GIB=1 expect_exit2 "1.0 GiB available" simulate --topology puhti --nodes 32768 --iterations 1
+PRUNEX_MAX_MEMORY_GIB=1 expect_exit2 "1.0 GiB available" sweep --topology puhti --gpus 8,131072 --iterations 1
+PRUNEX_MAX_MEMORY_GIB=x expect_exit2 "PRUNEX_MAX_MEMORY_GIB" simulate --topology puhti --nodes 2
 
 # The recorded config is accepted back by --config and reproduces the run: same times and
 # bytes in every iteration.

@@ -1,0 +1,25 @@
+// What a simulation will need in memory, estimated from the platform size and the plan
+// before any work, and what this machine can give it: a platform beyond the machine ends
+// with one usage error (exit 2) instead of an out-of-memory kill half-way.
+#pragma once
+
+#include <string>
+
+namespace prunex::sim {
+
+// Peak resident bytes of `prunex simulate` for nodes x gpus_per_node GPUs and `iterations`
+// recorded iterations (0: none recorded, as a sweep point). Fitted, conservatively, to the
+// peaks measured with /usr/bin/time on puhti scaled out (results/README.md, 2026-11-25): a
+// fixed 200 MiB (libraries, layer tables), per node 8 KiB + 4 KiB per GPU + 4 KiB per pair
+// of its GPUs (hosts, NICs, NVLink pairs, switch ports in SimGrid), and 256 B per GPU per
+// recorded iteration (per-rank phase times in memory and in metrics.json).
+double estimate_simulation_bytes(long nodes, long gpus_per_node, long iterations);
+
+// Bytes this process may still use: PRUNEX_MAX_MEMORY_GIB when set, else the smaller of
+// MemAvailable (/proc/meminfo) and the cgroup's memory.max less its memory.current.
+double available_memory_bytes();
+
+// Throws UsageError naming the estimate and the machine's memory when need > available.
+void check_fits_in_memory(double need_bytes, const std::string& what);
+
+}  // namespace prunex::sim
