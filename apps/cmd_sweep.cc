@@ -1,15 +1,22 @@
 // `prunex sweep`: time per epoch of each strategy across cluster sizes, one simulation per
 // (strategy, size) in its own forked process (SimGrid allows one engine per process), with
-// speedup and efficiency relative to the smallest size, written to OUT/scaling.json.
+// speedup and efficiency relative to the smallest size, written to OUT/scaling.json. Points
+// run --jobs at a time (fork_run_all); --point I runs one of them and --merge combines such
+// per-point outputs (a SLURM array: scripts/slurm/sweep.sh) into the same scaling.json.
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <thread>
 
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
 #include "apps/field_options.h"
+#include "backends/simgrid/footprint.h"
 #include "backends/simgrid/fork_run.h"
 #include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
@@ -70,68 +77,34 @@ const std::vector<SweepField>& sweep_fields() {
 struct Point {
   std::string strategy;
   int gpus = 0, nodes = 0;
-  sim::SimulateSpec spec;
   double epoch_s = 0, iteration_s = 0;
 };
+
+// Points in sweep order: strategies in the order given, sizes ascending.
+std::vector<std::pair<Strategy, int>> point_list(const SweepConfig& cfg) {
+  std::vector<std::pair<Strategy, int>> out;
+  for (Strategy st : cfg.strategies)
+    for (int g : cfg.gpus) out.emplace_back(st, g);
+  return out;
+}
 
 void progress(std::size_t done, std::size_t total, const Point& p) {
   const bool tty = isatty(2) != 0;
   const int width = 30;
   const int filled = static_cast<int>(width * done / total);
-  std::fprintf(stderr, "%s[%s%s] %zu/%zu  %-11s %5d GPUs  %.3f s/epoch%s", tty ? "\r" : "",
+  std::fprintf(stderr, "%s[%s%s] %zu/%zu  %-11s %6d GPUs  %.3f s/epoch%s", tty ? "\r" : "",
                std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), done,
                total, p.strategy.c_str(), p.gpus, p.epoch_s, tty && done < total ? "" : "\n");
   std::fflush(stderr);
 }
 
-int run_sweep(const Args& args) {
-  SweepConfig cfg;
-  std::vector<Point> points;
-  nlohmann::json config;
-  std::string topology_name;
-  try {
-    apply_options(sweep_fields(), args, cfg);
-    PRUNEX_USAGE(!cfg.sim.topology.empty(),
-                 "--topology is required (a preset name or a JSON file)");
-    if (cfg.sim.gpus_per_node == 0)
-      cfg.sim.gpus_per_node = load_topology(cfg.sim.topology).gpus_per_node;
-    for (int g : cfg.gpus)
-      PRUNEX_USAGE(g % cfg.sim.gpus_per_node == 0, "--gpus: ", g,
-                   " is not a multiple of --gpus-per-node ", cfg.sim.gpus_per_node);
-    for (Strategy st : cfg.strategies) {
-      for (int g : cfg.gpus) {
-        sim::SimulateConfig c = cfg.sim;
-        c.strategy = st;
-        c.nodes = g / c.gpus_per_node;
-        Point p{std::string(strategy_name(st)), g, c.nodes, sim::make_spec(c)};
-        topology_name = p.spec.topology.name;
-        points.push_back(std::move(p));
-      }
-    }
-    config = config_json(sweep_fields(), cfg);
-    config["executor"] = "simgrid";
-    std::fprintf(stderr, "sweep: %zu simulations (%zu strategies x %zu sizes) on %s\n",
-                 points.size(), cfg.strategies.size(), cfg.gpus.size(), topology_name.c_str());
-    for (std::size_t i = 0; i < points.size(); ++i) {
-      Point& p = points[i];
-      const auto r = sim::fork_run([&] {
-        const auto res = sim::simulate_run(p.spec, /*records=*/false);
-        return std::vector<double>{res.time_per_epoch_s, res.time_per_iteration_s};
-      });
-      p.epoch_s = r.at(0);
-      p.iteration_s = r.at(1);
-      progress(i + 1, points.size(), p);
-    }
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "prunex sweep: error: %s\n", e.what());
-    return 2;
-  }
-
+// scaling.json: per strategy its points with speedup and efficiency relative to its smallest
+// size, and the config; the same table on stdout.
+nlohmann::json scaling_doc(const std::vector<Point>& points, const nlohmann::json& config) {
   nlohmann::json doc = nlohmann::json::object();
-  std::printf("%-12s %6s %6s %16s %9s %11s\n", "strategy", "gpus", "nodes", "time/epoch (s)",
+  std::printf("%-12s %7s %6s %16s %9s %11s\n", "strategy", "gpus", "nodes", "time/epoch (s)",
               "speedup", "efficiency");
-  for (std::size_t i = 0; i < points.size(); ++i) {
-    const Point& p = points[i];
+  for (const Point& p : points) {
     const Point* base = &p;
     for (const auto& q : points)
       if (q.strategy == p.strategy && q.gpus < base->gpus) base = &q;
@@ -143,13 +116,157 @@ int run_sweep(const Args& args) {
                                {"time_per_iteration_s", p.iteration_s},
                                {"speedup", speedup},
                                {"efficiency", eff}});
-    std::printf("%-12s %6d %6d %16.4f %9.3f %11.3f\n", p.strategy.c_str(), p.gpus, p.nodes,
+    std::printf("%-12s %7d %6d %16.4f %9.3f %11.3f\n", p.strategy.c_str(), p.gpus, p.nodes,
                 p.epoch_s, speedup, eff);
   }
   doc["config"] = config;
+  return doc;
+}
+
+// --merge DIR: the per-point outputs (DIR/*/scaling.json of `--point I` runs) as one sweep.
+// Every point's config must be the same sweep's (its out aside), and every point there once.
+std::vector<Point> merge_points(const std::string& dir, nlohmann::json& config) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  PRUNEX_USAGE(fs::is_directory(dir, ec), "--merge ", dir, ": not a folder");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (fs::is_regular_file(e.path() / "scaling.json", ec))
+      files.push_back(e.path() / "scaling.json");
+  PRUNEX_USAGE(!files.empty(), "--merge ", dir, ": no */scaling.json in it");
+  std::sort(files.begin(), files.end());
+  nlohmann::json base;
+  std::map<long, Point> by_index;
+  long total = -1;
+  for (const auto& f : files) {
+    const nlohmann::json doc = read_json_file(f.string(), "--merge");
+    PRUNEX_USAGE(doc.contains("point") && doc.contains("points") && doc.contains("config"),
+                 f.string(), ": not the output of `prunex sweep --point I`");
+    nlohmann::json c = doc["config"];
+    c.erase("out");
+    if (base.is_null()) {
+      base = c;
+      total = doc["points"].get<long>();
+    }
+    PRUNEX_USAGE(c == base && doc["points"].get<long>() == total, f.string(),
+                 ": from another sweep (its config differs from ", files.front().string(), "'s)");
+    const long index = doc["point"].get<long>();
+    PRUNEX_USAGE(!by_index.count(index), f.string(), ": point ", index, " is there twice");
+    for (const auto& [name, pts] : doc.items()) {
+      if (!pts.is_array()) continue;
+      for (const auto& q : pts)
+        by_index[index] = Point{name, q.at("gpus").get<int>(), q.at("nodes").get<int>(),
+                                q.at("time_per_epoch_s").get<double>(),
+                                q.at("time_per_iteration_s").get<double>()};
+    }
+  }
+  std::string missing;
+  for (long i = 0; i < total; ++i)
+    if (!by_index.count(i)) missing += (missing.empty() ? "" : ",") + std::to_string(i);
+  PRUNEX_USAGE(missing.empty(), "--merge ", dir, ": points missing (of 0..", total - 1,
+               "): ", missing);
+  config = base;
+  std::vector<Point> points;
+  for (auto& [i, p] : by_index) points.push_back(p);
+  return points;
+}
+
+int run_sweep(const Args& args) {
+  SweepConfig cfg;
+  std::vector<Point> points;
+  nlohmann::json config;
+  long only = -1;  // --point
+  try {
+    const long cores = std::max(1L, static_cast<long>(std::thread::hardware_concurrency()));
+    const int jobs = static_cast<int>(args.get_int("jobs", cores, 1, 4096));
+    if (auto dir = args.get("merge")) {
+      PRUNEX_USAGE(!args.get("point") && !args.flag("count-points"),
+                   "--merge takes no --point or --count-points");
+      if (auto out = args.get("out")) cfg.out = *out;
+      PRUNEX_USAGE(!cfg.out.empty(), "--out must not be empty");
+      points = merge_points(*dir, config);
+      config["out"] = cfg.out;
+      std::fprintf(stderr, "sweep: merged %zu points from %s\n", points.size(), dir->c_str());
+    } else {
+      apply_options(sweep_fields(), args, cfg);
+      PRUNEX_USAGE(!cfg.sim.topology.empty(),
+                   "--topology is required (a preset name or a JSON file)");
+      if (cfg.sim.gpus_per_node == 0)
+        cfg.sim.gpus_per_node = load_topology(cfg.sim.topology).gpus_per_node;
+      for (int g : cfg.gpus)
+        PRUNEX_USAGE(g % cfg.sim.gpus_per_node == 0, "--gpus: ", g,
+                     " is not a multiple of --gpus-per-node ", cfg.sim.gpus_per_node);
+      const auto list = point_list(cfg);
+      if (args.flag("count-points")) {
+        std::printf("%zu\n", list.size());
+        return 0;
+      }
+      only = args.get_int("point", -1, 0, static_cast<long>(list.size()) - 1);
+      config = config_json(sweep_fields(), cfg);
+      config["executor"] = "simgrid";
+      // Every point's spec first: a bad value or a platform beyond the memory stops the sweep
+      // before any simulation.
+      std::vector<sim::SimulateSpec> specs;
+      std::string topology_name;
+      for (std::size_t i = 0; i < list.size(); ++i) {
+        if (only >= 0 && static_cast<long>(i) != only) continue;
+        sim::SimulateConfig c = cfg.sim;
+        c.strategy = list[i].first;
+        c.nodes = list[i].second / c.gpus_per_node;
+        specs.push_back(sim::make_spec(c, /*records=*/false));
+        topology_name = specs.back().topology.name;
+        points.push_back({std::string(strategy_name(c.strategy)), list[i].second, c.nodes});
+      }
+      std::vector<std::function<std::vector<double>()>> runs;
+      std::vector<double> bytes;
+      for (const auto& spec : specs) {
+        runs.push_back([&spec] {
+          const auto res = sim::simulate_run(spec, /*records=*/false);
+          return std::vector<double>{res.time_per_epoch_s, res.time_per_iteration_s};
+        });
+        bytes.push_back(spec.memory_bytes);
+      }
+      std::fprintf(stderr, "sweep: %zu simulations (%zu strategies x %zu sizes) on %s, %d jobs\n",
+                   points.size(), cfg.strategies.size(), cfg.gpus.size(), topology_name.c_str(),
+                   std::min<int>(jobs, static_cast<int>(points.size())));
+      std::size_t done = 0;
+      sim::fork_run_all(runs, jobs, bytes, sim::available_memory_bytes(),
+                        [&](std::size_t i, const std::vector<double>& r) {
+                          points[i].epoch_s = r.at(0);
+                          points[i].iteration_s = r.at(1);
+                          progress(++done, points.size(), points[i]);
+                        });
+    }
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "prunex sweep: error: %s\n", e.what());
+    return 2;
+  }
+  nlohmann::json doc = scaling_doc(points, config);
+  if (only >= 0) {  // one point of a sweep, for --merge
+    doc["point"] = only;
+    doc["points"] = point_list(cfg).size();
+  }
   write_file_atomic(cfg.out + "/scaling.json", doc.dump(2) + "\n");
   std::printf("wrote %s/scaling.json\n", cfg.out.c_str());
   return 0;
+}
+
+std::vector<Option> sweep_options() {
+  auto opts = field_options(sweep_fields(), SweepConfig{});
+  opts.push_back(
+      {"jobs", "N",
+       "points simulated at once, each in its own process (no more at once than the memory holds)",
+       "the cores"});
+  opts.push_back({"point", "I",
+                  "simulate only point I (0-based, strategies x sizes in order) and write its "
+                  "scaling.json for --merge (a SLURM array task: scripts/slurm/)",
+                  ""});
+  opts.push_back({"count-points", "", "print the number of points and exit", ""});
+  opts.push_back({"merge", "DIR",
+                  "combine the --point outputs in DIR/*/ into OUT/scaling.json (speedups "
+                  "recomputed; every point once, all from one sweep)",
+                  ""});
+  return opts;
 }
 
 PRUNEX_REGISTER_COMMAND(Command{
@@ -162,8 +279,11 @@ PRUNEX_REGISTER_COMMAND(Command{
     "size, plus the config (`--config OUT/scaling.json` takes it back).\n\n"
     "example:\n"
     "  prunex sweep --topology puhti --model resnet152 --gpus 8,16,32,64 \\\n"
-    "      --strategy hsadmm,hsadmm-flat,ddp,topk --out out/sweep",
-    field_options(sweep_fields(), SweepConfig{}), run_sweep});
+    "      --strategy hsadmm,hsadmm-flat,ddp,topk --out out/sweep\n\n"
+    "Points run in parallel processes (--jobs, default the cores) with the same scaling.json\n"
+    "as one at a time. Sweeps too large for one machine: one SLURM array task per point\n"
+    "(--point I, scripts/slurm/sweep.sh), then --merge.",
+    sweep_options(), run_sweep});
 
 }  // namespace
 }  // namespace prunex::cli

@@ -1,8 +1,10 @@
 #include "backends/simgrid/fork_run.h"
 
+#include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <stdexcept>
@@ -55,7 +57,7 @@ void child(int fd, const std::function<std::vector<double>()>& fn) {
 
 }  // namespace
 
-std::vector<double> fork_run(const std::function<std::vector<double>()>& fn) {
+ForkedChild fork_start(const std::function<std::vector<double>()>& fn) {
   int fds[2];
   PRUNEX_CHECK(::pipe(fds) == 0, "pipe: ", std::strerror(errno));
   std::fflush(nullptr);
@@ -66,10 +68,14 @@ std::vector<double> fork_run(const std::function<std::vector<double>()>& fn) {
     child(fds[1], fn);
   }
   ::close(fds[1]);
-  const std::string data = read_all(fds[0]);
-  ::close(fds[0]);
+  return {pid, fds[0]};
+}
+
+std::vector<double> fork_finish(const ForkedChild& c) {
+  const std::string data = read_all(c.fd);
+  ::close(c.fd);
   int wstatus = 0;
-  ::waitpid(pid, &wstatus, 0);
+  ::waitpid(c.pid, &wstatus, 0);
   if (data.empty() || !WIFEXITED(wstatus))
     throw std::runtime_error("simulation child process died (status " + std::to_string(wstatus) +
                              ")");
@@ -79,6 +85,64 @@ std::vector<double> fork_run(const std::function<std::vector<double>()>& fn) {
   std::vector<double> values(payload.size() / sizeof(double));
   std::memcpy(values.data(), payload.data(), values.size() * sizeof(double));
   return values;
+}
+
+std::vector<double> fork_run(const std::function<std::vector<double>()>& fn) {
+  return fork_finish(fork_start(fn));
+}
+
+void fork_run_all(const std::vector<std::function<std::vector<double>()>>& fns, int jobs,
+                  const std::vector<double>& bytes, double capacity,
+                  const std::function<void(std::size_t, const std::vector<double>&)>& done) {
+  PRUNEX_CHECK(jobs >= 1, "jobs must be >= 1 (got ", jobs, ")");
+  PRUNEX_CHECK(bytes.empty() || bytes.size() == fns.size(), "one size per function");
+  struct Running {
+    std::size_t index;
+    ForkedChild child;
+  };
+  std::vector<Running> running;
+  double in_use = 0;
+  auto size_of = [&](std::size_t i) { return bytes.empty() ? 0.0 : bytes[i]; };
+  auto stop_all = [&] {
+    for (auto& r : running) {
+      ::kill(r.child.pid, SIGTERM);
+      ::close(r.child.fd);
+      ::waitpid(r.child.pid, nullptr, 0);
+    }
+    running.clear();
+  };
+  std::size_t next = 0;
+  while (next < fns.size() || !running.empty()) {
+    // Start points in order while a job slot and the memory allow (one always may run).
+    while (next < fns.size() && static_cast<int>(running.size()) < jobs &&
+           (running.empty() || in_use + size_of(next) <= capacity)) {
+      running.push_back({next, fork_start(fns[next])});
+      in_use += size_of(next);
+      ++next;
+    }
+    // A child's pipe turns readable when it has written its result (or died).
+    std::vector<pollfd> fds;
+    for (const auto& r : running) fds.push_back({r.child.fd, POLLIN, 0});
+    if (::poll(fds.data(), fds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      stop_all();
+      PRUNEX_CHECK(false, "poll: ", std::strerror(errno));
+    }
+    for (std::size_t k = fds.size(); k-- > 0;) {
+      if (fds[k].revents == 0) continue;
+      const Running r = running[k];
+      running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+      in_use -= size_of(r.index);
+      std::vector<double> values;
+      try {
+        values = fork_finish(r.child);
+      } catch (...) {
+        stop_all();
+        throw;
+      }
+      done(r.index, values);
+    }
+  }
 }
 
 }  // namespace prunex::sim

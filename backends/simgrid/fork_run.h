@@ -4,11 +4,31 @@
 // failure as std::runtime_error.
 #pragma once
 
+#include <sys/types.h>
+
+#include <cstddef>
 #include <functional>
 #include <vector>
 
 namespace prunex::sim {
 
 std::vector<double> fork_run(const std::function<std::vector<double>()>& fn);
+
+// A started child: its process and the pipe its result comes back on.
+struct ForkedChild {
+  pid_t pid = -1;
+  int fd = -1;
+};
+ForkedChild fork_start(const std::function<std::vector<double>()>& fn);
+// Waits for the child and returns its numbers (or throws as fork_run does).
+std::vector<double> fork_finish(const ForkedChild& child);
+
+// Runs every function in its own child, at most `jobs` at once and, with `bytes` (one
+// estimate per function), no more at once than fit in `capacity` (a function alone always
+// may run); done(i, numbers) is called in the order they finish. The first failure stops
+// the children still running and is rethrown.
+void fork_run_all(const std::vector<std::function<std::vector<double>()>>& fns, int jobs,
+                  const std::vector<double>& bytes, double capacity,
+                  const std::function<void(std::size_t, const std::vector<double>&)>& done);
 
 }  // namespace prunex::sim
