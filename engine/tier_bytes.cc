@@ -2,9 +2,12 @@
 
 namespace prunex {
 
-TierBytes tier_bytes(const std::vector<CallRecord>& calls, Strategy strategy, int nodes) {
+TierBytes tier_bytes(const std::vector<CallRecord>& calls, Strategy strategy,
+                     const NodeGrouping& grouping) {
   TierBytes b;
+  const int nodes = grouping.nodes();
   for (const auto& c : calls) {
+    if (grouping.group_size(c.group) <= 1) continue;
     const double bytes = static_cast<double>(c.bytes);
     switch (c.group) {
       case Group::intra:

@@ -54,9 +54,11 @@ IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k,
   // Counted as the live run counts it: rank 0's collectives (a leader takes part in every
   // group), the untimed residual all-reduce included (engine/tier_bytes.h).
   const Strategy st = spec.plan.strategy;
-  const TierBytes per_run = tier_bytes(plan_calls(s.plan, grouping, 0), st, spec.sim.nodes);
+  const TierBytes per_run = tier_bytes(plan_calls(s.plan, grouping, 0), st, grouping);
   it.bytes = {R * per_run.intra, R * per_run.inter, R * per_run.world};
-  it.dense_inter_bytes = R * static_cast<double>(spec.layout.fp32_bytes());
+  // One node has no inter-node tier, dense or not (engine/tier_bytes.h).
+  it.dense_inter_bytes =
+      spec.sim.nodes > 1 ? R * static_cast<double>(spec.layout.fp32_bytes()) : 0.0;
   if (is_consensus(st)) {
     for (size_t l = 0; l < spec.layout.layers.size(); ++l)
       if (spec.mask.pruned(l)) it.density[spec.layout.layers[l].name] = spec.mask[l].density();

@@ -40,8 +40,7 @@ TEST(LiveHsadmm, ConsistentMaskedZAndPredictedPayload) {
   comm->clear_calls();
   const LocalIteration it2 = strategy->iterate(2, clock);
   EXPECT_TRUE(it2.frozen);
-  const double inter_bytes =
-      tier_bytes(comm->calls(), Strategy::hsadmm, comm->grouping().nodes()).inter;
+  const double inter_bytes = tier_bytes(comm->calls(), Strategy::hsadmm, comm->grouping()).inter;
 
   auto z = parameters_in_layout_order(strategy->eval_model(), s.layout);
   const ModelLayout layout = make_layout("small_cnn", 10, 32, 3);

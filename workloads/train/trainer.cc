@@ -21,7 +21,8 @@ IterationRecord gather_iteration(Communicator& comm, int k, const LocalIteration
   const std::vector<double> walls = gather_doubles(comm, {wall});
   it.wall_seconds = critical_path(walls);
   it.bytes = bytes;
-  it.dense_inter_bytes = mine.dense_inter_bytes;
+  // One node has no inter-node tier, dense or not (engine/tier_bytes.h).
+  it.dense_inter_bytes = comm.grouping().nodes() > 1 ? mine.dense_inter_bytes : 0.0;
   it.density = mine.density;
   // The mask that shaped this iteration's compact buffers: simulate --masks and calibrate
   // --steps replay it iteration by iteration.
@@ -94,7 +95,7 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
     const double start = now_seconds();
     LocalIteration local = strategy->iterate(k, clock);
     const double wall = now_seconds() - start;
-    const TierBytes bytes = tier_bytes(comm.calls(), cfg.strategy, comm.grouping().nodes());
+    const TierBytes bytes = tier_bytes(comm.calls(), cfg.strategy, comm.grouping());
     IterationRecord it =
         gather_iteration(comm, k, local, clock.take_iteration(), wall, bytes, setup.layout);
     if (k % cfg.eval_every == 0 || k == cfg.iterations || local.converged) {
