@@ -55,8 +55,11 @@ double JsonFields::number(const std::string& key, double scale) {
 
 int JsonFields::integer(const std::string& key) {
   double x = number(key);
-  if (x != std::floor(x) || std::fabs(x) > std::numeric_limits<int>::max())
+  if (x != std::floor(x))
     fail(key, "must be a whole number (got " + nlohmann::json(x).dump() + ")");
+  if (std::fabs(x) > std::numeric_limits<int>::max())
+    fail(key, "must be at most " + std::to_string(std::numeric_limits<int>::max()) + " (got " +
+                  nlohmann::json(static_cast<long long>(x)).dump() + ")");
   return static_cast<int>(x);
 }
 

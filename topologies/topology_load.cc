@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "engine/error.h"
 #include "topologies/json_fields.h"
@@ -27,12 +29,24 @@ Topology load_file(const fs::path& path, const std::string& origin) {
   if (!in || fs::is_directory(path))
     throw UsageError(topology_error_prefix(origin) + "cannot open file " + path.string());
   nlohmann::json doc;
+  // The keys leading to the value being read, so that a value the parser refuses (a number
+  // beyond a double, say) is named by its field.
+  std::vector<std::string> keys;
+  const auto track = [&keys](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
+    if (event == nlohmann::json::parse_event_t::key) {
+      keys.resize(static_cast<std::size_t>(std::max(0, depth - 1)));
+      keys.push_back(j.get<std::string>());
+    }
+    return true;
+  };
   try {
-    doc = nlohmann::json::parse(in, nullptr, true, /*ignore_comments=*/false);
-  } catch (const nlohmann::json::parse_error& e) {
-    std::string what = e.what();
+    doc = nlohmann::json::parse(in, track, true, /*ignore_comments=*/false);
+  } catch (const nlohmann::json::exception& e) {
+    std::string what = e.what(), field;
     std::replace(what.begin(), what.end(), '\n', ' ');
-    throw UsageError(topology_error_prefix(origin) + "malformed JSON: " + what);
+    for (const auto& k : keys) field += (field.empty() ? "" : ".") + k;
+    throw UsageError(topology_error_prefix(origin) + "malformed JSON" +
+                     (field.empty() ? "" : " at " + field) + ": " + what);
   }
   return parse_topology(doc, origin);
 }

@@ -42,10 +42,18 @@ expect_exit2 "unknown topology 'nowhere'" topology show nowhere
 expect_exit2 "cannot open file" topology check "$work/absent.json"
 sed 's/"nodes": {"value": 80,/"nodes": {"value": 5000,/' "$repo/topologies/presets/puhti.json" > "$work/big.json"
 expect_exit2 "fabric.radix 40 with 2 levels" topology check "$work/big.json"
-expect_exit2 "--nodes must be >= 1" topology show puhti --nodes 0
+expect_exit2 "--nodes must be in [1, 1048576], got '0'" topology show puhti --nodes 0
+# 2^32 + 1 nodes once wrapped to a 1-node cluster; now refused like simulate's --nodes.
+expect_exit2 "--nodes must be in [1, 1048576], got '4294967297'" topology show puhti --nodes 4294967297
+# A number beyond a double, named by its field; an integer beyond int, not "not whole".
+sed 's/"bandwidth_gbits": {"value": 100, "source": "CSC/"bandwidth_gbits": {"value": 1e400, "source": "CSC/' \
+  "$repo/topologies/presets/puhti.json" > "$work/overflow.json"
+expect_exit2 "malformed JSON at nic.bandwidth_gbits.value" topology check "$work/overflow.json"
+sed 's/"nodes": {"value": 80,/"nodes": {"value": 1000000000000,/' "$repo/topologies/presets/puhti.json" > "$work/huge.json"
+expect_exit2 "nodes must be at most 2147483647 (got 1000000000000)" topology check "$work/huge.json"
 expect_exit2 "unknown action" topology frobnicate puhti
 
 # Nothing but the files this script made.
 left=$(ls "$work" | sort | tr '\n' ' ')
-[[ $left == "big.json broken.json dgx.json stderr stdout zero.json " ]] || fail "unexpected files: $left"
+[[ $left == "big.json broken.json dgx.json huge.json overflow.json stderr stdout zero.json " ]] || fail "unexpected files: $left"
 echo "topology.sh: ok"
