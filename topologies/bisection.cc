@@ -28,7 +28,11 @@ double bisection_bandwidth_Bps(const Topology& t) {
     case FabricKind::star:
       return half * t.nic.rails * std::min(t.nic.link.bandwidth_Bps, t.fabric.link.bandwidth_Bps);
     case FabricKind::fat_tree:
-      return half * t.node_injection_Bps() / (t.fabric.levels >= 2 ? t.fabric.blocking : 1.0);
+      if (t.fabric.levels < 2) return half * t.node_injection_Bps();
+      // Through the uplinks: rails / blocking switch-to-switch links per node, or the NICs.
+      return half *
+             std::min(t.node_injection_Bps(), std::max(1, t.nic.rails) * t.fabric_link_Bps() /
+                                                  std::max(1.0, t.fabric.blocking));
     case FabricKind::dragonfly: {
       const double g = t.fabric.groups;
       const double crossing = dragonfly_global_links(t.fabric) * std::floor(g / 2) *

@@ -4,8 +4,9 @@
 // Bisection bandwidth = the least bandwidth across any cut of the nodes into two halves
 // (floor(n/2) and ceil(n/2) nodes), per direction:
 //   star       floor(n/2) x rails x min(NIC link, switch port)   (a non-blocking switch)
-//   fat_tree   floor(n/2) x injection / blocking   (blocking only when levels >= 2: traffic
-//              crossing the top level goes through uplinks sized 1/blocking of the downlinks)
+//   fat_tree   floor(n/2) x min(injection, rails x switch link / blocking)   (levels >= 2:
+//              traffic crossing the top level goes through rails / blocking uplinks per node,
+//              each a switch-to-switch link; one level: floor(n/2) x injection)
 //   dragonfly  min(floor(n/2) x injection, crossing global links x global link bandwidth)
 //              with G = groups x routers_per_group x global_links_per_router / 2 global links
 //              spread evenly over the g(g-1)/2 group pairs, and the worst cut splitting the

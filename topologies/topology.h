@@ -71,6 +71,11 @@ struct Topology {
   int gpus() const { return nodes * gpus_per_node; }
   // Per-direction injection bandwidth of one node into the fabric.
   double node_injection_Bps() const { return nic.rails * nic.link.bandwidth_Bps; }
+  // A switch-to-switch (fat tree) or global (dragonfly) link; the NIC's speed when a
+  // topology built in code leaves it unset (files must state it).
+  double fabric_link_Bps() const {
+    return fabric.link.bandwidth_Bps > 0 ? fabric.link.bandwidth_Bps : nic.link.bandwidth_Bps;
+  }
 };
 
 }  // namespace prunex

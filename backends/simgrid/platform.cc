@@ -201,10 +201,6 @@ void build_two_level(const Topology& t, const RunShape& shape, sg4::NetZone* roo
   }
 }
 
-double fabric_link_Bps(const Topology& t) {
-  return t.fabric.link.bandwidth_Bps > 0 ? t.fabric.link.bandwidth_Bps : t.nic.link.bandwidth_Bps;
-}
-
 }  // namespace
 
 int rail_of_gpu(int local_gpu, int gpus_per_node, int rails) {
@@ -273,9 +269,11 @@ Platform build_platform(const Topology& t, const RunShape& shape, bool latency_i
     build_star(t, shape, root, p);
   } else if (f.kind == FabricKind::fat_tree) {
     const int per_leaf = nodes_per_leaf(t);
-    // Oversubscription is a bandwidth ratio: a leaf's uplink bundle carries the injection
-    // of the nodes under it divided by the blocking factor.
-    const double uplink = per_leaf * t.node_injection_Bps() / std::max(1.0, f.blocking);
+    // Blocking is down ports : up ports. A leaf's nodes take per_leaf x rails ports down,
+    // so it has per_leaf x rails / blocking uplinks, each a switch-to-switch link
+    // (fabric.bandwidth_gbits): slower links than the NICs slow cross-leaf traffic.
+    const double uplink =
+        per_leaf * std::max(1, t.nic.rails) * t.fabric_link_Bps() / std::max(1.0, f.blocking);
     // Levels above two add switch hops but (non-blocking above the leaves) no contention.
     build_two_level(t, shape, root, per_leaf, uplink, std::max(1, f.levels - 1) * f.link.latency_s,
                     "leaf", p);
@@ -284,7 +282,7 @@ Platform build_platform(const Topology& t, const RunShape& shape, bool latency_i
     // its bundle; a route between groups adds one global hop (half on each bundle).
     const int per_group = nodes_per_group(t, shape.nodes);
     const double global =
-        std::max(1, f.radix) * std::max(1, f.global_links_per_router) * fabric_link_Bps(t);
+        std::max(1, f.radix) * std::max(1, f.global_links_per_router) * t.fabric_link_Bps();
     build_two_level(t, shape, root, per_group, global, f.link.latency_s / 2, "group", p);
   }
   root->set_parent(top);

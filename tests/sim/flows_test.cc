@@ -5,6 +5,7 @@
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/error.h"
 #include "tests/sim/sim_topologies.h"
+#include "topologies/bisection.h"
 
 namespace prunex {
 namespace {
@@ -79,6 +80,23 @@ TEST(SimFlows, BlockingFatTreeHalvesCrossPodBandwidth) {
     auto in_pod = flow_seconds(t, 2 * per_leaf, 1, {{0, 1, kS}, {1, 2, kS}});
     for (double x : in_pod) EXPECT_NEAR(x, kNicLat + kS / kNicBw, 1e-6 * x);
   }
+}
+
+TEST(SimFlows, SlowSwitchLinksSlowCrossLeafTraffic) {
+  // Radix 6, non-blocking: 3 nodes per leaf, 3 uplinks per leaf. Switch-to-switch links at a
+  // quarter of the NIC speed: the bundle is 3 x NIC / 4, so 3 flows leaving a leaf at once
+  // get NIC / 4 each, and one alone 3 x NIC / 4 (its NIC is faster). Inside a leaf: the NIC.
+  Topology t = fat_tree_topology(6, 1, 1.0, 6);
+  t.fabric.link.bandwidth_Bps = kNicBw / 4;
+  const double lat = kNicLat + 2 * kFabricLat;
+  for (double x : flow_seconds(t, 6, 1, {{0, 3, kS}, {1, 4, kS}, {2, 5, kS}}))
+    EXPECT_NEAR(kS / (x - lat), kNicBw / 4, 1e-6 * kNicBw);
+  const double one = flow_seconds(t, 6, 1, {{0, 3, kS}})[0];
+  EXPECT_NEAR(kS / (one - lat), 3 * kNicBw / 4, 1e-6 * kNicBw);
+  const double in_leaf = flow_seconds(t, 6, 1, {{0, 1, kS}})[0];
+  EXPECT_NEAR(in_leaf, kNicLat + kS / kNicBw, 1e-6 * in_leaf);
+  // The bisection says the same: 3 nodes a side x min(NIC, 1 x NIC/4 / 1).
+  EXPECT_NEAR(bisection_bandwidth_Bps(t), 3 * kNicBw / 4, 1e-6 * kNicBw);
 }
 
 TEST(SimFlows, LargeLeavesKeepExactRoutes) {
