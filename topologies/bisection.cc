@@ -11,10 +11,16 @@ double intra_gpu_bandwidth_Bps(const Topology& t) {
   return t.intra.link.bandwidth_Bps;
 }
 
+int fat_tree_leaf_down_ports(int radix, double blocking) {
+  if (radix < 2 || blocking < 1) return 0;
+  const double up = std::floor(radix / (1.0 + blocking) + 1e-9);
+  return static_cast<int>(std::floor(up * blocking + 1e-9));
+}
+
 double fat_tree_max_ports(int levels, int radix, double blocking) {
   if (levels < 1 || radix < 1 || blocking < 1) return 0;
   if (levels == 1) return radix;
-  double leaf_down = std::floor(radix * blocking / (1 + blocking));
+  const double leaf_down = fat_tree_leaf_down_ports(radix, blocking);
   return leaf_down * std::pow(double(radix), levels - 1) / std::pow(2.0, levels - 2);
 }
 

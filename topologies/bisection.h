@@ -22,10 +22,15 @@ namespace prunex {
 // nvlink_pairs: links_per_pair x (gpus_per_node - 1) x link; switch kinds: the port.
 double intra_gpu_bandwidth_Bps(const Topology& t);
 
+// A leaf switch's ports down to NICs at blocking b (down : up ports): up = floor(radix /
+// (1 + b)), down = floor(up x b), so the model's blocking is the file's (radix 4 at 2:1 is
+// 2 down, 1 up, one port unused; not 2 and 2, physically 1:1).
+int fat_tree_leaf_down_ports(int radix, double blocking);
+
 // NIC ports (endpoints) a fat tree of `levels` levels of `radix`-port switches can connect.
-// Leaves give radix x b/(1+b) ports down (b = blocking); higher levels split ports half up,
-// half down; the top level uses all ports down: ports = down_leaf x radix^(L-1) / 2^(L-2)
-// for L >= 2 (2(k/2)^L when non-blocking), radix for L = 1.
+// Leaves give fat_tree_leaf_down_ports down; higher levels split ports half up, half down;
+// the top level uses all ports down: ports = down_leaf x radix^(L-1) / 2^(L-2) for L >= 2
+// (2(k/2)^L when non-blocking), radix for L = 1.
 double fat_tree_max_ports(int levels, int radix, double blocking);
 
 // Global links in a dragonfly (each joins two groups).

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "engine/error.h"
+#include "topologies/bisection.h"
 
 namespace prunex::sim {
 
@@ -209,11 +210,10 @@ int rail_of_gpu(int local_gpu, int gpus_per_node, int rails) {
          rails;
 }
 
-// A leaf gives radix x b/(1+b) ports down and the rest up (b = blocking), the same split as
-// topologies/bisection.h; each node takes `rails` down ports.
+// A leaf's down ports (topologies/bisection.h, down : up = the file's blocking); each node
+// takes `rails` of them.
 int nodes_per_leaf(const Topology& t) {
-  const double b = std::max(1.0, t.fabric.blocking);
-  const int down = static_cast<int>(std::floor(t.fabric.radix * b / (1.0 + b) + 1e-9));
+  const int down = fat_tree_leaf_down_ports(t.fabric.radix, std::max(1.0, t.fabric.blocking));
   return std::max(1, down / std::max(1, t.nic.rails));
 }
 

@@ -98,6 +98,12 @@ TEST(TopologyBisection, FatTreePortCapacity) {
   EXPECT_DOUBLE_EQ(fat_tree_max_ports(2, 64, 1), 2048);
   // 12-port switches, 2:1: leaves 8 down + 4 up; 4 spines of 12 ports reach 12 leaves = 96.
   EXPECT_DOUBLE_EQ(fat_tree_max_ports(2, 12, 2), 96);
+  // Leaf splits: down : up is the stated blocking (radix 4 at 2:1: 2 down, 1 up, not 2 + 2).
+  EXPECT_EQ(fat_tree_leaf_down_ports(4, 2), 2);
+  EXPECT_EQ(fat_tree_leaf_down_ports(8, 2), 4);  // 2 up
+  EXPECT_EQ(fat_tree_leaf_down_ports(40, 1), 20);
+  EXPECT_EQ(fat_tree_leaf_down_ports(5, 1), 2);     // 2 up, one port unused
+  EXPECT_EQ(fat_tree_leaf_down_ports(10, 1.5), 6);  // 4 up
 }
 
 TEST(TopologyBisection, IntraBandwidthPerGpu) {

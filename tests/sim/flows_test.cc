@@ -64,8 +64,8 @@ TEST(SimFlows, TwoFlowsThroughOneNicTakeTwiceAsLong) {
 }
 
 TEST(SimFlows, BlockingFatTreeHalvesCrossPodBandwidth) {
-  // Radix 6: 3 nodes per leaf when non-blocking, 4 at 2:1. Every node of leaf 0 sends to
-  // its partner in leaf 1 at once; uplink = nodes x NIC / blocking.
+  // Radix 6: 3 nodes per leaf when non-blocking (3 up), 4 at 2:1 (2 up). Every node of leaf 0
+  // sends to its partner in leaf 1 at once; uplink = nodes x NIC / blocking.
   for (double blocking : {1.0, 2.0}) {
     const int per_leaf = blocking == 1.0 ? 3 : 4;
     const Topology t = fat_tree_topology(2 * per_leaf, 1, blocking, 6);

@@ -26,7 +26,8 @@ inline Topology star_topology(int nodes, int gpus_per_node, int rails = 1) {
   return t;
 }
 
-// Leaves of radix 8: 4 nodes under a leaf when non-blocking (8 x 1/2), 5 at 2:1 (8 x 2/3).
+// Leaves of radix 8: 4 nodes under a leaf when non-blocking (4 up, 4 down), 4 at 2:1 (2 up,
+// 4 down, 2 ports unused: topologies/bisection.h).
 inline Topology fat_tree_topology(int nodes, int gpus_per_node, double blocking = 1.0,
                                   int radix = 8) {
   Topology t = star_topology(nodes, gpus_per_node);
