@@ -16,6 +16,7 @@ struct Level {
   int n = 1;
   double alpha = 0, bw = 0;
   int channels = 1;
+  bool own_links = false;  // a link per rank pair (NVLink pairs), not one port per rank
 };
 
 // The flat communicator a group forms, with its worst hop.
@@ -23,7 +24,7 @@ Level level_of(const Topology& t, int nodes, int p, Group group) {
   const HopCosts h = hop_costs(t, nodes);
   Level l;
   if (group == Group::intra || (group == Group::world && nodes == 1)) {
-    l = {p, h.intra_latency_s, h.intra_Bps, 1};
+    l = {p, h.intra_latency_s, h.intra_Bps, 1, t.intra.kind == IntraKind::nvlink_pairs};
   } else if (group == Group::inter || p == 1) {
     l = {nodes, h.inter_latency_s, h.inter_Bps, 1};
   } else {
@@ -76,16 +77,24 @@ double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op,
   const int n = l.n;
   if (n < 2) return 0;
   const double depth = std::ceil(std::log2(n));
-  const double load = n == 2 ? s : 2 * s;
+  // Double binary tree (collectives_tree.cc), every edge S/2 each way in each tree. One port
+  // per rank: a rank inner in one tree (parent + 2 children) and a leaf in the other sends
+  // 4 x S/2 = 2S; n = 3 has no inner rank with two children (degrees 2 + 1: 1.5S), n = 2 one
+  // edge per tree (S). A link per pair: the two trees share at least one edge for every
+  // n >= 2 (checked by enumeration up to 64), so some link carries 2 x S/2 = S each way.
+  const double reduce_load = l.own_links ? s : n == 2 ? s : n == 3 ? 1.5 * s : 2 * s;
+  // Broadcast down tree 0: S to each child; the most children of a rank is 1 for n <= 3, 2
+  // beyond; a link per pair gives each child its own.
+  const double bcast_load = l.own_links || n <= 3 ? s : 2 * s;
   const bool tree_ok = group != Group::world || p == 1 || nodes == 1;
   switch (op) {
     case CollectiveOp::allreduce:
-      if (algo == Algo::tree) return tree_ok ? 2 * depth * l.alpha + load / l.bw : kNaN;
+      if (algo == Algo::tree) return tree_ok ? 2 * depth * l.alpha + reduce_load / l.bw : kNaN;
       return 2.0 * (n - 1) * l.alpha + 2.0 * (n - 1) / n * (s / l.channels) / l.bw;
     case CollectiveOp::allgather:
       return algo == Algo::tree ? kNaN : (n - 1) * l.alpha + (n - 1) * s / l.channels / l.bw;
     case CollectiveOp::broadcast:
-      if (algo == Algo::tree) return tree_ok ? depth * l.alpha + load / l.bw : kNaN;
+      if (algo == Algo::tree) return tree_ok ? depth * l.alpha + bcast_load / l.bw : kNaN;
       return (n - 1) * l.alpha + s / l.channels / l.bw;
     case CollectiveOp::barrier:  // no payload; not modeled
       return 0;

@@ -4,11 +4,14 @@
 // all-gather; a tree over several GPUs per node on the world group, whose ranks share NICs).
 //
 //   ring all-reduce   2(n-1) a + 2(n-1)/n (S/C) / B      C channels (rails), B per channel
-//   tree all-reduce   2 d a + L / B                      d = ceil(log2 n), L = S (n = 2), 2S
+//   tree all-reduce   2 d a + L / B                      d = ceil(log2 n); one port per rank:
+//                                                        L = S (n = 2), 1.5S (n = 3), 2S;
+//                                                        a link per pair (NVLink): L = S
 //   hierarchical      2 [(P-1) a_i + S/B_i] + 2(M-1) a_x + 2(M-1)/M S/B_x
 //   ring all-gather   (n-1) a + (n-1) b / C / B          b = one rank's block
 //   chain broadcast   (n-1) a + S / C / B
-//   tree broadcast    d a + L / B
+//   tree broadcast    d a + L' / B                       L' = S (n <= 3 or a link per
+//                                                        pair), else 2S (two children)
 //   hierarchical bc.  (M-1) a_x + S/B_x + (P-1) a_i + S/B_i
 #pragma once
 

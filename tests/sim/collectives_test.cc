@@ -6,6 +6,7 @@
 #include <cmath>
 #include <string>
 
+#include "backends/simgrid/closed_form.h"
 #include "backends/simgrid/fork_run.h"
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/error.h"
@@ -143,6 +144,51 @@ TEST(SimCollectives, IntraAndInterGroups) {
                "intra ring");
   expect_close(simulate(t, m, p, CollectiveOp::allreduce, Algo::ring, Group::inter), inter,
                "inter ring");
+}
+
+// Double binary tree loads by hand (collectives_tree.cc). 3 ranks behind one switch: tree 0
+// is 0-2-1, tree 1 is 1-0-2, so ranks 0 and 2 each have three tree edges, S/2 each way on
+// each: 1.5 S per port; broadcast down tree 0 gives each sender one child: S. Four GPUs with
+// a link per pair: the trees share the pair 1-2, which carries S/2 of each: S; a broadcast
+// child has its own link: S. Depth 2 everywhere. The closed forms say the same.
+TEST(SimCollectives, TreesOnThreeRanksAndOnNvlinkPairs) {
+  const Topology three = star_topology(3, 1);
+  Topology pairs = star_topology(1, 4);
+  pairs.intra.kind = IntraKind::nvlink_pairs;
+  pairs.intra.links_per_pair = 1;
+  const double b = pairs.intra.link.bandwidth_Bps, a = pairs.intra.link.latency_s;
+  std::vector<double> three_ar, three_bc, pairs_ar, pairs_bc;
+  for (double s : kSizes) {
+    three_ar.push_back(4 * kNicLat + 1.5 * s / kNicBw);
+    three_bc.push_back(2 * kNicLat + s / kNicBw);
+    pairs_ar.push_back(4 * a + s / b);
+    pairs_bc.push_back(2 * a + s / b);
+  }
+  expect_close(simulate(three, 3, 1, CollectiveOp::allreduce, Algo::tree), three_ar, "3 ranks");
+  expect_close(simulate(three, 3, 1, CollectiveOp::broadcast, Algo::tree), three_bc, "3 ranks");
+  expect_close(simulate(pairs, 1, 4, CollectiveOp::allreduce, Algo::tree, Group::intra), pairs_ar,
+               "pairs");
+  expect_close(simulate(pairs, 1, 4, CollectiveOp::broadcast, Algo::tree, Group::intra), pairs_bc,
+               "pairs");
+  for (std::size_t i = 0; i < kSizes.size(); ++i) {
+    const auto bytes = static_cast<std::size_t>(kSizes[i]);
+    EXPECT_NEAR(sim::closed_form_seconds(three, 3, 1, CollectiveOp::allreduce, Algo::tree,
+                                         Group::world, bytes) /
+                    three_ar[i],
+                1, 1e-12);
+    EXPECT_NEAR(sim::closed_form_seconds(three, 3, 1, CollectiveOp::broadcast, Algo::tree,
+                                         Group::world, bytes) /
+                    three_bc[i],
+                1, 1e-12);
+    EXPECT_NEAR(sim::closed_form_seconds(pairs, 1, 4, CollectiveOp::allreduce, Algo::tree,
+                                         Group::intra, bytes) /
+                    pairs_ar[i],
+                1, 1e-12);
+    EXPECT_NEAR(sim::closed_form_seconds(pairs, 1, 4, CollectiveOp::broadcast, Algo::tree,
+                                         Group::intra, bytes) /
+                    pairs_bc[i],
+                1, 1e-12);
+  }
 }
 
 TEST(SimCollectives, TreeAllgatherIsAUsageError) {
