@@ -37,8 +37,8 @@ std::vector<std::vector<int>> group_members(Group g, const RankLayout& layout);
 
 // NCCL-style ring channels over `members` (sorted world ranks): when the ring spans nodes
 // with m > 1 members each and the node has R > 1 rails, min(R, m) channels; channel k enters
-// every node at its first member on rail k, so each channel's inter-node edges use their own
-// NICs. Otherwise one channel in rank order.
+// every node at its first member on the k-th distinct rail of the node's members, so each
+// channel's inter-node edges use their own NICs. Otherwise one channel in rank order.
 std::vector<std::vector<int>> ring_channels(const std::vector<int>& members,
                                             const RankLayout& layout);
 

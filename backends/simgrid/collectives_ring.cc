@@ -20,15 +20,24 @@ std::vector<std::vector<int>> ring_channels(const std::vector<int>& members,
   const int channels = uniform ? std::min(layout.rails, static_cast<int>(m)) : 1;
   if (channels <= 1) return {members};
 
+  // Channel k enters a node at its first member on the k-th distinct rail its members use
+  // (there are at least `channels`), so entries, and the exits before them, hold distinct
+  // NICs. (Looking for rail k itself failed with more rails than members: 3 GPUs on rails
+  // 0, 2, 5 of 8 sent channels 1 and 2 through the same NIC.)
   std::vector<std::vector<int>> rings(channels);
-  for (int k = 0; k < channels; ++k) {
-    for (const auto& node : per_node) {
-      std::size_t start = k * m / channels;
-      for (std::size_t i = 0; i < m; ++i)
-        if (rail_of_gpu(node[i] % p, p, layout.rails) == k) {
-          start = i;
-          break;
-        }
+  for (const auto& node : per_node) {
+    std::vector<int> rails, first;  // distinct rails in ascending order, a member on each
+    for (std::size_t i = 0; i < m; ++i) {
+      const int rail = rail_of_gpu(node[i] % p, p, layout.rails);
+      const auto at = std::lower_bound(rails.begin(), rails.end(), rail);
+      if (at != rails.end() && *at == rail) continue;
+      first.insert(first.begin() + (at - rails.begin()), static_cast<int>(i));
+      rails.insert(at, rail);
+    }
+    for (int k = 0; k < channels; ++k) {
+      const std::size_t start = k < static_cast<int>(first.size())
+                                    ? static_cast<std::size_t>(first[k])
+                                    : k * m / channels;
       for (std::size_t i = 0; i < m; ++i) rings[k].push_back(node[(start + i) % m]);
     }
   }

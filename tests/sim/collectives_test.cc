@@ -3,6 +3,7 @@
 // the topology numbers; each case simulates in its own process (one SimGrid engine each).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -130,6 +131,18 @@ TEST(SimCollectives, MultiRailRingUsesEveryNic) {
     expect_close(simulate(t, m, 4, CollectiveOp::allreduce, Algo::ring), closed,
                  "multi-rail ring m=" + std::to_string(m));
   }
+}
+
+// 3 nodes x 3 GPUs on 8 rails: 3 channels, each on its own NICs, each GPU port shared by
+// the 3 channels: 2(n-1) a + 2(n-1)/n (S/3) / min(NIC, port/3), a = the slower hop (NIC).
+TEST(SimCollectives, RingWithMoreRailsThanGpusUsesEveryChannelsOwnNic) {
+  const int m = 3, p = 3, n = m * p;
+  std::vector<double> closed;
+  for (double s : kSizes)
+    closed.push_back(2.0 * (n - 1) * kNicLat +
+                     2.0 * (n - 1) / n * (s / 3) / std::min(kNicBw, kPortBw / 3));
+  expect_close(simulate(star_topology(m, p, 8), m, p, CollectiveOp::allreduce, Algo::ring), closed,
+               "3 x 3 on 8 rails");
 }
 
 TEST(SimCollectives, IntraAndInterGroups) {

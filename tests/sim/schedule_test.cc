@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "backends/simgrid/closed_form.h"
 #include "backends/simgrid/collectives.h"
@@ -62,6 +63,23 @@ TEST(SimSchedules, RingChannelsEnterEveryNodeOnTheirOwnRail) {
   }
   // Leaders only (one GPU per node): one channel.
   EXPECT_EQ(ring_channels(group_members(Group::inter, puhti).front(), puhti).size(), 1u);
+}
+
+TEST(SimSchedules, RingChannelsUseDistinctNicsWithMoreRailsThanGpus) {
+  // 3 GPUs per node on 8 rails: GPU g on rail floor(8g/3) = 0, 2, 5. Three channels, each
+  // entering every node at another GPU, so each leaves through another GPU (NIC) too.
+  const RankLayout l{3, 3, 8};
+  const auto rings = ring_channels(group_members(Group::world, l).front(), l);
+  ASSERT_EQ(rings.size(), 3u);
+  for (int node = 0; node < 3; ++node) {
+    std::set<int> entries, exits;
+    for (const auto& ring : rings) {
+      entries.insert(ring[node * 3] % 3);
+      exits.insert(ring[node * 3 + 2] % 3);
+    }
+    EXPECT_EQ(entries.size(), 3u) << "node " << node;
+    EXPECT_EQ(exits.size(), 3u) << "node " << node;
+  }
 }
 
 TEST(SimSchedules, FlowsCarryTheAlgorithmsTotals) {
