@@ -29,11 +29,15 @@ Level level_of(const Topology& t, int nodes, int p, Group group) {
     l = {nodes, h.inter_latency_s, h.inter_Bps, 1};
   } else {
     // World ring over nodes of P GPUs: C channels, one per rail; all channels cross every
-    // node, so an intra-node link (NVLink pair or switch port) is shared by up to C of them.
+    // node, a channel's P - 1 intra edges rotated to enter at its own GPU. An intra link
+    // (NVLink pair or switch port) carries every channel's edge except where its GPU is that
+    // channel's exit (port up / pair) or entry (port down): C - 1 channels when every GPU is
+    // some channel's entry (C = P), else C.
     l.n = nodes * p;
     l.channels = std::min(std::max(1, t.nic.rails), p);
     l.alpha = std::max(h.inter_latency_s, h.intra_latency_s);
-    l.bw = std::min(h.inter_Bps, h.intra_Bps / l.channels);
+    const int sharing = l.channels == p ? l.channels - 1 : l.channels;
+    l.bw = std::min(h.inter_Bps, h.intra_Bps / std::max(1, sharing));
   }
   return l;
 }

@@ -145,6 +145,24 @@ TEST(SimCollectives, RingWithMoreRailsThanGpusUsesEveryChannelsOwnNic) {
                "3 x 3 on 8 rails");
 }
 
+// A channel per GPU (3 nodes x 2 GPUs, 2 rails) with slow GPU ports (NIC / 2): each channel
+// enters a node at one GPU and leaves from the other, so each port direction carries one
+// channel's intra edge, not two: per channel min(NIC, port / 1).
+TEST(SimCollectives, RingWithAChannelPerGpuSharesEachPortAmongTheOthers) {
+  const int m = 3, p = 2, n = m * p;
+  Topology t = star_topology(m, p, 2);
+  t.intra.link.bandwidth_Bps = kNicBw / 2;
+  std::vector<double> closed;
+  for (double s : kSizes)
+    closed.push_back(2.0 * (n - 1) * kNicLat + 2.0 * (n - 1) / n * (s / 2) / (kNicBw / 2));
+  expect_close(simulate(t, m, p, CollectiveOp::allreduce, Algo::ring), closed, "3 x 2");
+  for (std::size_t i = 0; i < kSizes.size(); ++i)
+    EXPECT_NEAR(sim::closed_form_seconds(t, m, p, CollectiveOp::allreduce, Algo::ring, Group::world,
+                                         static_cast<std::size_t>(kSizes[i])) /
+                    closed[i],
+                1, 1e-9);
+}
+
 TEST(SimCollectives, IntraAndInterGroups) {
   const int m = 8, p = 4;
   const Topology t = star_topology(m, p);
