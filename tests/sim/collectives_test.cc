@@ -50,6 +50,19 @@ void expect_close(const std::vector<double>& sim, const std::vector<double>& clo
                                                << sim[i] << " s, closed form " << closed[i] << " s";
 }
 
+// The simulation and closed_form_seconds, both against numbers derived by hand.
+void expect_sim_and_closed_form(const Topology& t, int nodes, int gpus, CollectiveOp op, Algo algo,
+                                Group group, const std::vector<double>& hand,
+                                const std::string& what) {
+  expect_close(simulate(t, nodes, gpus, op, algo, group), hand, what);
+  for (std::size_t i = 0; i < kSizes.size(); ++i)
+    EXPECT_NEAR(sim::closed_form_seconds(t, nodes, gpus, op, algo, group,
+                                         static_cast<std::size_t>(kSizes[i])) /
+                    hand[i],
+                1, 1e-9)
+        << what << ": closed form, size " << kSizes[i];
+}
+
 class ClosedForm : public ::testing::TestWithParam<bool> {};  // param: fat tree?
 
 TEST_P(ClosedForm, RingAllreduce) {
@@ -155,12 +168,8 @@ TEST(SimCollectives, RingWithAChannelPerGpuSharesEachPortAmongTheOthers) {
   std::vector<double> closed;
   for (double s : kSizes)
     closed.push_back(2.0 * (n - 1) * kNicLat + 2.0 * (n - 1) / n * (s / 2) / (kNicBw / 2));
-  expect_close(simulate(t, m, p, CollectiveOp::allreduce, Algo::ring), closed, "3 x 2");
-  for (std::size_t i = 0; i < kSizes.size(); ++i)
-    EXPECT_NEAR(sim::closed_form_seconds(t, m, p, CollectiveOp::allreduce, Algo::ring, Group::world,
-                                         static_cast<std::size_t>(kSizes[i])) /
-                    closed[i],
-                1, 1e-9);
+  expect_sim_and_closed_form(t, m, p, CollectiveOp::allreduce, Algo::ring, Group::world, closed,
+                             "3 x 2");
 }
 
 TEST(SimCollectives, IntraAndInterGroups) {
@@ -195,31 +204,14 @@ TEST(SimCollectives, TreesOnThreeRanksAndOnNvlinkPairs) {
     pairs_ar.push_back(4 * a + s / b);
     pairs_bc.push_back(2 * a + s / b);
   }
-  expect_close(simulate(three, 3, 1, CollectiveOp::allreduce, Algo::tree), three_ar, "3 ranks");
-  expect_close(simulate(three, 3, 1, CollectiveOp::broadcast, Algo::tree), three_bc, "3 ranks");
-  expect_close(simulate(pairs, 1, 4, CollectiveOp::allreduce, Algo::tree, Group::intra), pairs_ar,
-               "pairs");
-  expect_close(simulate(pairs, 1, 4, CollectiveOp::broadcast, Algo::tree, Group::intra), pairs_bc,
-               "pairs");
-  for (std::size_t i = 0; i < kSizes.size(); ++i) {
-    const auto bytes = static_cast<std::size_t>(kSizes[i]);
-    EXPECT_NEAR(sim::closed_form_seconds(three, 3, 1, CollectiveOp::allreduce, Algo::tree,
-                                         Group::world, bytes) /
-                    three_ar[i],
-                1, 1e-12);
-    EXPECT_NEAR(sim::closed_form_seconds(three, 3, 1, CollectiveOp::broadcast, Algo::tree,
-                                         Group::world, bytes) /
-                    three_bc[i],
-                1, 1e-12);
-    EXPECT_NEAR(sim::closed_form_seconds(pairs, 1, 4, CollectiveOp::allreduce, Algo::tree,
-                                         Group::intra, bytes) /
-                    pairs_ar[i],
-                1, 1e-12);
-    EXPECT_NEAR(sim::closed_form_seconds(pairs, 1, 4, CollectiveOp::broadcast, Algo::tree,
-                                         Group::intra, bytes) /
-                    pairs_bc[i],
-                1, 1e-12);
-  }
+  expect_sim_and_closed_form(three, 3, 1, CollectiveOp::allreduce, Algo::tree, Group::world,
+                             three_ar, "3 ranks");
+  expect_sim_and_closed_form(three, 3, 1, CollectiveOp::broadcast, Algo::tree, Group::world,
+                             three_bc, "3 ranks");
+  expect_sim_and_closed_form(pairs, 1, 4, CollectiveOp::allreduce, Algo::tree, Group::intra,
+                             pairs_ar, "pairs");
+  expect_sim_and_closed_form(pairs, 1, 4, CollectiveOp::broadcast, Algo::tree, Group::intra,
+                             pairs_bc, "pairs");
 }
 
 TEST(SimCollectives, TreeAllgatherIsAUsageError) {
