@@ -26,9 +26,8 @@ int run_topology(const Args& args) {
                "' (list, show, check)");
   PRUNEX_USAGE(pos.size() == 2, "topology ", action, " needs one NAME_OR_FILE");
   Topology t = load_topology(pos[1]);
-  // The bound simulate's --nodes has (backends/simgrid/simulate_config.cc).
   if (args.has("nodes"))
-    t = scale_to_nodes(t, static_cast<int>(args.get_int("nodes", t.nodes, 1, 1 << 20)));
+    t = scale_to_nodes(t, static_cast<int>(args.get_int("nodes", t.nodes, 1, kMaxScaledNodes)));
   if (action == "check") {
     std::printf("ok: %s\n", topology_summary_line(t).c_str());
   } else if (args.flag("json")) {

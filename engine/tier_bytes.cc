@@ -2,13 +2,16 @@
 
 namespace prunex {
 
+double tier_carries(Group g, const NodeGrouping& grouping, double bytes) {
+  return grouping.group_size(g) > 1 ? bytes : 0.0;
+}
+
 TierBytes tier_bytes(const std::vector<CallRecord>& calls, Strategy strategy,
                      const NodeGrouping& grouping) {
   TierBytes b;
   const int nodes = grouping.nodes();
   for (const auto& c : calls) {
-    if (grouping.group_size(c.group) <= 1) continue;
-    const double bytes = static_cast<double>(c.bytes);
+    const double bytes = tier_carries(c.group, grouping, static_cast<double>(c.bytes));
     switch (c.group) {
       case Group::intra:
         b.intra += bytes;

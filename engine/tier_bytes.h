@@ -25,4 +25,8 @@ struct TierBytes {
 TierBytes tier_bytes(const std::vector<CallRecord>& calls, Strategy strategy,
                      const NodeGrouping& grouping);
 
+// `bytes` on a tier of kind g, or 0 when its groups have one member (the rule above; also
+// for the dense inter-node size a run records beside its payload).
+double tier_carries(Group g, const NodeGrouping& grouping, double bytes);
+
 }  // namespace prunex

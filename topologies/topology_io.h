@@ -32,6 +32,9 @@ std::vector<std::string> preset_names();
 // overriding a field (e.g. nodes). Errors name the file field; `origin` defaults to t.name.
 void validate(const Topology& t, const std::string& origin = "");
 
+// The most nodes a what-if scale-out takes (simulate, sweep, topology show --nodes).
+constexpr int kMaxScaledNodes = 1 << 20;
+
 // What-if scale-out: the same cluster with `nodes` nodes. A fat tree gains levels (same
 // switches) until it connects them; a dragonfly gains groups of the same size. The change is
 // recorded in sources; the result is validated.

@@ -1,5 +1,6 @@
 // Ring all-reduce (reduce-scatter + all-gather), NCCL-style multi-channel over the rails.
 #include <algorithm>
+#include <map>
 
 #include "backends/simgrid/collectives.h"
 #include "backends/simgrid/platform.h"
@@ -21,23 +22,18 @@ std::vector<std::vector<int>> ring_channels(const std::vector<int>& members,
   if (channels <= 1) return {members};
 
   // Channel k enters a node at its first member on the k-th distinct rail its members use
-  // (there are at least `channels`), so entries, and the exits before them, hold distinct
+  // (or spread when there are fewer), so entries, and the exits before them, hold distinct
   // NICs. (Looking for rail k itself failed with more rails than members: 3 GPUs on rails
   // 0, 2, 5 of 8 sent channels 1 and 2 through the same NIC.)
   std::vector<std::vector<int>> rings(channels);
   for (const auto& node : per_node) {
-    std::vector<int> rails, first;  // distinct rails in ascending order, a member on each
-    for (std::size_t i = 0; i < m; ++i) {
-      const int rail = rail_of_gpu(node[i] % p, p, layout.rails);
-      const auto at = std::lower_bound(rails.begin(), rails.end(), rail);
-      if (at != rails.end() && *at == rail) continue;
-      first.insert(first.begin() + (at - rails.begin()), static_cast<int>(i));
-      rails.insert(at, rail);
-    }
+    std::map<int, std::size_t> first_on_rail;  // ascending rails, the first member on each
+    for (std::size_t i = 0; i < m; ++i)
+      first_on_rail.emplace(rail_of_gpu(node[i] % p, p, layout.rails), i);
+    auto entry = first_on_rail.begin();
     for (int k = 0; k < channels; ++k) {
-      const std::size_t start = k < static_cast<int>(first.size())
-                                    ? static_cast<std::size_t>(first[k])
-                                    : k * m / channels;
+      // Fewer distinct rails than channels (members a subset of a node's GPUs): spread.
+      const std::size_t start = entry != first_on_rail.end() ? (entry++)->second : k * m / channels;
       for (std::size_t i = 0; i < m; ++i) rings[k].push_back(node[(start + i) % m]);
     }
   }

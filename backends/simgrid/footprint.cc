@@ -29,11 +29,9 @@ double read_number(const std::string& path) {
 
 double meminfo_available() {
   std::ifstream in("/proc/meminfo");
-  std::string key;
   double kib = 0;
-  std::string unit;
-  while (in >> key >> kib >> unit)
-    if (key == "MemAvailable:") return kib * kKiB;
+  for (std::string line; std::getline(in, line);)  // some lines have no unit: one at a time
+    if (std::sscanf(line.c_str(), "MemAvailable: %lf kB", &kib) == 1) return kib * kKiB;
   return std::numeric_limits<double>::infinity();
 }
 

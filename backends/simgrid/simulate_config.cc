@@ -68,7 +68,7 @@ const std::vector<SimulateField>& simulate_fields() {
       text("topology", "NAME|FILE", "cluster preset or topology JSON file (required)", &C::topology,
            true),
       integer("nodes", "M", "nodes (0: the topology's; more than it has: scaled out)", &C::nodes, 0,
-              1 << 20),
+              kMaxScaledNodes),
       integer("gpus-per-node", "P", "GPUs per node (0: the topology's; at most the topology's)",
               &C::gpus_per_node, 0, 1 << 20),
       {"strategy", "S", "hsadmm, hsadmm-flat, ddp or topk",

@@ -56,9 +56,8 @@ IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k,
   const Strategy st = spec.plan.strategy;
   const TierBytes per_run = tier_bytes(plan_calls(s.plan, grouping, 0), st, grouping);
   it.bytes = {R * per_run.intra, R * per_run.inter, R * per_run.world};
-  // One node has no inter-node tier, dense or not (engine/tier_bytes.h).
   it.dense_inter_bytes =
-      spec.sim.nodes > 1 ? R * static_cast<double>(spec.layout.fp32_bytes()) : 0.0;
+      tier_carries(Group::inter, grouping, R * static_cast<double>(spec.layout.fp32_bytes()));
   if (is_consensus(st)) {
     for (size_t l = 0; l < spec.layout.layers.size(); ++l)
       if (spec.mask.pruned(l)) it.density[spec.layout.layers[l].name] = spec.mask[l].density();

@@ -21,8 +21,7 @@ IterationRecord gather_iteration(Communicator& comm, int k, const LocalIteration
   const std::vector<double> walls = gather_doubles(comm, {wall});
   it.wall_seconds = critical_path(walls);
   it.bytes = bytes;
-  // One node has no inter-node tier, dense or not (engine/tier_bytes.h).
-  it.dense_inter_bytes = comm.grouping().nodes() > 1 ? mine.dense_inter_bytes : 0.0;
+  it.dense_inter_bytes = tier_carries(Group::inter, comm.grouping(), mine.dense_inter_bytes);
   it.density = mine.density;
   // The mask that shaped this iteration's compact buffers: simulate --masks and calibrate
   // --steps replay it iteration by iteration.
