@@ -215,12 +215,11 @@ std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration
                                                                int gpus_per_node, bool warm) {
   std::map<std::string, std::vector<SimConfig::OpCost>> out;
   const HopCosts h = hop_costs(t, nodes);
-  const int channels = std::min(std::max(1, t.nic.rails), gpus_per_node);
   for (const auto& [key, segments] : warm ? c.ops_warm : c.ops) {
     const std::string group = key.substr(key.find('/') + 1);
     const double link = group == "intra"   ? h.intra_Bps
                         : group == "inter" ? h.inter_Bps
-                                           : std::min(h.inter_Bps, h.intra_Bps / channels);
+                                           : world_ring_channel_Bps(t, nodes, gpus_per_node);
     for (const auto& f : segments)
       out[key].push_back({f.max_bytes, f.latency_s, link / f.bandwidth_Bps});
   }

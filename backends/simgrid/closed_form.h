@@ -27,6 +27,10 @@ struct HopCosts {
 };
 HopCosts hop_costs(const Topology& t, int nodes);
 
+// B of the world ring over nodes of P GPUs: per channel, the slower of a NIC rail and an
+// intra link's share (the channels the layout puts on one port or pair link).
+double world_ring_channel_Bps(const Topology& t, int nodes, int gpus_per_node);
+
 double closed_form_seconds(const Topology& t, int nodes, int gpus_per_node, CollectiveOp op,
                            Algo algo, Group group, std::size_t bytes);
 

@@ -27,6 +27,7 @@ struct RankLayout {
   int nodes = 1;
   int gpus_per_node = 1;
   int rails = 1;
+  bool pair_links = false;  // a link per GPU pair (NVLink pairs), not a port per GPU
   int world() const { return nodes * gpus_per_node; }
   NodeGrouping grouping() const { return {world(), gpus_per_node}; }
 };
@@ -35,10 +36,25 @@ struct RankLayout {
 // inter = the leaders.
 std::vector<std::vector<int>> group_members(Group g, const RankLayout& layout);
 
+// Channel paths through one node's m ring members (`rails`: each member's NIC rail): path k
+// is an order of the member indices 0..m-1, entering at its first and leaving the node at its
+// last. Channel k enters at the first member on the k-th distinct rail; the exits are
+// distinct members whose rails are the entries' rails, so every NIC carries as many channels
+// out as in. With a link per GPU pair, the layout found has the fewest channels per directed
+// pair link (NCCL's ring search picks distinct NVLinks per channel): arc-disjoint for every
+// m <= 8 and C <= m except C = m = 3 and 5, where 2 (no such path decomposition exists).
+// With switch ports the channels are rotations of the member order (any order loads the
+// ports alike). arc_load: the most channels on one directed member-to-member arc.
+struct NodeChannelPaths {
+  std::vector<std::vector<int>> paths;
+  int arc_load = 0;
+};
+NodeChannelPaths node_channel_paths(const std::vector<int>& rails, int channels, bool pair_links);
+
 // NCCL-style ring channels over `members` (sorted world ranks): when the ring spans nodes
-// with m > 1 members each and the node has R > 1 rails, min(R, m) channels; channel k enters
-// every node at its first member on the k-th distinct rail of the node's members, so each
-// channel's inter-node edges use their own NICs. Otherwise one channel in rank order.
+// with m > 1 members each and the node has R > 1 rails, min(R, m) channels, laid out in
+// every node by node_channel_paths, so each channel's inter-node edges use their own NICs.
+// Otherwise one channel in rank order.
 std::vector<std::vector<int>> ring_channels(const std::vector<int>& members,
                                             const RankLayout& layout);
 

@@ -124,7 +124,8 @@ std::string SimCluster::model_description() const {
 CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group group,
                                             std::size_t bytes, bool warm) {
   const RankLayout layout{impl_->config.nodes, impl_->config.gpus_per_node,
-                          std::max(1, impl_->topology.nic.rails)};
+                          std::max(1, impl_->topology.nic.rails),
+                          impl_->topology.intra.kind == IntraKind::nvlink_pairs};
   CollectiveResult result;
   result.network_model = model_description();
   const SimConfig::OpCost* cost = nullptr;

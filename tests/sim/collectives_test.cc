@@ -219,5 +219,30 @@ TEST(SimCollectives, TreeAllgatherIsAUsageError) {
                UsageError);
 }
 
+// NVLink-pair nodes whose pair links are slower than the NICs. 2 nodes x 4 GPUs, 4 rails:
+// 4 channels of S/4; 4 paths of 3 arcs use all 12 directed pairs once each (GPU g enters
+// channel g and leaves another), so each pair link carries one channel: 2(n-1) a + 2(n-1)/n
+// (S/4) / min(NIC, pair). A rotated layout put 3 channels on a pair (3x slower). With 3 GPUs
+// and 3 rails no decomposition into arc-disjoint paths exists (6 arcs, 3 paths of 2, each GPU
+// an entry and an exit: the arcs into the entries and out of the exits must pair up, which
+// forces a repeat; brute force in schedule_test.cc), so the best layout puts 2 channels on a
+// pair: per channel min(NIC, pair / 2).
+TEST(SimCollectives, RingOnNvlinkPairsUsesDistinctPairLinksPerChannel) {
+  const double pair = kNicBw / 4;
+  for (int p : {4, 3}) {
+    const int m = 2, n = m * p;
+    Topology t = star_topology(m, p, p);
+    t.intra.kind = IntraKind::nvlink_pairs;
+    t.intra.links_per_pair = 1;
+    t.intra.link = {pair, 0.3e-6};
+    const double per_channel = p == 4 ? std::min(kNicBw, pair) : std::min(kNicBw, pair / 2);
+    std::vector<double> closed;
+    for (double s : kSizes)
+      closed.push_back(2.0 * (n - 1) * kNicLat + 2.0 * (n - 1) / n * (s / p) / per_channel);
+    expect_sim_and_closed_form(t, m, p, CollectiveOp::allreduce, Algo::ring, Group::world, closed,
+                               "2 x " + std::to_string(p) + " on NVLink pairs");
+  }
+}
+
 }  // namespace
 }  // namespace prunex

@@ -1,8 +1,10 @@
 // Collective schedules without the simulator: tree shapes, ring channels, byte totals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 #include <set>
 
 #include "backends/simgrid/closed_form.h"
@@ -80,6 +82,77 @@ TEST(SimSchedules, RingChannelsUseDistinctNicsWithMoreRailsThanGpus) {
     EXPECT_EQ(entries.size(), 3u) << "node " << node;
     EXPECT_EQ(exits.size(), 3u) << "node " << node;
   }
+}
+
+// Brute force over every choice of one Hamiltonian path per channel (each starting at its
+// channel's entry): the fewest channels any choice puts on one directed arc, subject to the
+// exits being distinct members on the entries' rails. An independent check of the search.
+int brute_force_arc_load(const std::vector<int>& rails, const std::vector<int>& entries) {
+  const int m = static_cast<int>(rails.size()), c = static_cast<int>(entries.size());
+  std::vector<int> order(m);
+  std::vector<std::vector<std::vector<int>>> options(c);
+  for (int k = 0; k < c; ++k) {
+    std::iota(order.begin(), order.end(), 0);
+    do {
+      if (order.front() == entries[k]) options[k].push_back(order);
+    } while (std::next_permutation(order.begin(), order.end()));
+  }
+  std::multiset<int> entry_rails;
+  for (int e : entries) entry_rails.insert(rails[e]);
+  int best = c + 1;
+  std::vector<std::size_t> pick(c, 0);
+  for (;;) {
+    std::multiset<int> exit_rails;
+    std::set<int> exits;
+    std::vector<int> load(static_cast<std::size_t>(m) * m, 0);
+    int worst = 0;
+    for (int k = 0; k < c; ++k) {
+      const auto& path = options[k][pick[k]];
+      exits.insert(path.back());
+      exit_rails.insert(rails[path.back()]);
+      for (int i = 0; i + 1 < m; ++i) worst = std::max(worst, ++load[path[i] * m + path[i + 1]]);
+    }
+    if (static_cast<int>(exits.size()) == c && exit_rails == entry_rails)
+      best = std::min(best, worst);
+    int k = 0;
+    while (k < c && ++pick[k] == options[k].size()) pick[k++] = 0;
+    if (k == c) break;
+  }
+  return best;
+}
+
+// The layout is valid (each path a permutation from its entry; exits distinct, on the
+// entries' rails; the arc load counted) and as good as brute force, for up to 5 GPUs per
+// node and every channel count; larger nodes: valid and arc-disjoint, as the header says.
+TEST(SimSchedules, NvlinkPairChannelLayoutsAreArcDisjointWhereBruteForceSaysTheyCanBe) {
+  for (int m = 2; m <= 8; ++m)
+    for (int rails = 2; rails <= 8; ++rails) {
+      const int c = std::min(rails, m);
+      std::vector<int> rail(m);
+      for (int g = 0; g < m; ++g) rail[g] = rail_of_gpu(g, m, rails);
+      const auto got = node_channel_paths(rail, c, true);
+      const std::string what = std::to_string(m) + " GPUs, " + std::to_string(rails) + " rails";
+      ASSERT_EQ(got.paths.size(), static_cast<std::size_t>(c)) << what;
+      std::map<std::pair<int, int>, int> load;
+      std::set<int> entry_rails_seen, exits;
+      std::vector<int> entries;
+      int worst = 0;
+      for (const auto& path : got.paths) {
+        ASSERT_EQ(std::set<int>(path.begin(), path.end()).size(), static_cast<std::size_t>(m));
+        entries.push_back(path.front());
+        entry_rails_seen.insert(rail[path.front()]);
+        exits.insert(path.back());
+        for (int i = 0; i + 1 < m; ++i) worst = std::max(worst, ++load[{path[i], path[i + 1]}]);
+      }
+      EXPECT_EQ(entry_rails_seen.size(), static_cast<std::size_t>(c)) << what;
+      EXPECT_EQ(exits.size(), static_cast<std::size_t>(c)) << what;
+      EXPECT_EQ(got.arc_load, worst) << what;
+      const bool odd_full = c == m && (m == 3 || m == 5);
+      EXPECT_EQ(worst, odd_full ? 2 : 1) << what;
+      if (m <= 4 || (m == 5 && rails == 5)) {
+        EXPECT_EQ(worst, brute_force_arc_load(rail, entries)) << what;
+      }
+    }
 }
 
 TEST(SimSchedules, FlowsCarryTheAlgorithmsTotals) {
