@@ -63,15 +63,20 @@ HopCosts hop_costs(const Topology& t, int nodes) {
                 (t.intra.kind == IntraKind::nvlink_pairs ? t.intra.links_per_pair : 1);
   h.inter_latency_s = t.nic.link.latency_s;
   h.inter_Bps = t.nic.link.bandwidth_Bps;
+  // One switch hop per switch on the farthest route (platform.cc): 1 on a star, under one
+  // leaf or inside a dragonfly group; 2h - 1 below a fat tree's level-h switch; 2 between
+  // dragonfly groups.
   const Fabric& f = t.fabric;
+  int switches = 1;
   if (f.kind == FabricKind::star) {
-    h.inter_latency_s += f.link.latency_s;
     if (f.link.bandwidth_Bps > 0) h.inter_Bps = std::min(h.inter_Bps, f.link.bandwidth_Bps);
-  } else if (f.kind == FabricKind::fat_tree && f.levels > 1 && nodes > nodes_per_leaf(t)) {
-    h.inter_latency_s += 2.0 * (f.levels - 1) * f.link.latency_s;
+  } else if (f.kind == FabricKind::fat_tree && f.levels > 1) {
+    const int per_leaf = nodes_per_leaf(t);
+    switches = 2 * fat_tree_top_level(t, (nodes + per_leaf - 1) / per_leaf) - 1;
   } else if (f.kind == FabricKind::dragonfly && nodes > nodes_per_group(t, nodes)) {
-    h.inter_latency_s += f.link.latency_s;
+    switches = 2;
   }
+  h.inter_latency_s += switches * f.link.latency_s;
   return h;
 }
 

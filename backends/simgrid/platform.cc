@@ -62,14 +62,14 @@ Chunk build_chunk(const Topology& t, const RunShape& shape, int first, int last,
   const double speed = std::max(1.0, t.gpu.effective_flops());
   auto* gw = zone->create_router(prefix + "_gw");
 
-  // NIC rails into the fabric; on a star the switch port may be slower and adds its hop.
+  // NIC rails into the fabric. Every route between nodes crosses at least one switch (the
+  // star's switch, a fat-tree leaf, a dragonfly group), whose hop the two NIC links carry
+  // half each; on a star the switch port may also be slower than the NIC.
   const int rails = std::max(1, t.nic.rails);
   LinkSpec nic = t.nic.link;
-  if (t.fabric.kind == FabricKind::star) {
-    if (t.fabric.link.bandwidth_Bps > 0)
-      nic.bandwidth_Bps = std::min(nic.bandwidth_Bps, t.fabric.link.bandwidth_Bps);
-    nic.latency_s += t.fabric.link.latency_s;
-  }
+  nic.latency_s += t.fabric.link.latency_s;
+  if (t.fabric.kind == FabricKind::star && t.fabric.link.bandwidth_Bps > 0)
+    nic.bandwidth_Bps = std::min(nic.bandwidth_Bps, t.fabric.link.bandwidth_Bps);
   struct NodeParts {
     std::vector<sg4::Host*> hosts;
     std::vector<sg4::SplitDuplexLink*> rails;  // per GPU: its rail
@@ -160,46 +160,81 @@ void build_star(const Topology& t, const RunShape& shape, sg4::NetZone* root, Pl
   attach_nodes(t, shape, root, 0, shape.nodes, p);
 }
 
-// Two-level tree (fat tree, and the dragonfly approximation): nodes grouped under leaf
-// switches (fat tree) or groups (dragonfly); each group reaches the rest through one uplink
-// bundle (split duplex, shared by all flows that leave or enter the group). Above the
-// bundles, a non-blocking core.
-//
-//                     [ core ]
-//          uplink0 //        \\ uplink1       (bundle: per-group bandwidth, latency
-//            [ leaf0 ]      [ leaf1 ]          hops x fabric latency)
-//            /      \        /      \         (NIC rails)
-//        node0    node1   node2    node3
-//
-// A leaf that fits in one chunk is that chunk (its router is the leaf switch); a larger one
-// is a star of chunks whose switch router sits in a zone of its own: SimGrid 3.32 resolves a
-// route from a host two levels down to a router one level down without the host's own zone
-// (its common-ancestor search stops one level short), which would drop the NIC links.
-void build_two_level(const Topology& t, const RunShape& shape, sg4::NetZone* root, int per_leaf,
-                     double uplink_Bps, double uplink_latency_s, const char* kind, Platform& p) {
-  const int leaves = (shape.nodes + per_leaf - 1) / per_leaf;
-  for (int l = 0; l < leaves; ++l) {
-    const std::string name = std::string(kind) + std::to_string(l);
-    const int first = l * per_leaf, last = std::min(shape.nodes, (l + 1) * per_leaf);
-    auto* up = duplex(p, root, name + "_up", uplink_Bps, uplink_latency_s);
-    if (last - first <= chunk_nodes(shape)) {
-      const Chunk c = build_chunk(t, shape, first, last, root, p);
-      root->add_route(c.zone->get_netpoint(), nullptr, c.gw, nullptr,
-                      {sg4::LinkInRoute(up, Dir::UP)}, true);
-      continue;
-    }
-    auto* leaf = sg4::create_star_zone(name);
-    leaf->set_parent(root);
-    auto* sw_zone = sg4::create_full_zone(name + "_swz");
-    sw_zone->set_parent(leaf);
-    auto* sw = sw_zone->create_router(name + "_sw");
-    sw_zone->seal();
-    leaf->add_route(sw_zone->get_netpoint(), nullptr, sw, nullptr, {}, true);
-    attach_nodes(t, shape, leaf, first, last, p);
-    leaf->seal();
-    root->add_route(leaf->get_netpoint(), nullptr, sw, nullptr, {sg4::LinkInRoute(up, Dir::UP)},
-                    true);
+// A subtree of the fabric as SimGrid sees it: its zone and the router its traffic leaves by.
+struct Subtree {
+  sg4::NetZone* zone = nullptr;
+  simgrid::kernel::routing::NetPoint* gw = nullptr;
+};
+
+// A star zone whose gateway is a router in a zone of its own: SimGrid 3.32 resolves a route
+// from a host two levels down to a router one level down without the host's own zone (its
+// common-ancestor search stops one level short), which would drop the NIC links.
+Subtree switch_zone(const std::string& name, const sg4::NetZone* parent) {
+  auto* zone = sg4::create_star_zone(name);
+  zone->set_parent(parent);
+  auto* sw_zone = sg4::create_full_zone(name + "_swz");
+  sw_zone->set_parent(zone);
+  auto* sw = sw_zone->create_router(name + "_sw");
+  sw_zone->seal();
+  zone->add_route(sw_zone->get_netpoint(), nullptr, sw, nullptr, {}, true);
+  return {zone, sw};
+}
+
+// One leaf switch (or dragonfly group) with nodes [first, last): a chunk when it fits in
+// one (its router is the switch), else a star of chunks.
+Subtree build_leaf(const Topology& t, const RunShape& shape, const std::string& name, int first,
+                   int last, const sg4::NetZone* parent, Platform& p) {
+  if (last - first <= chunk_nodes(shape)) {
+    const Chunk c = build_chunk(t, shape, first, last, parent, p);
+    return {c.zone, c.gw};
   }
+  Subtree leaf = switch_zone(name, parent);
+  attach_nodes(t, shape, leaf.zone, first, last, p);
+  leaf.zone->seal();
+  return leaf;
+}
+
+void attach(sg4::NetZone* parent, const Subtree& child, sg4::SplitDuplexLink* uplink) {
+  parent->add_route(child.zone->get_netpoint(), nullptr, child.gw, nullptr,
+                    {sg4::LinkInRoute(uplink, Dir::UP)}, true);
+}
+
+// A fat tree of L levels: leaves of per_leaf nodes, each reaching its parent through one
+// uplink bundle (split duplex, shared by every flow that leaves or enters the leaf; the
+// blocking applies here). A subtree of level h (2 <= h < L: a pod at h = 2) holds
+// (radix/2)^(h-1) leaves and reaches level h + 1 through a bundle as fast as its leaves'
+// together (non-blocking above the leaves); level L is the root. Each bundle carries one
+// switch hop each way, so a route whose highest switch is at level h crosses 2h - 1
+// switches (the leaf's own hop rides on the NIC links).
+//
+//                         [ root, level L ]
+//                 pod0 //                 \ pod1        (bundles: sum of the leaves')
+//              [ level 2 ]               [ level 2 ]
+//         leaf0 //      \ leaf1      leaf2 //     \ leaf3  (bundles: per leaf, blocking)
+//          [ leaf ]    [ leaf ]      [ leaf ]    [ leaf ]
+//          /     \     /    \       ...                    (NIC rails)
+//       node0  node1 node2  node3
+Subtree build_fat_tree_level(const Topology& t, const RunShape& shape, int level, int first_leaf,
+                             int last_leaf, int per_leaf, double leaf_uplink_Bps,
+                             sg4::NetZone* parent, Platform& p) {
+  const std::string name = "l" + std::to_string(level) + "_" + std::to_string(first_leaf);
+  if (level == 1)
+    return build_leaf(t, shape, name, first_leaf * per_leaf,
+                      std::min(shape.nodes, last_leaf * per_leaf), parent, p);
+  Subtree sub = parent ? switch_zone(name, parent) : Subtree{};
+  auto* zone = parent ? sub.zone : p.fabric_root;
+  const int child_leaves = fat_tree_subtree_leaves(t, level - 1);
+  for (int l = first_leaf; l < last_leaf; l += child_leaves) {
+    const int end = std::min(last_leaf, l + child_leaves);
+    const Subtree child =
+        build_fat_tree_level(t, shape, level - 1, l, end, per_leaf, leaf_uplink_Bps, zone, p);
+    const double bw = leaf_uplink_Bps * (level - 1 == 1 ? 1 : end - l);
+    attach(zone, child,
+           duplex(p, zone, "up" + std::to_string(level - 1) + "_" + std::to_string(l), bw,
+                  t.fabric.link.latency_s));
+    if (level - 1 > 1) child.zone->seal();
+  }
+  return sub;
 }
 
 }  // namespace
@@ -215,6 +250,18 @@ int rail_of_gpu(int local_gpu, int gpus_per_node, int rails) {
 int nodes_per_leaf(const Topology& t) {
   const int down = fat_tree_leaf_down_ports(t.fabric.radix, std::max(1.0, t.fabric.blocking));
   return std::max(1, down / std::max(1, t.nic.rails));
+}
+
+int fat_tree_subtree_leaves(const Topology& t, int level) {
+  long leaves = 1;
+  for (int h = 1; h < level && leaves < (1L << 30); ++h) leaves *= std::max(1, t.fabric.radix / 2);
+  return static_cast<int>(std::min(leaves, 1L << 30));
+}
+
+int fat_tree_top_level(const Topology& t, int leaves) {
+  int h = 1;
+  while (h < std::max(1, t.fabric.levels) && leaves > fat_tree_subtree_leaves(t, h)) ++h;
+  return h;
 }
 
 int nodes_per_group(const Topology& t, int nodes) {
@@ -264,6 +311,7 @@ Platform build_platform(const Topology& t, const RunShape& shape, bool latency_i
     to->set_disk_model(from->get_disk_model());
     to->set_host_model(from->get_host_model());
   }
+  p.fabric_root = root;
   const Fabric& f = t.fabric;
   if (f.kind == FabricKind::star || (f.kind == FabricKind::fat_tree && f.levels <= 1)) {
     build_star(t, shape, root, p);
@@ -274,16 +322,24 @@ Platform build_platform(const Topology& t, const RunShape& shape, bool latency_i
     // (fabric.bandwidth_gbits): slower links than the NICs slow cross-leaf traffic.
     const double uplink =
         per_leaf * std::max(1, t.nic.rails) * t.fabric_link_Bps() / std::max(1.0, f.blocking);
-    // Levels above two add switch hops but (non-blocking above the leaves) no contention.
-    build_two_level(t, shape, root, per_leaf, uplink, std::max(1, f.levels - 1) * f.link.latency_s,
-                    "leaf", p);
+    const int leaves = (shape.nodes + per_leaf - 1) / per_leaf;
+    // (All nodes under one leaf: still a root above it, whose bundle no route uses.)
+    build_fat_tree_level(t, shape, std::max(2, fat_tree_top_level(t, leaves)), 0, leaves, per_leaf,
+                         uplink, nullptr, p);
   } else {
-    // Dragonfly: a group's global links (routers per group x global links per router) form
-    // its bundle; a route between groups adds one global hop (half on each bundle).
+    // Dragonfly: a group counts as one switch (its routers are all-to-all; nodes are not
+    // placed on routers). A group's global links (routers per group x global links per
+    // router) form its bundle; a route between groups crosses the two groups (half of the
+    // second switch hop on each bundle).
     const int per_group = nodes_per_group(t, shape.nodes);
     const double global =
         std::max(1, f.radix) * std::max(1, f.global_links_per_router) * t.fabric_link_Bps();
-    build_two_level(t, shape, root, per_group, global, f.link.latency_s / 2, "group", p);
+    for (int first = 0, g = 0; first < shape.nodes; first += per_group, ++g) {
+      const Subtree group = build_leaf(t, shape, "group" + std::to_string(g), first,
+                                       std::min(shape.nodes, first + per_group), root, p);
+      attach(root, group,
+             duplex(p, root, "group" + std::to_string(g) + "_up", global, f.link.latency_s / 2));
+    }
   }
   root->set_parent(top);
   top->seal();

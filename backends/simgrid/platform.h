@@ -27,8 +27,16 @@ int rail_of_gpu(int local_gpu, int gpus_per_node, int rails);
 int nodes_per_leaf(const Topology& t);
 int nodes_per_group(const Topology& t, int nodes);
 
+// Fat tree: leaves under one switch of `level` (1: a leaf; 2: a pod of radix/2 leaves;
+// (radix/2)^(level-1)), and the level of the lowest switch above `leaves` consecutive leaves
+// (at most fabric.levels). A route whose highest switch is at level h crosses 2h - 1
+// switches.
+int fat_tree_subtree_leaves(const Topology& t, int level);
+int fat_tree_top_level(const Topology& t, int leaves);
+
 struct Platform {
   std::vector<sg4::Host*> gpus;  // indexed by world rank (node-major)
+  sg4::NetZone* fabric_root = nullptr;
   // Link latencies kept out of SimGrid (see build_platform), per one-way link.
   bool latency_in_simgrid = true;
   std::unordered_map<const sg4::Link*, double> latency;

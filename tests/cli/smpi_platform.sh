@@ -49,13 +49,15 @@ close() {
     fail "$4: $1 vs $2 (tolerance $3)"
 }
 
-# Alpha-beta terms from the preset file (the independent reference).
+# Alpha-beta terms from the preset file (the independent reference). Between nodes: the NIC
+# latency plus one switch hop (both nodes under one leaf; topologies/README.md).
 read -r a_nvl b_nvl a_nic b_nic < <(python3 -c "
 import json
 t = json.load(open('topologies/presets/puhti.json'))
-i, n = t['intra'], t['nic']
+i, n, f = t['intra'], t['nic'], t['fabric']
 print(i['latency_us']['value'] * 1e-6, i['bandwidth_gbs']['value'] * 1e9 * i['links_per_pair']['value'],
-      n['latency_us']['value'] * 1e-6, n['bandwidth_gbits']['value'] * 1e9 / 8)")
+      (n['latency_us']['value'] + f['latency_us']['value']) * 1e-6,
+      n['bandwidth_gbits']['value'] * 1e9 / 8)")
 step() { python3 -c "print(6 * ($1 + $bytes / 4 / $2))"; }  # n = 4: 2(n-1) steps of S/n
 
 t14=$(smpi 1 4)

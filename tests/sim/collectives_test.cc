@@ -33,10 +33,11 @@ std::vector<double> simulate(const Topology& t, int nodes, int gpus, CollectiveO
   });
 }
 
-// Cross-node route latency: one NIC hop, plus an uplink each way when the route leaves a
-// leaf (fat tree, 4 nodes per leaf).
+// Cross-node route latency: the NIC plus one fabric hop per switch; on the fat tree (4 nodes
+// per leaf) the leaf, or leaf, spine and leaf once the route leaves a leaf. The star's
+// switch has no latency here.
 double inter_alpha(bool fat_tree, int nodes) {
-  return kNicLat + (fat_tree && nodes > 4 ? 2 * kFabricLat : 0.0);
+  return kNicLat + (fat_tree ? (nodes > 4 ? 3 : 1) * kFabricLat : 0.0);
 }
 
 Topology fabric(bool fat_tree, int nodes, int gpus) {

@@ -71,14 +71,14 @@ TEST(SimFlows, BlockingFatTreeHalvesCrossPodBandwidth) {
     const Topology t = fat_tree_topology(2 * per_leaf, 1, blocking, 6);
     std::vector<Flow> flows;
     for (int i = 0; i < per_leaf; ++i) flows.push_back({i, per_leaf + i, kS});
-    const double lat = kNicLat + 2 * kFabricLat;
+    const double lat = kNicLat + 3 * kFabricLat;  // leaf, spine, leaf
     for (double x : flow_seconds(t, 2 * per_leaf, 1, flows)) {
       const double bw = kS / (x - lat);
       EXPECT_NEAR(bw, kNicBw / blocking, 1e-6 * kNicBw) << "blocking " << blocking;
     }
     // Inside a pod the full NIC bandwidth stays.
     auto in_pod = flow_seconds(t, 2 * per_leaf, 1, {{0, 1, kS}, {1, 2, kS}});
-    for (double x : in_pod) EXPECT_NEAR(x, kNicLat + kS / kNicBw, 1e-6 * x);
+    for (double x : in_pod) EXPECT_NEAR(x, kNicLat + kFabricLat + kS / kNicBw, 1e-6 * x);
   }
 }
 
@@ -88,13 +88,13 @@ TEST(SimFlows, SlowSwitchLinksSlowCrossLeafTraffic) {
   // get NIC / 4 each, and one alone 3 x NIC / 4 (its NIC is faster). Inside a leaf: the NIC.
   Topology t = fat_tree_topology(6, 1, 1.0, 6);
   t.fabric.link.bandwidth_Bps = kNicBw / 4;
-  const double lat = kNicLat + 2 * kFabricLat;
+  const double lat = kNicLat + 3 * kFabricLat;
   for (double x : flow_seconds(t, 6, 1, {{0, 3, kS}, {1, 4, kS}, {2, 5, kS}}))
     EXPECT_NEAR(kS / (x - lat), kNicBw / 4, 1e-6 * kNicBw);
   const double one = flow_seconds(t, 6, 1, {{0, 3, kS}})[0];
   EXPECT_NEAR(kS / (one - lat), 3 * kNicBw / 4, 1e-6 * kNicBw);
   const double in_leaf = flow_seconds(t, 6, 1, {{0, 1, kS}})[0];
-  EXPECT_NEAR(in_leaf, kNicLat + kS / kNicBw, 1e-6 * in_leaf);
+  EXPECT_NEAR(in_leaf, kNicLat + kFabricLat + kS / kNicBw, 1e-6 * in_leaf);
   // The bisection says the same: 3 nodes a side x min(NIC, 1 x NIC/4 / 1).
   EXPECT_NEAR(bisection_bandwidth_Bps(t), 3 * kNicBw / 4, 1e-6 * kNicBw);
 }
@@ -105,13 +105,32 @@ TEST(SimFlows, LargeLeavesKeepExactRoutes) {
   // GPU 0 of node 0 to node 10 (same leaf, another chunk), node 3 (same chunk), node 22
   // (other leaf); one at a time, then all three at once through GPU 0's NIC.
   const std::vector<Flow> each{{0, 10 * 8, kS}, {0, 3 * 8, kS}, {0, 22 * 8, kS}};
-  const double lats[] = {kNicLat, kNicLat, kNicLat + 2 * kFabricLat};
+  const double lats[] = {kNicLat + kFabricLat, kNicLat + kFabricLat, kNicLat + 3 * kFabricLat};
   for (int i = 0; i < 3; ++i) {
     const double x = flow_seconds(t, 24, 8, {each[i]})[0];
     EXPECT_NEAR(x, lats[i] + kS / kNicBw, 1e-9 * x) << "flow " << i;
   }
   const auto all = flow_seconds(t, 24, 8, each);
   for (int i = 0; i < 3; ++i) EXPECT_NEAR(all[i], lats[i] + 3 * kS / kNicBw, 1e-6 * all[i]);
+}
+
+// One latency convention (topologies/README.md): the NIC's latency plus one fabric hop per
+// switch on the route. Radix 4, 3 levels, non-blocking: 2 nodes per leaf, 2 leaves per pod.
+// Node 0 to node 1: its leaf (1 switch); to node 2: leaf, pod switch, leaf (3); to node 4:
+// leaf, pod, core, pod, leaf (5). A star: its one switch.
+TEST(SimFlows, RouteLatencyIsTheNicPlusOneHopPerSwitch) {
+  Topology t = fat_tree_topology(8, 1, 1.0, 4);
+  t.fabric.levels = 3;
+  const double hops[] = {1, 3, 5};
+  const int dst[] = {1, 2, 4};
+  for (int i = 0; i < 3; ++i) {
+    const double x = flow_seconds(t, 8, 1, {{0, dst[i], kS}})[0];
+    EXPECT_NEAR(x, kNicLat + hops[i] * kFabricLat + kS / kNicBw, 1e-9 * x) << "to node " << dst[i];
+  }
+  Topology star = star_topology(2, 1);
+  star.fabric.link.latency_s = kFabricLat;
+  const double x = flow_seconds(star, 2, 1, {{0, 1, kS}})[0];
+  EXPECT_NEAR(x, kNicLat + kFabricLat + kS / kNicBw, 1e-9 * x);
 }
 
 TEST(SimFlows, DragonflyGroupsShareTheirGlobalLinks) {
@@ -121,19 +140,19 @@ TEST(SimFlows, DragonflyGroupsShareTheirGlobalLinks) {
   t.fabric.groups = 2;
   t.fabric.radix = 2;  // routers per group
   t.fabric.global_links_per_router = 1;
-  const double lat = kNicLat + kFabricLat;  // one global hop between groups
+  const double lat = kNicLat + 2 * kFabricLat;  // two groups, each one switch
   // Four nodes of group 0 send to group 1 at once: 25 GB/s shared by four flows.
   const auto x = flow_seconds(t, 8, 1, {{0, 4, kS}, {1, 5, kS}, {2, 6, kS}, {3, 7, kS}});
   for (double v : x) EXPECT_NEAR(v, lat + kS / (2 * kNicBw / 4), 1e-6 * v);
   // Inside a group: the NICs only.
-  EXPECT_NEAR(flow_seconds(t, 8, 1, {{0, 1, kS}})[0], kNicLat + kS / kNicBw, 1e-9);
+  EXPECT_NEAR(flow_seconds(t, 8, 1, {{0, 1, kS}})[0], kNicLat + kFabricLat + kS / kNicBw, 1e-9);
 }
 
 TEST(SimFlows, SharingIsMaxMinUnlessRttFairIsAskedFor) {
   // GPUs 0 and 1 of node 0 share its NIC; one sends inside the leaf, one across the core.
   const Topology t = fat_tree_topology(8, 2);
   const std::vector<Flow> flows{{0, 2, kS}, {1, 6 * 2, kS}};
-  const double cross = kNicLat + 2 * kFabricLat;
+  const double cross = kNicLat + 3 * kFabricLat;
   for (bool rtt : {false, true}) {
     const auto x = sim::fork_run([&] {
       sim::SimConfig cfg{8, 2};
@@ -144,7 +163,7 @@ TEST(SimFlows, SharingIsMaxMinUnlessRttFairIsAskedFor) {
       return v;
     });
     if (!rtt) {  // equal halves of the NIC
-      EXPECT_NEAR(x[0], kNicLat + 2 * kS / kNicBw, 1e-6 * x[0]);
+      EXPECT_NEAR(x[0], kNicLat + kFabricLat + 2 * kS / kNicBw, 1e-6 * x[0]);
       EXPECT_NEAR(x[1], cross + 2 * kS / kNicBw, 1e-6 * x[1]);
     } else {  // CM02: shares in inverse proportion to route latency, the short route wins
       EXPECT_LT(x[0], x[1] - 0.1 * kS / kNicBw);
