@@ -10,6 +10,7 @@
 
 #include "apps/bench_modes.h"
 #include "backends/simgrid/closed_form.h"
+#include "backends/simgrid/nccl_model.h"
 #include "backends/simgrid/sim_cluster.h"
 #include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
@@ -32,6 +33,8 @@ struct SimBench {
   std::vector<std::size_t> sizes;
   std::string json;
   bool scaled = false;
+  bool nccl_model = false;
+  sim::NcclProto proto = sim::NcclProto::fastest;
 };
 
 SimBench parse(const Args& args) {
@@ -70,6 +73,12 @@ SimBench parse(const Args& args) {
   b.sizes =
       bench_sizes(args.get_size("b", 8), args.get_size("e", 64 << 20), args.get_double("f", 2));
   b.json = args.get_or("json", "");
+  const std::string compare = args.get_or("compare", "");
+  PRUNEX_USAGE(compare.empty() || compare == "nccl-model", "--compare ", compare,
+               " is not a known model (nccl-model)");
+  b.nccl_model = compare == "nccl-model";
+  b.proto = sim::parse_nccl_proto(args.get_or("protocol", "auto"));
+  PRUNEX_USAGE(b.nccl_model || !args.has("protocol"), "--protocol needs --compare nccl-model");
   return b;
 }
 
@@ -149,6 +158,42 @@ int run_iteration_probe(const Args& args, const SimBench& b) {
   return 0;
 }
 
+// The rows beside NCCL's tuning model: its time, protocol and bus bandwidth, and ours over
+// its (time) as a relative difference; the geometric mean of the ratios over modeled rows.
+void print_nccl_comparison(const std::vector<BenchRow>& rows,
+                           const std::vector<sim::NcclEstimate>& nccl) {
+  std::printf(
+      "# Beside NCCL's tuning model (NVIDIA/nccl v2.25.1 src/graph/tuning.cc; channels from our "
+      "layout at NCCL's link speeds, %s generation)\n",
+      nccl.empty() ? "?" : nccl.front().generation.c_str());
+  std::printf("#%12s %10s %6s %12s %12s %7s %10s %10s %9s\n", "size", "op", "group", "ours (us)",
+              "nccl (us)", "proto", "ours busbw", "nccl busbw", "ours/nccl");
+  double log_sum = 0;
+  int modeled = 0;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto& r = rows[i];
+    const auto& m = nccl[i];
+    const std::string op(collective_op_name(r.op)), group(group_name(r.group));
+    if (!m.modeled) {
+      std::printf(" %12zu %10s %6s %12.2f %12s %7s %10.3f %10s %9s\n", r.bytes, op.c_str(),
+                  group.c_str(), r.time_us, "n/a", "-", r.busbw_gbs, "n/a", "-");
+      continue;
+    }
+    const double ratio = r.time_us / (m.seconds * 1e6);
+    log_sum += std::log(ratio);
+    ++modeled;
+    std::printf(" %12zu %10s %6s %12.2f %12.2f %7s %10.3f %10.3f %+8.1f%%\n", r.bytes, op.c_str(),
+                group.c_str(), r.time_us, m.seconds * 1e6, sim::nccl_proto_name(m.proto),
+                r.busbw_gbs, m.busbw_Bps / 1e9, 100 * (ratio - 1));
+  }
+  if (modeled > 0)
+    std::printf("# ours / NCCL model, geometric mean over %d rows: %.3f\n", modeled,
+                std::exp(log_sum / modeled));
+  else
+    std::printf(
+        "# NCCL's model has no such collective/algorithm (hierarchical, tree all-gather)\n");
+}
+
 int run_sim_bench(const Args& args) {
   const SimBench b = parse(args);
   if (b.ops.empty()) return run_iteration_probe(args, b);
@@ -161,6 +206,7 @@ int run_sim_bench(const Args& args) {
                              "; simulated time, no data carried: #wrong counts collectives whose "
                              "delivered bytes differ from the algorithm's total"));
   std::vector<BenchRow> rows;
+  std::vector<sim::NcclEstimate> nccl;
   nlohmann::json extra = nlohmann::json::array();
   double worst = 0;
   int compared = 0;
@@ -209,6 +255,17 @@ int run_sim_bench(const Args& args) {
           worst = std::max(worst, std::abs(r.seconds / cf - 1));
           ++compared;
         }
+        if (b.nccl_model) {
+          nccl.push_back(sim::nccl_model(b.topology, b.config.nodes, b.config.gpus_per_node, op,
+                                         b.algo, g, per_rank, b.proto));
+          const auto& m = nccl.back();
+          if (m.modeled) {
+            e["nccl_model_us"] = m.seconds * 1e6;
+            e["nccl_model_busbw_GBps"] = m.busbw_Bps / 1e9;
+            e["nccl_model_protocol"] = sim::nccl_proto_name(m.proto);
+            e["nccl_model_rel_diff"] = r.seconds / m.seconds - 1;
+          }
+        }
         extra.push_back(e);
       }
     }
@@ -218,6 +275,7 @@ int run_sim_bench(const Args& args) {
                 100 * worst, compared);
   else
     std::printf("# Closed form (alpha-beta, uncongested) : none stated for this case\n");
+  if (b.nccl_model) print_nccl_comparison(rows, nccl);
   if (!b.json.empty()) {
     nlohmann::json j = bench_rows_json(rows);
     for (std::size_t i = 0; i < j.size(); ++i) j[i].update(extra[i]);

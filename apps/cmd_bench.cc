@@ -34,6 +34,8 @@ PRUNEX_REGISTER_COMMAND(Command{
     "examples:\n"
     "  mpirun -np 4 prunex bench --backend mpi --gpus-per-node 2 --op allreduce --group inter\n"
     "  prunex bench --backend sim --topology puhti --nodes 16 --gpus-per-node 4 --algo ring\n"
+    "  prunex bench --backend sim --topology dgx-a100 --nodes 1 --gpus-per-node 8 \\\n"
+    "      --group world --compare nccl-model\n"
     "  prunex bench --op compaction --model resnet152 --sparsity channel --keep 0.5",
     {
         {"backend", "B", "mpi (live ranks) or sim (modeled cluster)", "mpi"},
@@ -64,6 +66,14 @@ PRUNEX_REGISTER_COMMAND(Command{
          "is the slowest rank's, or with --sync each iteration's slowest rank",
          "mean"},
         {"json", "FILE", "also write the rows as JSON", ""},
+        {"compare", "MODEL",
+         "sim: also print NCCL's own cost model (nccl-model: v2.25.1 tuning constants) for "
+         "each row, the relative difference and their geometric mean",
+         ""},
+        {"protocol", "P",
+         "sim --compare nccl-model: NCCL protocol LL, LL128, Simple, or auto (the fastest, as "
+         "NCCL picks per size)",
+         "auto"},
         {"flops", "F", "compute per GPU per iteration (sim --op iteration)", "0"},
         {"strategy", "S",
          "sim --op iteration: the strategy whose engine plan runs (hsadmm, hsadmm-flat, ddp, "

@@ -30,10 +30,7 @@ Level level_of(const Topology& t, int nodes, int p, Group group) {
     l = {nodes, h.inter_latency_s, h.inter_Bps, 1};
   } else {
     // World ring over nodes of P GPUs: C channels, one per rail; all channels cross every
-    // node (node_channel_paths). A switch port carries every channel's edge except where its
-    // GPU is that channel's exit (port up) or entry (port down): C - 1 channels when every
-    // GPU is some channel's entry (C = P), else C. A pair link carries the layout's arc load
-    // (1 where arc-disjoint paths exist).
+    // node (node_channel_paths), intra links shared by world_ring_intra_share channels.
     l.n = nodes * p;
     l.channels = std::min(std::max(1, t.nic.rails), p);
     l.alpha = std::max(h.inter_latency_s, h.intra_latency_s);
@@ -44,16 +41,19 @@ Level level_of(const Topology& t, int nodes, int p, Group group) {
 
 }  // namespace
 
-double world_ring_channel_Bps(const Topology& t, int nodes, int p) {
-  const HopCosts h = hop_costs(t, nodes);
+int world_ring_intra_share(const Topology& t, int p) {
   const int channels = std::min(std::max(1, t.nic.rails), p);
-  int sharing = channels == p ? channels - 1 : channels;
   if (t.intra.kind == IntraKind::nvlink_pairs && channels > 1) {
     std::vector<int> rails;
     for (int g = 0; g < p; ++g) rails.push_back(rail_of_gpu(g, p, t.nic.rails));
-    sharing = node_channel_paths(rails, channels, true).arc_load;
+    return node_channel_paths(rails, channels, true).arc_load;
   }
-  return std::min(h.inter_Bps, h.intra_Bps / std::max(1, sharing));
+  return std::max(1, channels == p ? channels - 1 : channels);
+}
+
+double world_ring_channel_Bps(const Topology& t, int nodes, int p) {
+  const HopCosts h = hop_costs(t, nodes);
+  return std::min(h.inter_Bps, h.intra_Bps / world_ring_intra_share(t, p));
 }
 
 HopCosts hop_costs(const Topology& t, int nodes) {

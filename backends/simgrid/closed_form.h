@@ -27,6 +27,11 @@ struct HopCosts {
 };
 HopCosts hop_costs(const Topology& t, int nodes);
 
+// Channels of the world ring over nodes of P GPUs that share the busiest intra-node link: a
+// switch port carries every channel but the one its GPU leaves (port up) or enters (port
+// down) by, C - 1 when C = P, else C; a pair link carries the layout's arc load.
+int world_ring_intra_share(const Topology& t, int gpus_per_node);
+
 // B of the world ring over nodes of P GPUs: per channel, the slower of a NIC rail and an
 // intra link's share (the channels the layout puts on one port or pair link).
 double world_ring_channel_Bps(const Topology& t, int nodes, int gpus_per_node);

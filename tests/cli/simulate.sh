@@ -61,6 +61,17 @@ expect_exit2() {  # expect_exit2 WORDS ARGS...: exit 2, the words on stderr, no 
   grep -qF -- "$words" "$work/stderr" || fail "$*: stderr lacks '$words': $(cat "$work/stderr")"
   [[ ! -e "$work/bad" ]] || fail "$*: wrote $work/bad"
 }
+# bench --backend sim --compare nccl-model: NCCL's model per row in the JSON, and its LL
+# time for 1 KiB on 2 x 1 puhti by hand: base 6.6 + 2 net hops of the tree (5 us, one rank per
+# node) = 16.6 us; busBw min(39, 12.5 / 2) = 6.25 GB/s, algBw x 2/2: + 1024 / 6250 us.
+"$prunex" bench --backend sim --topology puhti --nodes 2 --gpus-per-node 1 --group world \
+  -b 1K -e 1K --compare nccl-model --protocol LL --json "$work/nccl.json" > "$work/log" 2>&1 ||
+  fail "bench --compare nccl-model exited $?: $(cat "$work/log")"
+grep -q "geometric mean over 1 rows" "$work/log" || fail "no geometric mean: $(cat "$work/log")"
+python3 -c "
+import json; r = json.load(open('$work/nccl.json'))[0]
+assert r['nccl_model_protocol'] == 'LL', r
+assert abs(r['nccl_model_us'] - (16.6 + 1024 / 6250)) < 1e-6, r" || fail "nccl-model row"
 expect_exit2 "nosuchcluster" simulate --topology nosuchcluster --nodes 2
 expect_exit2 "--keep" simulate --topology puhti --nodes 2 --keep 1.5
 expect_exit2 "--topology is required" simulate --nodes 2
@@ -74,6 +85,13 @@ expect_exit2 "not expected: ddp" sweep --topology puhti --gpus 8,16 ddp
 expect_exit2 "'9223372036854775807'" simulate --topology puhti --nodes 2 --batch 9223372036854775807
 expect_exit2 "'99999999999999999999'" simulate --topology puhti --nodes 99999999999999999999
 expect_exit2 "--no-such" simulate --topology puhti --no-such 1
+for bad in "--compare nccl" "--compare nccl-model --protocol LL64" "--protocol LL"; do
+  # shellcheck disable=SC2086
+  "$prunex" bench --backend sim --topology puhti $bad > "$work/stdout" 2> "$work/stderr"
+  rc=$?
+  [[ $rc -eq 2 && $(wc -l < "$work/stderr") -eq 1 && ! -s "$work/stdout" ]] ||
+    fail "bench $bad: exit $rc, stderr $(cat "$work/stderr")"
+done
 # A platform beyond the machine's memory: one line before any work. 2^20 nodes x 4 GPUs
 # need > 48 GiB by footprint.h's per-node bytes alone; with a 1 GiB cap, 32,768 x 4 (> 1.5
 # GiB) does too.
