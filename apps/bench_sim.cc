@@ -54,6 +54,11 @@ SimBench parse(const Args& args) {
   b.config.gpus_per_node = static_cast<int>(gpus);
   if (auto file = args.get("calibration")) sim::apply_calibration_file(*file, b.topology, b.config);
   b.config.network_model = args.get_or("network-model", "CM02");
+  b.config.fabric_routing = sim::parse_fabric_routing(args.get_or("fabric-routing", "pooled"));
+  const long seed = args.get_int("ecmp-seed", 1);
+  PRUNEX_USAGE(seed >= 0, "--ecmp-seed must be >= 0, got ", seed);
+  b.config.ecmp_seed = static_cast<std::uint64_t>(seed);
+  sim::check_fabric_routing(b.topology, b.config.fabric_routing);
   b.algo = sim::parse_algo(args.get_or("algo", "ring"));
   const std::string op = args.get_or("op", "allreduce");
   if (op == "iteration")

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "backends/simgrid/sim_cluster.h"
 #include "topologies/topology.h"
 
 namespace prunex::sim {
@@ -50,5 +51,13 @@ struct Platform {
 // Platform::latency: CM02 weights a flow's bandwidth share by its route latency (TCP RTT
 // fairness), which RDMA and NVLink fabrics don't have; the executor adds the latencies.
 Platform build_platform(const Topology& t, const RunShape& shape, bool latency_in_simgrid);
+
+// The same platform with per-flow ECMP over each fat-tree leaf's uplinks (platform_ecmp.cc).
+Platform build_ecmp_platform(const Topology& t, const RunShape& shape, bool latency_in_simgrid,
+                             std::uint64_t seed);
+// The uplink (0..paths-1) a flow from GPU src to GPU dst (world ranks) takes under `seed`, and
+// how many uplinks a leaf has (nodes per leaf x rails / blocking).
+std::uint64_t ecmp_path(std::uint64_t seed, int src, int dst, int paths);
+int ecmp_uplinks_per_leaf(const Topology& t);
 
 }  // namespace prunex::sim

@@ -28,6 +28,16 @@ constexpr std::size_t kGpusPerComputeActor = 256;
 
 }  // namespace
 
+FabricRouting parse_fabric_routing(const std::string& name) {
+  if (name == "pooled") return FabricRouting::pooled;
+  if (name == "ecmp") return FabricRouting::ecmp;
+  throw UsageError("unknown fabric routing '" + name + "' (pooled, ecmp)");
+}
+
+const char* fabric_routing_name(FabricRouting r) {
+  return r == FabricRouting::ecmp ? "ecmp" : "pooled";
+}
+
 Algo parse_algo(const std::string& name) {
   if (name == "ring") return Algo::ring;
   if (name == "tree") return Algo::tree;
@@ -90,7 +100,10 @@ SimCluster::SimCluster(const Topology& topology, const SimConfig& config)
   int argc = static_cast<int>(argv.size());
   impl_->engine = std::make_unique<sg4::Engine>(&argc, argv.data());
   impl_->platform =
-      build_platform(topology, {config.nodes, config.gpus_per_node}, config.rtt_fair_sharing);
+      config.fabric_routing == FabricRouting::ecmp
+          ? build_ecmp_platform(topology, {config.nodes, config.gpus_per_node},
+                                config.rtt_fair_sharing, config.ecmp_seed)
+          : build_platform(topology, {config.nodes, config.gpus_per_node}, config.rtt_fair_sharing);
 }
 
 SimCluster::~SimCluster() = default;
@@ -118,6 +131,9 @@ std::string SimCluster::model_description() const {
   return c.network_model + " (crosstraffic " + (c.crosstraffic ? "on" : "off") +
          ", TCP-gamma off, " +
          (c.rtt_fair_sharing ? "RTT-fair sharing" : "max-min sharing, route latency added") +
+         (c.fabric_routing == FabricRouting::ecmp
+              ? ", ECMP per-flow uplinks (seed " + std::to_string(c.ecmp_seed) + ")"
+              : "") +
          (c.op_costs.empty() ? "" : ", calibrated per-op costs") + ")";
 }
 

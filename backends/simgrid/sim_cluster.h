@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <set>
@@ -23,6 +24,17 @@ enum class Algo { ring, tree, hierarchical };
 Algo parse_algo(const std::string& name);  // UsageError on unknown
 const char* algo_name(Algo a);
 CollectiveOp parse_op(const std::string& name);
+// How flows cross a fat tree's leaf uplinks: pooled (default: every flow leaving a leaf
+// shares its whole uplink bundle, max-min) or ecmp (each flow hashed onto one uplink, seeded;
+// backends/simgrid/platform_ecmp.cc). Pooled is the default because it is the expected case
+// of a fabric whose routing spreads collective traffic evenly (InfiniBand's static
+// destination routing, adaptive routing); ecmp shows what hash collisions on an
+// Ethernet/RoCE fabric cost.
+enum class FabricRouting { pooled, ecmp };
+FabricRouting parse_fabric_routing(const std::string& name);  // UsageError on unknown
+const char* fabric_routing_name(FabricRouting r);
+// UsageError unless the routing applies to the topology (ecmp: a fat tree of 2+ levels).
+void check_fabric_routing(const Topology& t, FabricRouting routing);
 // SimGrid network models a SimConfig may name: CM02, LV08, SMPI, IB.
 const std::set<std::string>& known_network_models();
 
@@ -37,6 +49,8 @@ struct SimConfig {
   // fairness). Off (default): links have zero latency inside SimGrid (plain max-min sharing,
   // as on RDMA / NVLink fabrics) and every flow's route latency is added to its time.
   bool rtt_fair_sharing = false;
+  FabricRouting fabric_routing = FabricRouting::pooled;
+  std::uint64_t ecmp_seed = 1;  // the hash seed of --fabric-routing ecmp
   // Algorithm for the collective steps of run_plan (plan steps name no algorithm).
   Algo plan_algo = Algo::ring;
   // Calibrated per-operation costs (prunex calibrate), keyed "op/group" (e.g.

@@ -127,6 +127,13 @@ const std::vector<SimulateField>& simulate_fields() {
          c.network_model = v;
        },
        [](const C& c) { return nlohmann::json(c.network_model); }},
+      {"fabric-routing", "R",
+       "fat-tree uplinks: pooled (every flow leaving a leaf shares its uplink bundle) or ecmp "
+       "(each flow hashed onto one uplink, --ecmp-seed)",
+       [](C& c, const std::string& v) { c.fabric_routing = parse_fabric_routing(v); },
+       [](const C& c) { return nlohmann::json(fabric_routing_name(c.fabric_routing)); }},
+      long_integer("ecmp-seed", "N", "hash seed of --fabric-routing ecmp", &C::ecmp_seed, 0,
+                   kMaxCount),
       text("calibration", "FILE",
            "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
            "memory speeds replace the topology's",
@@ -230,6 +237,9 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.sim.nodes = cfg.nodes;
   s.sim.gpus_per_node = cfg.gpus_per_node;
   s.sim.network_model = cfg.network_model;
+  check_fabric_routing(topology, cfg.fabric_routing);
+  s.sim.fabric_routing = cfg.fabric_routing;
+  s.sim.ecmp_seed = static_cast<std::uint64_t>(cfg.ecmp_seed);
   s.sim.plan_algo = cfg.algo;
   s.topology = std::move(topology);
   if (!cfg.calibration.empty()) apply_calibration_file(cfg.calibration, s.topology, s.sim);

@@ -39,6 +39,8 @@ struct SimulateConfig {
   double bucket_mib = 32;
   double topk_ratio = 0.01;
   std::string network_model = "CM02";
+  FabricRouting fabric_routing = FabricRouting::pooled;
+  long ecmp_seed = 1;
   std::string calibration;  // calibration.json (empty: the topology's numbers)
   Algo algo = Algo::ring;
   std::string out = "out/simulate";

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "backends/simgrid/fork_run.h"
+#include "backends/simgrid/platform.h"
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/error.h"
 #include "tests/sim/sim_topologies.h"
@@ -17,9 +18,14 @@ using namespace test;
 
 constexpr double kS = 64.0 * 1024 * 1024;
 
-std::vector<double> flow_seconds(const Topology& t, int nodes, int gpus, std::vector<Flow> flows) {
+std::vector<double> flow_seconds(const Topology& t, int nodes, int gpus, std::vector<Flow> flows,
+                                 sim::FabricRouting routing = sim::FabricRouting::pooled,
+                                 std::uint64_t seed = 1) {
   return fork_run([&] {
-    SimCluster c(t, {nodes, gpus});
+    sim::SimConfig cfg{nodes, gpus};
+    cfg.fabric_routing = routing;
+    cfg.ecmp_seed = seed;
+    SimCluster c(t, cfg);
     std::vector<double> s;
     for (const auto& f : c.run_flows(flows)) s.push_back(f.seconds);
     return s;
@@ -131,6 +137,54 @@ TEST(SimFlows, RouteLatencyIsTheNicPlusOneHopPerSwitch) {
   star.fabric.link.latency_s = kFabricLat;
   const double x = flow_seconds(star, 2, 1, {{0, 1, kS}})[0];
   EXPECT_NEAR(x, kNicLat + kFabricLat + kS / kNicBw, 1e-9 * x);
+}
+
+// ECMP: radix 4, non-blocking: 2 nodes per leaf, 2 uplinks per leaf (one per spine). Nodes
+// 0 and 1 send to nodes 2 and 3 of the other leaf at once. Pooled, the two flows share the
+// 2-link bundle: NIC speed each. Hashed, each takes uplink ecmp_path(seed, src, dst, 2) up and
+// the same spine's link down: on different uplinks, NIC speed; on the same one, half each.
+// Over 16 seeds both happen, and a seed always gives the same times.
+TEST(SimFlows, EcmpHashesEachFlowOntoOneUplink) {
+  const Topology t = fat_tree_topology(4, 1, 1.0, 4);
+  ASSERT_EQ(sim::ecmp_uplinks_per_leaf(t), 2);
+  const std::vector<Flow> flows{{0, 2, kS}, {1, 3, kS}};
+  const double lat = kNicLat + 3 * kFabricLat;
+  for (double x : flow_seconds(t, 4, 1, flows))
+    EXPECT_NEAR(x, lat + kS / kNicBw, 1e-9 * x) << "pooled";
+  int collided = 0, spread = 0;
+  for (std::uint64_t seed = 1; seed <= 16; ++seed) {
+    const bool same = sim::ecmp_path(seed, 0, 2, 2) == sim::ecmp_path(seed, 1, 3, 2);
+    (same ? collided : spread)++;
+    const auto x = flow_seconds(t, 4, 1, flows, sim::FabricRouting::ecmp, seed);
+    for (double v : x)
+      EXPECT_NEAR(v, lat + (same ? 2 : 1) * kS / kNicBw, 1e-9 * v) << "seed " << seed;
+    EXPECT_EQ(x, flow_seconds(t, 4, 1, flows, sim::FabricRouting::ecmp, seed)) << "seed " << seed;
+  }
+  EXPECT_GT(collided, 0);
+  EXPECT_GT(spread, 0);
+  // Switch links at a quarter of the NIC: one flow alone gets the pooled bundle (2 links, NIC
+  // / 2) but only its own uplink hashed (NIC / 4).
+  Topology slow = t;
+  slow.fabric.link.bandwidth_Bps = kNicBw / 4;
+  const double pooled = flow_seconds(slow, 4, 1, {{0, 2, kS}})[0];
+  EXPECT_NEAR(pooled, lat + kS / (kNicBw / 2), 1e-9 * pooled);
+  const double hashed = flow_seconds(slow, 4, 1, {{0, 2, kS}}, sim::FabricRouting::ecmp)[0];
+  EXPECT_NEAR(hashed, lat + kS / (kNicBw / 4), 1e-9 * hashed);
+}
+
+// The same hop counts under ECMP (3 levels: leaf 1, pod 3, across pods 5), and a star has no
+// uplinks to hash: a usage error before any work.
+TEST(SimFlows, EcmpKeepsTheLatencyConventionAndNeedsAFatTree) {
+  Topology t = fat_tree_topology(8, 1, 1.0, 4);
+  t.fabric.levels = 3;
+  const double hops[] = {1, 3, 5};
+  const int dst[] = {1, 2, 4};
+  for (int i = 0; i < 3; ++i) {
+    const double x = flow_seconds(t, 8, 1, {{0, dst[i], kS}}, sim::FabricRouting::ecmp)[0];
+    EXPECT_NEAR(x, kNicLat + hops[i] * kFabricLat + kS / kNicBw, 1e-9 * x) << "to node " << dst[i];
+  }
+  EXPECT_THROW(flow_seconds(star_topology(2, 1), 2, 1, {{0, 1, kS}}, sim::FabricRouting::ecmp),
+               UsageError);
 }
 
 TEST(SimFlows, DragonflyGroupsShareTheirGlobalLinks) {
