@@ -18,7 +18,17 @@ struct Level {
   double alpha = 0, bw = 0;
   int channels = 1;
   bool own_links = false;  // a link per rank pair (NVLink pairs), not one port per rank
+  // Pipelined rings and chains: the latencies of one channel's ring edges added up, and the
+  // smallest latency of an edge into the first rank that some channel's chain leaves out.
+  double ring_hops_s = 0, skipped_hop_s = 0;
 };
+
+// Sum of node_latency over the ring of nodes 0 -> 1 -> ... -> M-1 -> 0.
+double node_ring_latency(const Topology& t, int nodes) {
+  double sum = 0;
+  for (int k = 0; k < nodes; ++k) sum += node_latency(t, nodes, k, (k + 1) % nodes);
+  return sum;
+}
 
 // The flat communicator a group forms, with its worst hop.
 Level level_of(const Topology& t, int nodes, int p, Group group) {
@@ -26,8 +36,12 @@ Level level_of(const Topology& t, int nodes, int p, Group group) {
   Level l;
   if (group == Group::intra || (group == Group::world && nodes == 1)) {
     l = {p, h.intra_latency_s, h.intra_Bps, 1, t.intra.kind == IntraKind::nvlink_pairs};
+    l.ring_hops_s = p * h.intra_latency_s;
+    l.skipped_hop_s = h.intra_latency_s;
   } else if (group == Group::inter || p == 1) {
     l = {nodes, h.inter_latency_s, h.inter_Bps, 1};
+    l.ring_hops_s = node_ring_latency(t, nodes);
+    l.skipped_hop_s = node_latency(t, nodes, nodes - 1, 0);
   } else {
     // World ring over nodes of P GPUs: C channels, one per rail; all channels cross every
     // node (node_channel_paths), intra links shared by world_ring_intra_share channels.
@@ -35,6 +49,12 @@ Level level_of(const Topology& t, int nodes, int p, Group group) {
     l.channels = std::min(std::max(1, t.nic.rails), p);
     l.alpha = std::max(h.inter_latency_s, h.intra_latency_s);
     l.bw = world_ring_channel_Bps(t, nodes, p);
+    // Each channel: P - 1 intra edges in every node and one edge to the next node. The chain
+    // of the channel entering node 0 at rank 0 leaves out the edge from node M-1; any other
+    // channel, an intra edge into rank 0.
+    l.ring_hops_s = nodes * (p - 1) * h.intra_latency_s + node_ring_latency(t, nodes);
+    const double wrap = node_latency(t, nodes, nodes - 1, 0);
+    l.skipped_hop_s = l.channels > 1 ? std::min(wrap, h.intra_latency_s) : wrap;
   }
   return l;
 }
@@ -49,6 +69,26 @@ int world_ring_intra_share(const Topology& t, int p) {
     return node_channel_paths(rails, channels, true).arc_load;
   }
   return std::max(1, channels == p ? channels - 1 : channels);
+}
+
+double node_latency(const Topology& t, int nodes, int a, int b) {
+  const Fabric& f = t.fabric;
+  int switches = 1;
+  if (f.kind == FabricKind::fat_tree && f.levels > 1) {
+    const int per_leaf = nodes_per_leaf(t);
+    const int la = a / per_leaf, lb = b / per_leaf;
+    if (la != lb) {
+      const int top = std::max(2, fat_tree_top_level(t, (nodes + per_leaf - 1) / per_leaf));
+      int h = 2;
+      while (h < top && la / fat_tree_subtree_leaves(t, h) != lb / fat_tree_subtree_leaves(t, h))
+        ++h;
+      switches = 2 * h - 1;
+    }
+  } else if (f.kind == FabricKind::dragonfly) {
+    const int per_group = nodes_per_group(t, nodes);
+    if (a / per_group != b / per_group) switches = 2;
+  }
+  return t.nic.link.latency_s + switches * f.link.latency_s;
 }
 
 double world_ring_channel_Bps(const Topology& t, int nodes, int p) {
@@ -87,11 +127,14 @@ double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op,
     const HopCosts h = hop_costs(t, nodes);
     const double intra = (p - 1) * h.intra_latency_s + (p > 1 ? s / h.intra_Bps : 0.0);
     const int m = nodes;
+    // The leaders' ring and chain (one channel) over nodes 0 -> ... -> M-1 (-> 0).
     if (op == CollectiveOp::allreduce)
-      return 2 * intra +
-             (m > 1 ? 2.0 * (m - 1) * h.inter_latency_s + 2.0 * (m - 1) / m * s / h.inter_Bps : 0);
+      return 2 * intra + (m > 1 ? 2.0 * (m - 1) / m * node_ring_latency(t, m) +
+                                      2.0 * (m - 1) / m * s / h.inter_Bps
+                                : 0);
     if (op == CollectiveOp::broadcast)
-      return intra + (m > 1 ? (m - 1) * h.inter_latency_s + s / h.inter_Bps : 0);
+      return intra +
+             (m > 1 ? node_ring_latency(t, m) - node_latency(t, m, m - 1, 0) + s / h.inter_Bps : 0);
     return kNaN;
   }
   const Level l = level_of(t, nodes, p, group);
@@ -111,12 +154,13 @@ double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op,
   switch (op) {
     case CollectiveOp::allreduce:
       if (algo == Algo::tree) return tree_ok ? 2 * depth * l.alpha + reduce_load / l.bw : kNaN;
-      return 2.0 * (n - 1) * l.alpha + 2.0 * (n - 1) / n * (s / l.channels) / l.bw;
+      return 2.0 * (n - 1) / n * l.ring_hops_s + 2.0 * (n - 1) / n * (s / l.channels) / l.bw;
     case CollectiveOp::allgather:
-      return algo == Algo::tree ? kNaN : (n - 1) * l.alpha + (n - 1) * s / l.channels / l.bw;
+      return algo == Algo::tree ? kNaN
+                                : (n - 1.0) / n * l.ring_hops_s + (n - 1) * s / l.channels / l.bw;
     case CollectiveOp::broadcast:
       if (algo == Algo::tree) return tree_ok ? depth * l.alpha + bcast_load / l.bw : kNaN;
-      return (n - 1) * l.alpha + s / l.channels / l.bw;
+      return l.ring_hops_s - l.skipped_hop_s + s / l.channels / l.bw;
     case CollectiveOp::barrier:  // no payload; not modeled
       return 0;
   }

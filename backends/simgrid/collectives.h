@@ -1,15 +1,18 @@
 // Collectives as flows. A schedule is a list of sequential phases; a phase is a set of flows
-// started together plus a count of latency terms. Simulated time of a phase:
+// started together plus its latency. Simulated time of a phase:
 //
-//   T_phase = latency_steps x alpha_max + max over flows (flow time - its route latency)
+//   T_phase = latency + max over flows (flow time - its route latency)
 //
-// where alpha_max is the largest route latency among the phase's flows. A pipelined
-// algorithm of k steps sends one flow per edge carrying the bytes of all its steps (so
-// concurrent edges share links exactly as the steps would) and pays its k latency terms
-// exactly; on uncongested platforms this equals the alpha-beta closed form (closed_form.h).
-// Nothing here includes SimGrid.
+// A pipelined algorithm of k steps sends one flow per edge carrying the bytes of all its steps
+// (so concurrent edges share links exactly as the steps would). Its latency is the hops a
+// piece of data crosses one after another, each at its own route latency: a ring of n ranks
+// 2(n-1) hops in all-reduce, n-1 in all-gather, weighted as 2(n-1)/n and (n-1)/n of the sum
+// over the ring's edges; a chain its n-1 edges. Trees and one-step phases pay latency_steps x
+// the largest route latency. On uncongested platforms this equals the closed form
+// (closed_form.h). Nothing here includes SimGrid.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include "backends/simgrid/sim_cluster.h"
@@ -20,6 +23,11 @@ namespace prunex::sim {
 struct Phase {
   std::vector<Flow> flows;
   int latency_steps = 0;
+  // When set: latency = chain_weight x the largest, over chains (one per channel and
+  // communicator), sum of its hops' route latencies; latency_steps then counts the hops
+  // (calibrated per-op costs charge latency_steps x their latency).
+  std::vector<std::vector<std::pair<int, int>>> latency_chains;
+  double chain_weight = 1;
 };
 using Schedule = std::vector<Phase>;
 

@@ -1,5 +1,5 @@
 // Ring all-gather: n-1 steps, each forwarding one block along every edge: one flow per edge
-// carrying (n-1) blocks / C.
+// carrying (n-1) blocks / C; latency (n-1)/n x the ring's hops.
 #include "backends/simgrid/collectives.h"
 
 namespace prunex::sim {
@@ -10,9 +10,14 @@ Schedule ring_allgather(const std::vector<int>& members, const RankLayout& layou
   const auto rings = ring_channels(members, layout);
   Phase phase;
   phase.latency_steps = n - 1;
-  for (const auto& ring : rings)
-    for (int i = 0; i < n; ++i)
+  phase.chain_weight = (n - 1.0) / n;
+  for (const auto& ring : rings) {
+    phase.latency_chains.emplace_back();
+    for (int i = 0; i < n; ++i) {
       phase.flows.push_back({ring[i], ring[(i + 1) % n], (n - 1) * block / rings.size()});
+      phase.latency_chains.back().emplace_back(ring[i], ring[(i + 1) % n]);
+    }
+  }
   return {phase};
 }
 

@@ -1,5 +1,5 @@
-// Pipelined chain broadcast from the first member along the ring channels: n-1 latency
-// terms, every chain edge carries S/C (C channels).
+// Pipelined chain broadcast from the first member along the ring channels: latency the
+// chain's n-1 hops, every chain edge carries S/C (C channels).
 #include <algorithm>
 
 #include "backends/simgrid/collectives.h"
@@ -15,9 +15,12 @@ Schedule chain_broadcast(const std::vector<int>& members, const RankLayout& layo
   phase.latency_steps = n - 1;
   for (const auto& ring : rings) {
     const int start = static_cast<int>(std::find(ring.begin(), ring.end(), root) - ring.begin());
-    for (int i = 0; i + 1 < n; ++i)
-      phase.flows.push_back(
-          {ring[(start + i) % n], ring[(start + i + 1) % n], bytes / rings.size()});
+    phase.latency_chains.emplace_back();
+    for (int i = 0; i + 1 < n; ++i) {
+      const int a = ring[(start + i) % n], b = ring[(start + i + 1) % n];
+      phase.flows.push_back({a, b, bytes / rings.size()});
+      phase.latency_chains.back().emplace_back(a, b);
+    }
   }
   return {phase};
 }

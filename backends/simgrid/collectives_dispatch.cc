@@ -19,6 +19,10 @@ Schedule merge_concurrent(const std::vector<Schedule>& schedules) {
       if (out.size() <= i) out.emplace_back();
       out[i].latency_steps = std::max(out[i].latency_steps, s[i].latency_steps);
       out[i].flows.insert(out[i].flows.end(), s[i].flows.begin(), s[i].flows.end());
+      // Communicators of one group have the same size, so the same chain weight.
+      out[i].chain_weight = s[i].chain_weight;
+      out[i].latency_chains.insert(out[i].latency_chains.end(), s[i].latency_chains.begin(),
+                                   s[i].latency_chains.end());
     }
   return out;
 }

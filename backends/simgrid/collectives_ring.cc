@@ -158,7 +158,7 @@ std::vector<std::vector<int>> ring_channels(const std::vector<int>& members,
 }
 
 // n ranks, 2(n-1) steps of S/n per edge per channel: one flow per edge carrying
-// 2(n-1)/n x S/C, all edges of all channels at once.
+// 2(n-1)/n x S/C, all edges of all channels at once; latency 2(n-1)/n x the ring's hops.
 Schedule ring_allreduce(const std::vector<int>& members, const RankLayout& layout, double bytes) {
   const int n = static_cast<int>(members.size());
   if (n < 2 || bytes <= 0) return {};
@@ -166,8 +166,14 @@ Schedule ring_allreduce(const std::vector<int>& members, const RankLayout& layou
   const double per_edge = 2.0 * (n - 1) / n * bytes / rings.size();
   Phase phase;
   phase.latency_steps = 2 * (n - 1);
-  for (const auto& ring : rings)
-    for (int i = 0; i < n; ++i) phase.flows.push_back({ring[i], ring[(i + 1) % n], per_edge});
+  phase.chain_weight = 2.0 * (n - 1) / n;
+  for (const auto& ring : rings) {
+    phase.latency_chains.emplace_back();
+    for (int i = 0; i < n; ++i) {
+      phase.flows.push_back({ring[i], ring[(i + 1) % n], per_edge});
+      phase.latency_chains.back().emplace_back(ring[i], ring[(i + 1) % n]);
+    }
+  }
   return {phase};
 }
 

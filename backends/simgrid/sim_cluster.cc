@@ -172,8 +172,17 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
       transfer = std::max(transfer, t.seconds - t.route_latency_s);
       result.delivered_bytes += t.delivered_bytes / scale;
     }
-    if (calibrated) alpha = cost->latency_s;
-    const double seconds = phase.latency_steps * alpha + std::max(0.0, transfer);
+    double latency = phase.latency_steps * (calibrated ? cost->latency_s : alpha);
+    if (!calibrated && !phase.latency_chains.empty()) {
+      double longest = 0;
+      for (const auto& chain : phase.latency_chains) {
+        double sum = 0;
+        for (const auto& [a, b] : chain) sum += impl_->route_latency(a, b);
+        longest = std::max(longest, sum);
+      }
+      latency = phase.chain_weight * longest;
+    }
+    const double seconds = latency + std::max(0.0, transfer);
     result.phase_seconds.push_back(seconds);
     result.seconds += seconds;
     result.flows += phase.flows.size();

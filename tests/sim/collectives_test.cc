@@ -40,6 +40,13 @@ double inter_alpha(bool fat_tree, int nodes) {
   return kNicLat + (fat_tree ? (nodes > 4 ? 3 : 1) * kFabricLat : 0.0);
 }
 
+// Pipelined rings add up their hops: the ring of nodes 0 -> 1 -> ... -> M-1 -> 0 crosses a
+// leaf boundary (leaf, spine, leaf: two more hops) after every 4th node once M > 4.
+double node_ring_alpha(bool fat_tree, int nodes) {
+  const int crossings = fat_tree && nodes > 4 ? nodes / 4 : 0;
+  return nodes * inter_alpha(fat_tree, 1) + crossings * 2 * kFabricLat;
+}
+
 Topology fabric(bool fat_tree, int nodes, int gpus) {
   return fat_tree ? fat_tree_topology(nodes, gpus) : star_topology(nodes, gpus);
 }
@@ -66,11 +73,13 @@ void expect_sim_and_closed_form(const Topology& t, int nodes, int gpus, Collecti
 
 class ClosedForm : public ::testing::TestWithParam<bool> {};  // param: fat tree?
 
+// 2(n-1) hops, pipelined: 2(n-1)/n of the ring's hops added up, + 2(n-1)/n S/B.
 TEST_P(ClosedForm, RingAllreduce) {
   for (int n : kRanks) {
-    const double a = inter_alpha(GetParam(), n);
+    const double h = node_ring_alpha(GetParam(), n);
     std::vector<double> closed;
-    for (double s : kSizes) closed.push_back(2.0 * (n - 1) * a + 2.0 * (n - 1) / n * s / kNicBw);
+    for (double s : kSizes)
+      closed.push_back(2.0 * (n - 1) / n * h + 2.0 * (n - 1) / n * s / kNicBw);
     expect_close(simulate(fabric(GetParam(), n, 1), n, 1, CollectiveOp::allreduce, Algo::ring),
                  closed, "ring n=" + std::to_string(n));
   }
@@ -90,15 +99,15 @@ TEST_P(ClosedForm, TreeAllreduce) {
 }
 
 // P GPUs behind a switch per node (ports kPortBw, one hop kPortLat), M nodes:
-// 2 x [(P-1) a_i + S/B_i] + 2(M-1) a_x + 2(M-1)/M S/B_x.
+// 2 x [(P-1) a_i + S/B_i] + 2(M-1)/M H_x + 2(M-1)/M S/B_x (H_x: the leaders' ring hops).
 TEST_P(ClosedForm, HierarchicalAllreduce) {
   for (int n : kRanks) {
     const int p = n == 2 ? 2 : 4, m = n / p;
-    const double ai = kPortLat, ax = inter_alpha(GetParam(), m);
+    const double ai = kPortLat, hx = node_ring_alpha(GetParam(), m);
     std::vector<double> closed;
     for (double s : kSizes) {
       double t = 2 * ((p - 1) * ai + s / kPortBw);
-      if (m > 1) t += 2.0 * (m - 1) * ax + 2.0 * (m - 1) / m * s / kNicBw;
+      if (m > 1) t += 2.0 * (m - 1) / m * hx + 2.0 * (m - 1) / m * s / kNicBw;
       closed.push_back(t);
     }
     expect_close(
@@ -107,13 +116,16 @@ TEST_P(ClosedForm, HierarchicalAllreduce) {
   }
 }
 
+// All-gather: (n-1)/n of the ring's hops; the chain from rank 0: every ring hop but the one
+// back into rank 0 (from node n-1: across leaves on the fat tree once n > 4).
 TEST_P(ClosedForm, RingAllgatherAndChainBroadcast) {
   for (int n : {4, 64}) {
-    const double a = inter_alpha(GetParam(), n);
+    const double h = node_ring_alpha(GetParam(), n);
+    const double wrap = inter_alpha(GetParam(), n);
     std::vector<double> gather, bcast;
     for (double s : kSizes) {
-      gather.push_back((n - 1) * a + (n - 1) * s / kNicBw);  // s = each rank's block
-      bcast.push_back((n - 1) * a + s / kNicBw);
+      gather.push_back((n - 1.0) / n * h + (n - 1) * s / kNicBw);  // s = each rank's block
+      bcast.push_back(h - wrap + s / kNicBw);
     }
     const Topology t = fabric(GetParam(), n, 1);
     expect_close(simulate(t, n, 1, CollectiveOp::allgather, Algo::ring), gather,
@@ -138,22 +150,25 @@ TEST(SimCollectives, MultiRailRingUsesEveryNic) {
     t.intra.links_per_pair = 2;
     t.intra.link = {25e9, 0.3e-6};
     const int n = 4 * m;
-    const double a = inter_alpha(true, m);
+    // Each channel: 3 NVLink hops in every node and m node-to-node hops (4 nodes per leaf).
+    const double h = m * 3 * 0.3e-6 + node_ring_alpha(true, m);
     std::vector<double> closed;
     for (double s : kSizes)
-      closed.push_back(2.0 * (n - 1) * a + 2.0 * (n - 1) / n * (s / 2) / kNicBw);
+      closed.push_back(2.0 * (n - 1) / n * h + 2.0 * (n - 1) / n * (s / 2) / kNicBw);
     expect_close(simulate(t, m, 4, CollectiveOp::allreduce, Algo::ring), closed,
                  "multi-rail ring m=" + std::to_string(m));
   }
 }
 
 // 3 nodes x 3 GPUs on 8 rails: 3 channels, each on its own NICs, each GPU port shared by
-// the 3 channels: 2(n-1) a + 2(n-1)/n (S/3) / min(NIC, port/3), a = the slower hop (NIC).
+// the 3 channels: 2(n-1)/n H + 2(n-1)/n (S/3) / min(NIC, port/3), H = 3 x (2 port hops + 1
+// NIC hop).
 TEST(SimCollectives, RingWithMoreRailsThanGpusUsesEveryChannelsOwnNic) {
   const int m = 3, p = 3, n = m * p;
+  const double h = m * ((p - 1) * kPortLat + kNicLat);
   std::vector<double> closed;
   for (double s : kSizes)
-    closed.push_back(2.0 * (n - 1) * kNicLat +
+    closed.push_back(2.0 * (n - 1) / n * h +
                      2.0 * (n - 1) / n * (s / 3) / std::min(kNicBw, kPortBw / 3));
   expect_close(simulate(star_topology(m, p, 8), m, p, CollectiveOp::allreduce, Algo::ring), closed,
                "3 x 3 on 8 rails");
@@ -166,9 +181,10 @@ TEST(SimCollectives, RingWithAChannelPerGpuSharesEachPortAmongTheOthers) {
   const int m = 3, p = 2, n = m * p;
   Topology t = star_topology(m, p, 2);
   t.intra.link.bandwidth_Bps = kNicBw / 2;
+  const double h = m * (kPortLat + kNicLat);
   std::vector<double> closed;
   for (double s : kSizes)
-    closed.push_back(2.0 * (n - 1) * kNicLat + 2.0 * (n - 1) / n * (s / 2) / (kNicBw / 2));
+    closed.push_back(2.0 * (n - 1) / n * h + 2.0 * (n - 1) / n * (s / 2) / (kNicBw / 2));
   expect_sim_and_closed_form(t, m, p, CollectiveOp::allreduce, Algo::ring, Group::world, closed,
                              "3 x 2");
 }
@@ -237,9 +253,10 @@ TEST(SimCollectives, RingOnNvlinkPairsUsesDistinctPairLinksPerChannel) {
     t.intra.links_per_pair = 1;
     t.intra.link = {pair, 0.3e-6};
     const double per_channel = p == 4 ? std::min(kNicBw, pair) : std::min(kNicBw, pair / 2);
+    const double h = m * ((p - 1) * 0.3e-6 + kNicLat);
     std::vector<double> closed;
     for (double s : kSizes)
-      closed.push_back(2.0 * (n - 1) * kNicLat + 2.0 * (n - 1) / n * (s / p) / per_channel);
+      closed.push_back(2.0 * (n - 1) / n * h + 2.0 * (n - 1) / n * (s / p) / per_channel);
     expect_sim_and_closed_form(t, m, p, CollectiveOp::allreduce, Algo::ring, Group::world, closed,
                                "2 x " + std::to_string(p) + " on NVLink pairs");
   }
