@@ -59,6 +59,7 @@ SimBench parse(const Args& args) {
   PRUNEX_USAGE(seed >= 0, "--ecmp-seed must be >= 0, got ", seed);
   b.config.ecmp_seed = static_cast<std::uint64_t>(seed);
   sim::check_fabric_routing(b.topology, b.config.fabric_routing);
+  b.config.nccl_protocols = args.flag("nccl-protocols");
   b.algo = sim::parse_algo(args.get_or("algo", "ring"));
   const std::string op = args.get_or("op", "allreduce");
   if (op == "iteration")
@@ -254,6 +255,7 @@ int run_sim_bench(const Args& args) {
                             {"nodes", b.config.nodes},
                             {"gpus_per_node", b.config.gpus_per_node},
                             {"flows", r.flows}};
+        if (!r.protocol.empty()) e["protocol"] = r.protocol;
         if (std::isfinite(cf)) {
           e["closed_form_us"] = cf * 1e6;
           e["closed_form_rel_err"] = r.seconds / cf - 1;

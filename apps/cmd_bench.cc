@@ -52,6 +52,10 @@ PRUNEX_REGISTER_COMMAND(Command{
          "sim: fat-tree uplinks pooled (shared bundle) or ecmp (one uplink per flow, hashed)",
          "pooled"},
         {"ecmp-seed", "N", "sim: hash seed of --fabric-routing ecmp", "1"},
+        {"nccl-protocols", "",
+         "sim: run each collective in the NCCL protocol its size gets (base latency, wire "
+         "overhead of LL / LL128)",
+         ""},
         {"b", "BYTES", "smallest size (K/M/G suffixes)", "8"},
         {"e", "BYTES", "largest size", "64M"},
         {"f", "FACTOR", "size multiplier", "2"},

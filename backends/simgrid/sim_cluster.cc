@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "backends/simgrid/collectives.h"
+#include "backends/simgrid/nccl_model.h"
 #include "backends/simgrid/platform.h"
 #include "backends/simgrid/sim_cluster_impl.h"
 #include "engine/error.h"
@@ -131,6 +132,7 @@ std::string SimCluster::model_description() const {
   return c.network_model + " (crosstraffic " + (c.crosstraffic ? "on" : "off") +
          ", TCP-gamma off, " +
          (c.rtt_fair_sharing ? "RTT-fair sharing" : "max-min sharing, route latency added") +
+         (c.nccl_protocols ? ", NCCL protocols by size (base latency, wire overhead)" : "") +
          (c.fabric_routing == FabricRouting::ecmp
               ? ", ECMP per-flow uplinks (seed " + std::to_string(c.ecmp_seed) + ")"
               : "") +
@@ -162,7 +164,20 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
       }
   }
   const bool calibrated = cost != nullptr;
-  const double scale = calibrated ? cost->bytes_scale : 1.0;
+  double scale = calibrated ? cost->bytes_scale : 1.0;
+  // NCCL's protocol for this size: its base latency once, its wire overhead on every flow.
+  double overhead_s = 0;
+  if (impl_->config.nccl_protocols && !calibrated) {
+    // (A hierarchical collective on one tier is that tier's ring; over the world NCCL has none.)
+    const Algo flat = algo == Algo::hierarchical && group != Group::world ? Algo::ring : algo;
+    const NcclEstimate e =
+        nccl_model(impl_->topology, layout.nodes, layout.gpus_per_node, op, flat, group, bytes);
+    if (e.modeled) {
+      result.protocol = nccl_proto_name(e.proto);
+      overhead_s = nccl_base_latency_s(flat, e.proto);
+      scale = nccl_wire_factor(e.proto);
+    }
+  }
   for (Phase phase : build_schedule(op, algo, group, layout, static_cast<double>(bytes))) {
     for (auto& f : phase.flows) f.bytes *= scale;
     const auto timings = run_flows(phase.flows, true);
@@ -187,6 +202,7 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
     result.seconds += seconds;
     result.flows += phase.flows.size();
   }
+  if (result.flows > 0) result.seconds += overhead_s;
   return result;
 }
 

@@ -51,6 +51,11 @@ struct SimConfig {
   bool rtt_fair_sharing = false;
   FabricRouting fabric_routing = FabricRouting::pooled;
   std::uint64_t ecmp_seed = 1;  // the hash seed of --fabric-routing ecmp
+  // NCCL's protocols at small sizes: each collective runs in the protocol NCCL's tuning model
+  // picks for its size (nccl_model.h), paying that protocol's base latency once (LL 6.6 us,
+  // LL128 14, Simple 8.4; tree 6.8 / 14 / 8.4) and its wire overhead on every flow (LL sends
+  // 8 bytes per 4 of data: x2; LL128 x128/120; Simple x1). Off: plain alpha-beta flows.
+  bool nccl_protocols = false;
   // Algorithm for the collective steps of run_plan (plan steps name no algorithm).
   Algo plan_algo = Algo::ring;
   // Calibrated per-operation costs (prunex calibrate), keyed "op/group" (e.g.
@@ -102,6 +107,7 @@ struct CollectiveResult {
   double delivered_bytes = 0;         // over all flows, as SimGrid completed them
   std::size_t flows = 0;
   std::string network_model;  // model_description()
+  std::string protocol;       // with SimConfig::nccl_protocols: LL, LL128 or Simple
 };
 
 // Per step of a plan: when it started, how long it took, and each rank's busy time

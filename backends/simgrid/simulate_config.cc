@@ -134,6 +134,15 @@ const std::vector<SimulateField>& simulate_fields() {
        [](const C& c) { return nlohmann::json(fabric_routing_name(c.fabric_routing)); }},
       long_integer("ecmp-seed", "N", "hash seed of --fabric-routing ecmp", &C::ecmp_seed, 0,
                    kMaxCount),
+      {"nccl-protocols", "BOOL",
+       "each collective in the NCCL protocol (LL, LL128, Simple) NCCL's tuning picks for its "
+       "size: its base latency and wire overhead (false: plain alpha-beta flows)",
+       [](C& c, const std::string& v) {
+         PRUNEX_USAGE(v == "true" || v == "false", "--nccl-protocols must be true or false, got '",
+                      v, "'");
+         c.nccl_protocols = v == "true";
+       },
+       [](const C& c) { return nlohmann::json(c.nccl_protocols); }},
       text("calibration", "FILE",
            "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
            "memory speeds replace the topology's",
@@ -240,6 +249,7 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   check_fabric_routing(topology, cfg.fabric_routing);
   s.sim.fabric_routing = cfg.fabric_routing;
   s.sim.ecmp_seed = static_cast<std::uint64_t>(cfg.ecmp_seed);
+  s.sim.nccl_protocols = cfg.nccl_protocols;
   s.sim.plan_algo = cfg.algo;
   s.topology = std::move(topology);
   if (!cfg.calibration.empty()) apply_calibration_file(cfg.calibration, s.topology, s.sim);

@@ -41,6 +41,7 @@ struct SimulateConfig {
   std::string network_model = "CM02";
   FabricRouting fabric_routing = FabricRouting::pooled;
   long ecmp_seed = 1;
+  bool nccl_protocols = false;
   std::string calibration;  // calibration.json (empty: the topology's numbers)
   Algo algo = Algo::ring;
   std::string out = "out/simulate";

@@ -236,6 +236,34 @@ TEST(SimCollectives, TreeAllgatherIsAUsageError) {
                UsageError);
 }
 
+// --nccl-protocols: each collective in the protocol NCCL's tuning picks, with its base latency
+// and wire overhead. 1 node x 4 GPUs behind 100 GB/s ports (NCCL: 4 NVLinks x 20 GB/s, one
+// channel). 1 KiB: LL (10.2 us of NCCL latency against 25.4 LL128 and 28.8 Simple), so 6.6 us
+// base and twice the bytes: 1.5 x 4 x 0.5 us + 1.5 x 2S / 100 GB/s + 6.6 us. 1 GiB: Simple
+// (LL's 40 GB/s and LL128's 20 lose), 8.4 us base, bytes as they are.
+TEST(SimCollectives, NcclProtocolsAddTheirBaseLatencyAndWireOverhead) {
+  const Topology t = star_topology(1, 4);
+  const auto x = sim::fork_run([&] {
+    sim::SimConfig cfg{1, 4};
+    cfg.nccl_protocols = true;
+    sim::SimCluster c(t, cfg);
+    std::vector<double> out;
+    for (double s : {1024.0, 1073741824.0}) {
+      const auto r = c.run_collective(CollectiveOp::allreduce, Algo::ring, Group::world,
+                                      static_cast<std::size_t>(s));
+      out.push_back(r.seconds);
+      out.push_back(r.protocol == "LL" ? 0 : r.protocol == "Simple" ? 2 : -1);
+    }
+    return out;
+  });
+  const double small = 1.5 * 4 * kPortLat + 1.5 * 2 * 1024 / kPortBw + 6.6e-6;
+  const double big = 1.5 * 4 * kPortLat + 1.5 * 1073741824.0 / kPortBw + 8.4e-6;
+  EXPECT_NEAR(x[0], small, 1e-9 * small);
+  EXPECT_EQ(x[1], 0) << "1 KiB: LL";
+  EXPECT_NEAR(x[2], big, 1e-9 * big);
+  EXPECT_EQ(x[3], 2) << "1 GiB: Simple";
+}
+
 // NVLink-pair nodes whose pair links are slower than the NICs. 2 nodes x 4 GPUs, 4 rails:
 // 4 channels of S/4; 4 paths of 3 arcs use all 12 directed pairs once each (GPU g enters
 // channel g and leaves another), so each pair link carries one channel: 2(n-1) a + 2(n-1)/n
