@@ -11,10 +11,6 @@
 
 namespace prunex::sim {
 
-namespace {
-
-using Dir = sg4::LinkInRoute::Direction;
-
 sg4::SplitDuplexLink* duplex(Platform& p, sg4::NetZone* zone, const std::string& name, double bw,
                              double lat) {
   PRUNEX_USAGE(bw > 0, "link ", name, ": bandwidth must be > 0 (got ", bw, ")");
@@ -28,6 +24,20 @@ sg4::SplitDuplexLink* duplex(Platform& p, sg4::NetZone* zone, const std::string&
   l->seal();
   return l;
 }
+
+void copy_models(const sg4::NetZone* from_zone, sg4::NetZone* to_zone) {
+  auto* from = from_zone->get_impl();
+  auto* to = to_zone->get_impl();
+  to->set_network_model(from->get_network_model());
+  to->set_cpu_pm_model(from->get_cpu_pm_model());
+  to->set_cpu_vm_model(from->get_cpu_vm_model());
+  to->set_disk_model(from->get_disk_model());
+  to->set_host_model(from->get_host_model());
+}
+
+namespace {
+
+using Dir = sg4::LinkInRoute::Direction;
 
 // A chunk: a full zone holding the GPUs of a few consecutive nodes (one host per GPU), their
 // intra-node links and NIC rails, and a router standing for the chunk's side of the fabric.
@@ -302,15 +312,7 @@ Platform build_platform(const Topology& t, const RunShape& shape, bool latency_i
   // "top". Routes resolve through parent links, which the fabric's subtree has throughout.
   auto* top = sg4::create_star_zone("top");
   auto* root = sg4::create_star_zone("fabric");
-  {
-    auto* from = top->get_impl();
-    auto* to = root->get_impl();
-    to->set_network_model(from->get_network_model());
-    to->set_cpu_pm_model(from->get_cpu_pm_model());
-    to->set_cpu_vm_model(from->get_cpu_vm_model());
-    to->set_disk_model(from->get_disk_model());
-    to->set_host_model(from->get_host_model());
-  }
+  copy_models(top, root);
   p.fabric_root = root;
   const Fabric& f = t.fabric;
   if (f.kind == FabricKind::star || (f.kind == FabricKind::fat_tree && f.levels <= 1)) {

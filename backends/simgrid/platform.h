@@ -3,6 +3,7 @@
 #pragma once
 
 #include <simgrid/s4u.hpp>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -45,6 +46,14 @@ struct Platform {
   double route_latency(int src, int dst) const;
   std::vector<sg4::Link*> route_links(int src, int dst) const;
 };
+
+// A split-duplex link of `zone` with bandwidth bw and latency lat per direction (in SimGrid
+// or in p.latency, as p.latency_in_simgrid says); UsageError for bw <= 0.
+sg4::SplitDuplexLink* duplex(Platform& p, sg4::NetZone* zone, const std::string& name, double bw,
+                             double lat);
+// The network, CPU, disk and host models of one zone given to another (a zone built
+// detached has none).
+void copy_models(const sg4::NetZone* from, sg4::NetZone* to);
 
 // Requires a live sg4::Engine; creates and seals every zone under a new root zone.
 // latency_in_simgrid = false gives SimGrid zero-latency links and keeps the latencies in

@@ -34,7 +34,6 @@ namespace prunex::sim {
 namespace {
 
 namespace routing = simgrid::kernel::routing;
-using Dir = sg4::LinkInRoute::Direction;
 
 class EcmpZone : public routing::NetZoneImpl {
  public:
@@ -63,16 +62,7 @@ class EcmpZone : public routing::NetZoneImpl {
 };
 
 sg4::SplitDuplexLink* EcmpZone::duplex(const std::string& name, double bw, double lat) {
-  PRUNEX_USAGE(bw > 0, "link ", name, ": bandwidth must be > 0 (got ", bw, ")");
-  auto* l = get_iface()->create_split_duplex_link(name, bw);
-  if (p_.latency_in_simgrid) {
-    l->set_latency(lat);
-  } else {
-    p_.latency[l->get_link_up()] = lat;
-    p_.latency[l->get_link_down()] = lat;
-  }
-  l->seal();
-  return l;
+  return prunex::sim::duplex(p_, get_iface(), name, bw, lat);
 }
 
 void EcmpZone::push(std::vector<simgrid::kernel::resource::StandardLinkImpl*>& into,
@@ -83,12 +73,7 @@ void EcmpZone::push(std::vector<simgrid::kernel::resource::StandardLinkImpl*>& i
 }
 
 void EcmpZone::build(const sg4::NetZone* models_from) {
-  auto* from = models_from->get_impl();
-  set_network_model(from->get_network_model());
-  set_cpu_pm_model(from->get_cpu_pm_model());
-  set_cpu_vm_model(from->get_cpu_vm_model());
-  set_disk_model(from->get_disk_model());
-  set_host_model(from->get_host_model());
+  copy_models(models_from, get_iface());
   auto* zone = get_iface();
   const int gpn = shape_.gpus_per_node;
   const double speed = std::max(1.0, t_.gpu.effective_flops());
