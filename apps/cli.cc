@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <sstream>
@@ -16,7 +17,15 @@ std::vector<Command>& registry() {
   return commands;
 }
 
-Args::Args(const Command& command, const std::vector<std::string>& argv) {
+Args::Args(const Command& command, const std::vector<std::string>& all_argv) {
+  std::vector<std::string> argv = all_argv;
+  if (command.trailing) {
+    const auto dashes = std::find(argv.begin(), argv.end(), "--");
+    if (dashes != argv.end()) {
+      trailing_.assign(dashes + 1, argv.end());
+      argv.erase(dashes, argv.end());
+    }
+  }
   CLI::App app(command.summary, "prunex " + command.name);
   app.set_help_flag();  // main.cc prints help_text() for --help
   app.allow_extras(false);

@@ -39,10 +39,14 @@ class Args {
   // Size with optional K/M/G suffix (powers of 1024), for -b/-e.
   std::size_t get_size(const std::string& name, std::size_t fallback) const;
   const std::vector<std::string>& positional() const { return positional_; }
+  // The words after the first "--" of a command that runs another (Command::trailing), as
+  // given: they are not parsed here.
+  const std::vector<std::string>& trailing() const { return trailing_; }
 
  private:
   std::map<std::string, std::string> values_;
   std::vector<std::string> positional_;
+  std::vector<std::string> trailing_;
 };
 
 // Splits "a,b,c".
@@ -60,6 +64,8 @@ struct Command {
   // Name of the positional arguments in --help (e.g. "KIND INPUT..."); empty: the command
   // takes none, and a stray word is an error.
   std::string positional = "";
+  // The command runs another command line given after "--" (Args::trailing).
+  bool trailing = false;
 };
 
 // Commands register themselves (see PRUNEX_REGISTER_COMMAND) from their own files.

@@ -47,8 +47,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
-  if (std::find(rest.begin(), rest.end(), "--help") != rest.end() ||
-      std::find(rest.begin(), rest.end(), "-h") != rest.end()) {
+  // A command that runs another (emulate) reads only the words before "--".
+  const auto own_end = it->trailing ? std::find(rest.begin(), rest.end(), "--") : rest.end();
+  if (std::find(rest.begin(), own_end, "--help") != own_end ||
+      std::find(rest.begin(), own_end, "-h") != own_end) {
     std::fputs(prunex::cli::help_text(*it).c_str(), stdout);
     return 0;
   }

@@ -70,7 +70,8 @@ inline const std::set<std::string>& recorded_config_keys() {
                                              "forward-gflops-per-sample",
                                              "compute-model",
                                              "compute-calibration",
-                                             "links"};
+                                             "links",
+                                             "emulation"};
   return keys;
 }
 

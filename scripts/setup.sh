@@ -11,6 +11,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev libcli11-dev
   dataset-fashion-mnist
   python3 python3-matplotlib time
+  iproute2
 )
 
 missing=()

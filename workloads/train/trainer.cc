@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 #include "engine/strategy.h"
 #include "engine/tier_bytes.h"
@@ -73,6 +74,9 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
   run.config["input"] = setup.layout.input_size;
   run.config["input-channels"] = setup.layout.input_channels;
   run.config["samples"] = setup.train_samples_total;
+  // Under `prunex emulate`: the emulated links (rate, latency, slowdown).
+  if (const char* emu = std::getenv("PRUNEX_EMULATION"))
+    run.config["emulation"] = nlohmann::json::parse(emu, nullptr, false);
   if (root)
     std::printf(
         "train: %s on %s, %d ranks = %d nodes x %d, %lld params, %lld train / %lld test "

@@ -1,0 +1,341 @@
+#include "apps/emulate_net.h"
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <thread>
+
+#include "apps/subprocess.h"
+#include "engine/error.h"
+
+namespace prunex::cli {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int kMaxNodes = 250;  // addresses .1 - .250 of one /24 per rail
+constexpr int kMaxRails = 8;    // 198.18.0.0/24 - 198.18.7.0/24
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs argv (no shell); on failure throws with the command and the last line it printed.
+void run_checked(const std::vector<std::string>& argv, const std::string& log) {
+  const int rc = run_subprocess(argv, log);
+  if (rc == 0) return;
+  std::string cmd;
+  for (const auto& a : argv) cmd += (cmd.empty() ? "" : " ") + a;
+  std::string out = read_text(log);
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  const auto nl = out.rfind('\n');
+  throw std::runtime_error("'" + cmd + "' failed (exit " + std::to_string(rc) +
+                           "): " + (nl == std::string::npos ? out : out.substr(nl + 1)));
+}
+
+int run_quiet(const std::vector<std::string>& argv) {
+  try {
+    return run_subprocess(argv, "/dev/null");
+  } catch (const std::exception&) {
+    return -1;
+  }
+}
+
+}  // namespace
+
+std::string system_tool(const std::string& name) {
+  for (const char* dir : {"/usr/sbin/", "/sbin/", "/usr/bin/", "/bin/"})
+    if (access((std::string(dir) + name).c_str(), X_OK) == 0) return std::string(dir) + name;
+  return "";
+}
+
+namespace {
+
+std::string tool(const std::string& name) {
+  return system_tool(name);
+}
+
+bool has_net_admin() {
+  if (geteuid() == 0) return true;
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("CapEff:", 0) == 0) {
+      const unsigned long long caps = std::strtoull(line.c_str() + 7, nullptr, 16);
+      return (caps >> 12) & 1ULL;  // CAP_NET_ADMIN
+    }
+  return false;
+}
+
+std::string fmt_num(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", x);
+  return buf;
+}
+
+}  // namespace
+
+EmulationSpec emulation_spec(const Topology& t, int nodes, int gpus_per_node, double slowdown) {
+  PRUNEX_USAGE(nodes >= 1 && nodes <= kMaxNodes, "--nodes must be in [1, ", kMaxNodes,
+               "] for an emulated cluster, got ", nodes);
+  PRUNEX_USAGE(gpus_per_node >= 1, "--gpus-per-node must be >= 1, got ", gpus_per_node);
+  PRUNEX_USAGE(slowdown > 0 && std::isfinite(slowdown), "--slowdown must be > 0, got ", slowdown);
+  PRUNEX_USAGE(t.nic.rails <= kMaxRails, "topology ", t.name, " has ", t.nic.rails,
+               " NIC rails; an emulated cluster has at most ", kMaxRails);
+  EmulationSpec s;
+  s.nodes = nodes;
+  s.gpus_per_node = gpus_per_node;
+  s.rails = std::max(1, t.nic.rails);
+  s.slowdown = slowdown;
+  s.topology = t.name;
+  // A bridge per rail is one non-blocking switch: a star. Its port may cap the NIC (star
+  // fabrics); a route crosses that one switch (topologies/README.md latency convention).
+  double bw = t.nic.link.bandwidth_Bps;
+  if (t.fabric.kind == FabricKind::star && t.fabric.link.bandwidth_Bps > 0)
+    bw = std::min(bw, t.fabric.link.bandwidth_Bps);
+  s.rate_bps = 8 * bw / slowdown;
+  s.one_way_s = (t.nic.link.latency_s + t.fabric.link.latency_s) * slowdown;
+  s.fabric = t.fabric.kind == FabricKind::star
+                 ? "star: one bridge per rail"
+                 : "star: one bridge per rail (the topology's switches above the leaves are "
+                   "not emulated: every route crosses one switch)";
+  return s;
+}
+
+void check_emulation_possible() {
+  PRUNEX_USAGE(has_net_admin(),
+               "prunex emulate needs root or CAP_NET_ADMIN (it creates network namespaces, veth "
+               "links and tc shaping)");
+  for (const char* t : {"ip", "tc", "unshare"})
+    PRUNEX_USAGE(!tool(t).empty(), "prunex emulate needs '", t,
+                 "' (iproute2, util-linux: scripts/setup.sh installs them)");
+}
+
+EmulatedCluster::EmulatedCluster(EmulationSpec spec) : spec_(std::move(spec)) {
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "pxe%06x", static_cast<unsigned>(getpid()) & 0xffffffu);
+  prefix_ = buf;
+}
+
+EmulatedCluster::~EmulatedCluster() {
+  if (!keep_) teardown();
+}
+
+std::string EmulatedCluster::netns(int node) const {
+  return prefix_ + "n" + std::to_string(node);
+}
+
+std::string EmulatedCluster::hostname(int node) const {
+  return "node" + std::to_string(node);
+}
+
+std::string EmulatedCluster::address(int node, int rail) const {
+  return "198.18." + std::to_string(rail) + "." + std::to_string(node + 1);
+}
+
+void EmulatedCluster::build() {
+  char tmpl[] = "/tmp/prunex-emulate-XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+  workdir_ = tmpl;
+  const std::string log = workdir_ + "/ip.log";
+  const std::string ip = tool("ip"), tc = tool("tc");
+  const std::string rate = fmt_num(spec_.rate_bps) + "bit";
+  // Bucket: 1 ms at the rate, at least 64 KiB (a GSO segment must fit).
+  const std::string burst = fmt_num(std::max(65536.0, spec_.rate_bps / 8 * 1e-3));
+  const double delay_us = spec_.one_way_s / 2 * 1e6;  // half on each end of a link
+  auto shape = [&](const std::vector<std::string>& tc_dev) {
+    std::vector<std::string> a = tc_dev;
+    a.insert(a.end(),
+             {"root", "handle", "1:", "tbf", "rate", rate, "burst", burst, "latency", "200ms"});
+    run_checked(a, log);
+    if (delay_us > 0 && latency_emulated_) {
+      std::vector<std::string> b = tc_dev;
+      b.insert(b.end(), {"parent", "1:1", "handle", "10:", "netem", "delay",
+                         fmt_num(delay_us) + "us", "limit", "100000"});
+      // Kernels without the netem qdisc (sch_netem) cannot add delay: the links then carry
+      // the rate only, said on stderr and in the records (latency_emulated false).
+      if (run_subprocess(b, log) != 0) {
+        if (read_text(log).find("unknown") == std::string::npos) run_checked(b, log);
+        latency_emulated_ = false;
+        std::fprintf(stderr,
+                     "emulate: warning: this kernel has no netem qdisc, so the links add no "
+                     "latency (%.4g us one way asked); rates are shaped\n",
+                     spec_.one_way_s * 1e6);
+      }
+    }
+  };
+  for (int r = 0; r < spec_.rails; ++r) {
+    bridges_ = true;
+    const std::string br = prefix_ + "b" + std::to_string(r);
+    run_checked({ip, "link", "add", br, "type", "bridge"}, log);
+    run_checked({ip, "link", "set", br, "up"}, log);
+  }
+  for (int k = 0; k < spec_.nodes; ++k) {
+    const std::string ns = netns(k);
+    run_checked({ip, "netns", "add", ns}, log);
+    built_nodes_ = k + 1;
+    run_checked({ip, "-n", ns, "link", "set", "lo", "up"}, log);
+    for (int r = 0; r < spec_.rails; ++r) {
+      const std::string host_end = prefix_ + "v" + std::to_string(k) + "r" + std::to_string(r);
+      const std::string node_end = prefix_ + "p" + std::to_string(k) + "r" + std::to_string(r);
+      const std::string dev = "rail" + std::to_string(r);
+      run_checked({ip, "link", "add", host_end, "type", "veth", "peer", "name", node_end}, log);
+      run_checked({ip, "link", "set", node_end, "netns", ns}, log);
+      run_checked({ip, "-n", ns, "link", "set", node_end, "name", dev}, log);
+      run_checked({ip, "-n", ns, "addr", "add", address(k, r) + "/24", "dev", dev}, log);
+      run_checked({ip, "-n", ns, "link", "set", dev, "up"}, log);
+      run_checked({ip, "link", "set", host_end, "master", prefix_ + "b" + std::to_string(r)}, log);
+      run_checked({ip, "link", "set", host_end, "up"}, log);
+      shape({tc, "qdisc", "add", "dev", host_end});       // toward the node
+      shape({tc, "-n", ns, "qdisc", "add", "dev", dev});  // from the node
+    }
+  }
+  write_launch_files();
+}
+
+void EmulatedCluster::write_launch_files() {
+  agent_ = workdir_ + "/agent.sh";
+  hostfile_ = workdir_ + "/hostfile";
+  {
+    std::ofstream h(hostfile_);
+    for (int k = 0; k < spec_.nodes; ++k)
+      h << address(k, 0) << " slots=" << spec_.gpus_per_node << "\n";
+  }
+  std::ofstream a(agent_);
+  a << "#!/bin/sh\n"
+       "# prunex emulate: Open MPI's rsh agent. Enters the emulated node's network namespace\n"
+       "# (with its own hostname) instead of logging in over ssh.\n"
+       "while [ $# -gt 0 ]; do case \"$1\" in -*) shift ;; *) break ;; esac; done\n"
+       "host=$1; shift\n"
+       "case \"$host\" in\n";
+  for (int k = 0; k < spec_.nodes; ++k)
+    a << "  " << address(k, 0) << ") ns=" << netns(k) << "; name=" << hostname(k) << " ;;\n";
+  a << "  *) echo \"prunex emulate agent: unknown host $host\" >&2; exit 255 ;;\n"
+       "esac\n"
+       "exec "
+    << tool("ip") << " netns exec \"$ns\" " << tool("unshare")
+    << " --uts sh -c \"hostname $name && $*\"\n";
+  a.close();
+  fs::permissions(agent_, fs::perms::owner_all);
+}
+
+void EmulatedCluster::check_rates(double tolerance) const {
+  if (spec_.nodes < 2) return;
+  const std::string self = self_executable();
+  const std::string ip = tool("ip");
+  // About 0.4 s of traffic per link at the configured rate (at least 256 KiB).
+  const double bytes = std::max(262144.0, spec_.rate_bps / 8 * 0.4);
+  int port = 40000 + static_cast<int>(getpid() % 20000);
+  for (int r = 0; r < spec_.rails; ++r)
+    for (int k = 0; k < spec_.nodes; ++k) {
+      const int to = (k + 1) % spec_.nodes;
+      const std::string out = workdir_ + "/probe.txt";
+      std::error_code ec;
+      fs::remove(out, ec);
+      const std::string where = address(to, r) + ":" + std::to_string(++port);
+      std::fflush(stdout);
+      std::fflush(stderr);
+      const pid_t listener = fork();
+      if (listener < 0) throw std::runtime_error("fork failed");
+      if (listener == 0) {
+        const std::vector<std::string> argv = {
+            ip, "netns", "exec", netns(to), self, "emulate-probe", "--listen", where, "--out", out};
+        std::vector<char*> c;
+        for (const auto& s : argv) c.push_back(const_cast<char*>(s.c_str()));
+        c.push_back(nullptr);
+        execv(ip.c_str(), c.data());
+        _exit(127);
+      }
+      const int rc = run_subprocess({ip, "netns", "exec", netns(k), self, "emulate-probe", "--send",
+                                     where, "--bytes", fmt_num(bytes)},
+                                    workdir_ + "/probe_send.log");
+      int status = 0;
+      while (waitpid(listener, &status, 0) < 0 && errno == EINTR) {
+      }
+      const std::string link =
+          hostname(k) + " -> " + hostname(to) + " on rail " + std::to_string(r);
+      std::istringstream in(read_text(out));
+      double got_bytes = 0, seconds = 0;
+      in >> got_bytes >> seconds;
+      if (rc != 0 || !(seconds > 0) || got_bytes < bytes)
+        throw std::runtime_error("link check " + link + ": the probe transfer failed (" +
+                                 read_text(workdir_ + "/probe_send.log") + ")");
+      const double measured = 8 * got_bytes / seconds;
+      std::fprintf(stderr, "emulate: link %s: %.4g Mbit/s (configured %.4g)\n", link.c_str(),
+                   measured / 1e6, spec_.rate_bps / 1e6);
+      if (std::abs(measured / spec_.rate_bps - 1) > tolerance)
+        throw std::runtime_error(
+            "link " + link + " carried " + fmt_num(measured / 1e6) + " Mbit/s, configured " +
+            fmt_num(spec_.rate_bps / 1e6) + " Mbit/s (more than " + fmt_num(100 * tolerance) +
+            "% off: this host cannot shape links to that rate; raise --slowdown)");
+    }
+}
+
+void EmulatedCluster::teardown() {
+  const std::string ip = tool("ip");
+  for (int k = 0; k < built_nodes_; ++k) {
+    for (int r = 0; r < spec_.rails; ++r)
+      run_quiet({ip, "link", "del", prefix_ + "v" + std::to_string(k) + "r" + std::to_string(r)});
+    run_quiet({ip, "netns", "del", netns(k)});
+  }
+  built_nodes_ = 0;
+  if (bridges_)
+    for (int r = 0; r < spec_.rails; ++r)
+      run_quiet({ip, "link", "del", prefix_ + "b" + std::to_string(r)});
+  bridges_ = false;
+  if (!workdir_.empty()) {
+    std::error_code ec;
+    fs::remove_all(workdir_, ec);
+    workdir_.clear();
+  }
+}
+
+int cleanup_stale_emulations() {
+  const std::string ip = tool("ip");
+  char tmpl[] = "/tmp/prunex-cleanup-XXXXXX";
+  if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
+  const std::string dir = tmpl, out = dir + "/out";
+  auto stale = [](const std::string& name) {
+    // pxe + 6 hex digits of the owner's pid; live owners keep theirs.
+    if (name.size() < 9 || name.rfind("pxe", 0) != 0) return false;
+    const auto pid = std::strtoul(name.substr(3, 6).c_str(), nullptr, 16);
+    return pid == 0 || (kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH);
+  };
+  int removed = 0;
+  run_subprocess({ip, "-o", "link", "show"}, out);
+  std::istringstream links(read_text(out));
+  std::string line;
+  while (std::getline(links, line)) {
+    // "12: name@peer: <...>" or "12: name: <...>"
+    const auto a = line.find(": "), b = line.find_first_of("@:", a + 2);
+    if (a == std::string::npos || b == std::string::npos) continue;
+    const std::string name = line.substr(a + 2, b - a - 2);
+    if (stale(name) && run_quiet({ip, "link", "del", name}) == 0) ++removed;
+  }
+  run_subprocess({ip, "netns", "list"}, out);
+  std::istringstream spaces(read_text(out));
+  while (std::getline(spaces, line)) {
+    const std::string name = line.substr(0, line.find(' '));
+    if (stale(name) && run_quiet({ip, "netns", "del", name}) == 0) ++removed;
+  }
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  return removed;
+}
+
+}  // namespace prunex::cli

@@ -1,0 +1,82 @@
+// An emulated cluster on one host (`prunex emulate`): each node a Linux network namespace with
+// its own hostname, each NIC rail a veth link into a bridge (the rail's switch), shaped with tc
+// to the topology's NIC bandwidth and latency (divided / multiplied by the slowdown). Built and
+// removed with `ip` and `tc` (iproute2), as root. Addresses 198.18.R.(K+1)/24 for node K on rail
+// R (RFC 2544's benchmarking range) exist only inside the namespaces made here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "topologies/topology.h"
+
+namespace prunex::cli {
+
+struct EmulationSpec {
+  int nodes = 2;
+  int gpus_per_node = 1;
+  int rails = 1;
+  double rate_bps = 0;   // per link and direction, after the slowdown (bit/s)
+  double one_way_s = 0;  // node to node, after the slowdown: NIC + one switch hop
+  double slowdown = 1;
+  std::string topology;  // its name
+  std::string fabric;    // what was emulated (a star per rail), for the records
+};
+
+// The spec of `t` on nodes x gpus_per_node with the slowdown; UsageError for shapes the host
+// cannot hold (more than 250 nodes or 8 rails: one /24 per rail).
+EmulationSpec emulation_spec(const Topology& t, int nodes, int gpus_per_node, double slowdown);
+
+// Full path of a system tool (ip, tc, unshare) in the sbin and bin folders; "" if missing.
+std::string system_tool(const std::string& name);
+
+// UsageError (exit 2) unless this process may create network namespaces (root or
+// CAP_NET_ADMIN) and ip, tc and unshare are installed.
+void check_emulation_possible();
+
+class EmulatedCluster {
+ public:
+  // Names carry this process's id, so concurrent emulations do not collide.
+  explicit EmulatedCluster(EmulationSpec spec);
+  ~EmulatedCluster();  // tears down whatever was built, unless kept
+  EmulatedCluster(const EmulatedCluster&) = delete;
+  EmulatedCluster& operator=(const EmulatedCluster&) = delete;
+
+  // Creates namespaces, bridges, veths, addresses and shaping; throws std::runtime_error
+  // naming the failing `ip`/`tc` command (what was built so far is removed by the destructor).
+  void build();
+  // Sends a short TCP stream over every inter-node link (node k to k+1 on each rail) and
+  // throws std::runtime_error naming the first link whose rate is off by more than
+  // `tolerance`. Prints one line per link to stderr.
+  void check_rates(double tolerance = 0.10) const;
+  // Removes everything built (idempotent).
+  void teardown();
+  void keep() { keep_ = true; }
+
+  const EmulationSpec& spec() const { return spec_; }
+  // False once build() found no netem qdisc in the kernel (links then add no latency).
+  bool latency_emulated() const { return latency_emulated_ || spec_.one_way_s <= 0; }
+  std::string prefix() const { return prefix_; }
+  std::string netns(int node) const;
+  std::string hostname(int node) const;
+  std::string address(int node, int rail) const;
+  // The rsh agent Open MPI calls instead of ssh (written into a private temporary folder).
+  std::string agent_path() const { return agent_; }
+  std::string hostfile_path() const { return hostfile_; }
+
+ private:
+  void write_launch_files();
+
+  EmulationSpec spec_;
+  std::string prefix_;   // "pxe" + 6 hex digits of the pid
+  std::string workdir_;  // agent and hostfile
+  std::string agent_, hostfile_;
+  int built_nodes_ = 0;
+  bool bridges_ = false, keep_ = false, latency_emulated_ = true;
+};
+
+// Removes the namespaces, links and bridges of emulations whose process is gone (names
+// "pxe<pid>..."): what a killed run left behind. Returns how many objects were removed.
+int cleanup_stale_emulations();
+
+}  // namespace prunex::cli

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# prunex emulate: MPI ranks on network namespaces joined by shaped veth links. Checks, against
+# the link settings (arithmetic, not the code's own numbers): a 2 x 1 cluster at 100 Mbit/s
+# carries a 16 MiB all-reduce at a bus bandwidth within 10% of 12.5 MB/s; with 1000 us of NIC
+# latency a 4-byte all-reduce takes at least 2 ms (one hop each way: 2 x 1010 us); two rails
+# double the large-message bus bandwidth (within 15%); a 1 x 2 cluster's intra-node all-reduce
+# is not held to the link rate; bad input exits 2 with one line; and after a passing run, a
+# failing run and a run interrupted with SIGINT nothing of the project is left in `ip netns`
+# or `ip link`. Skips (exit 0, one line) where namespaces cannot be made (not root).
+set -u
+prunex=$(realpath "$1")
+fail() { echo "FAIL: $*" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# Usage errors come first, before any privilege check.
+"$prunex" emulate --nodes 2 -- bench > "$work/out" 2> "$work/err"
+[[ $? -eq 2 && $(wc -l < "$work/err") -eq 1 ]] || fail "no --topology: $(cat "$work/err")"
+"$prunex" emulate --topology ethernet-100m --nodes 2 > "$work/out" 2> "$work/err"
+[[ $? -eq 2 ]] && grep -q "missing the command" "$work/err" || fail "no command: $(cat "$work/err")"
+"$prunex" emulate --topology ethernet-100m --slowdown 0 -- bench > "$work/out" 2> "$work/err"
+[[ $? -eq 2 ]] && grep -q -- "--slowdown" "$work/err" || fail "slowdown 0: $(cat "$work/err")"
+"$prunex" emulate --topology ethernet-100m -- nosuchcommand > "$work/out" 2> "$work/err"
+[[ $? -eq 2 ]] && grep -q "nosuchcommand" "$work/err" || fail "bad command: $(cat "$work/err")"
+
+if ! "$prunex" emulate --cleanup > "$work/out" 2> "$work/err"; then
+  echo "SKIP: $(cat "$work/err")"
+  exit 0
+fi
+command -v mpirun > /dev/null || { echo "SKIP: mpirun not found"; exit 0; }
+leftovers() { { ip netns list; ip -o link show; } | grep -c 'pxe[0-9a-f]\{6\}' || true; }
+before=$(leftovers)
+
+topo() {  # topo FILE RAILS LATENCY_US: ethernet-100m with other rails / NIC latency
+  python3 - "$1" "$2" "$3" <<'PY'
+import json, sys
+t = json.load(open("topologies/presets/ethernet-100m.json"))
+t["name"] = "test-emulated"
+t["nic"]["rails"] = int(sys.argv[2])
+t["nic"]["latency_us"] = float(sys.argv[3])
+t["fabric"]["latency_us"] = 10
+json.dump(t, open(sys.argv[1], "w"))
+PY
+}
+busbw() {  # busbw JSON: the first row's bus bandwidth in MB/s, #wrong must be 0
+  python3 -c "
+import json; r = json.load(open('$1'))[0]
+assert r['wrong'] == 0, r
+print(r['busbw_gbs'] * 1000)"
+}
+emulate() {  # emulate LOG ARGS...: prunex emulate, stdout+stderr to LOG
+  local log=$1; shift
+  "$prunex" emulate "$@" > "$log" 2>&1 || fail "emulate $*: exit $?: $(tail -5 "$log")"
+}
+
+# 2 x 1 at 100 Mbit/s: 12.5 MB/s bus bandwidth (2 ranks: busbw = algbw x 2(n-1)/n = algbw).
+emulate "$work/one.log" --topology ethernet-100m --nodes 2 --gpus-per-node 1 -- \
+  bench --backend mpi --op allreduce --group world -b 16M -e 16M -n 3 -w 1 --json "$work/one.json"
+one=$(busbw "$work/one.json") || fail "16 MiB row: $(cat "$work/one.log")"
+python3 -c "import sys; sys.exit(0 if abs($one / 12.5 - 1) <= 0.10 else 1)" ||
+  fail "16 MiB all-reduce at $one MB/s, not within 10% of 12.5 MB/s"
+grep -q "emulate: link node0 -> node1 on rail 0" "$work/one.log" || fail "no link check line"
+
+# 1000 us NIC latency + 10 us switch: one hop takes 1010 us each way; 2 ranks' all-reduce of
+# 4 bytes needs at least one round trip.
+topo "$work/slow.json" 1 1000
+emulate "$work/lat.log" --topology "$work/slow.json" --nodes 2 --gpus-per-node 1 -- \
+  bench --backend mpi --op allreduce --group world -b 4 -e 4 -n 5 -w 2 --json "$work/lat.json"
+python3 -c "
+import json; r = json.load(open('$work/lat.json'))[0]
+assert r['wrong'] == 0 and r['time_us'] >= 2000, r" || fail "4-byte all-reduce under 2 ms: $(cat "$work/lat.json")"
+
+# Two rails: Open MPI stripes large messages over both, so twice the bus bandwidth.
+topo "$work/two.json" 2 50
+emulate "$work/two.log" --topology "$work/two.json" --nodes 2 --gpus-per-node 1 -- \
+  bench --backend mpi --op allreduce --group world -b 16M -e 16M -n 3 -w 1 --json "$work/two.json.out"
+two=$(busbw "$work/two.json.out") || fail "2 rails: $(cat "$work/two.log")"
+python3 -c "import sys; sys.exit(0 if abs($two / (2 * $one) - 1) <= 0.15 else 1)" ||
+  fail "2 rails: $two MB/s, not within 15% of 2 x $one"
+
+# One node, 2 ranks: shared memory, far above the 12.5 MB/s links.
+emulate "$work/intra.log" --topology ethernet-100m --nodes 1 --gpus-per-node 2 -- \
+  bench --backend mpi --op allreduce --group intra -b 16M -e 16M -n 3 -w 1 --json "$work/intra.json"
+intra=$(busbw "$work/intra.json") || fail "intra: $(cat "$work/intra.log")"
+python3 -c "import sys; sys.exit(0 if $intra > 10 * 12.5 else 1)" || fail "intra all-reduce at $intra MB/s"
+
+# A failing command (exit 2 inside), then one interrupted by SIGINT: nothing left behind.
+"$prunex" emulate --topology ethernet-100m --nodes 2 -- bench --backend mpi --op nope \
+  > "$work/bad.log" 2>&1 && fail "a failing command exited 0"
+"$prunex" emulate --topology ethernet-100m --nodes 2 -- bench --backend mpi --op allreduce \
+  --group world -b 64M -e 64M -n 20 -w 1 > "$work/int.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do grep -q "rail 0" "$work/int.log" 2>/dev/null && break; sleep 0.1; done
+sleep 2
+kill -INT $pid
+wait $pid
+rc=$?
+[[ $rc -ne 0 ]] || fail "interrupted run exited 0"
+[[ $(leftovers) -eq $before ]] || fail "left behind: $({ ip netns list; ip -o link show; } | grep 'pxe')"
+echo "emulate: ok (100 Mbit/s: $one MB/s; 2 rails: $two MB/s; intra $intra MB/s)"
