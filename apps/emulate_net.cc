@@ -27,6 +27,9 @@ namespace {
 
 constexpr int kMaxNodes = 250;  // addresses .1 - .250 of one /24 per rail
 constexpr int kMaxRails = 8;    // 198.18.0.0/24 - 198.18.7.0/24
+// Jumbo frames, as cluster Ethernet fabrics run (InfiniBand's MTU is 4 KiB): fewer packets
+// for the host's cores to forward, and headers take 0.7% of a frame instead of 4.4%.
+constexpr int kMtu = 9000;
 
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
@@ -182,7 +185,7 @@ void EmulatedCluster::build() {
   for (int r = 0; r < spec_.rails; ++r) {
     bridges_ = true;
     const std::string br = prefix_ + "b" + std::to_string(r);
-    run_checked({ip, "link", "add", br, "type", "bridge"}, log);
+    run_checked({ip, "link", "add", br, "mtu", std::to_string(kMtu), "type", "bridge"}, log);
     run_checked({ip, "link", "set", br, "up"}, log);
   }
   for (int k = 0; k < spec_.nodes; ++k) {
@@ -194,7 +197,9 @@ void EmulatedCluster::build() {
       const std::string host_end = prefix_ + "v" + std::to_string(k) + "r" + std::to_string(r);
       const std::string node_end = prefix_ + "p" + std::to_string(k) + "r" + std::to_string(r);
       const std::string dev = "rail" + std::to_string(r);
-      run_checked({ip, "link", "add", host_end, "type", "veth", "peer", "name", node_end}, log);
+      run_checked({ip, "link", "add", host_end, "mtu", std::to_string(kMtu), "type", "veth", "peer",
+                   "name", node_end, "mtu", std::to_string(kMtu)},
+                  log);
       run_checked({ip, "link", "set", node_end, "netns", ns}, log);
       run_checked({ip, "-n", ns, "link", "set", node_end, "name", dev}, log);
       run_checked({ip, "-n", ns, "addr", "add", address(k, r) + "/24", "dev", dev}, log);
