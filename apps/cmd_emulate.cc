@@ -125,11 +125,15 @@ int run_emulate(const Args& args) {
     cluster.build();
     if (g_signal == 0) cluster.check_rates();
     if (g_signal == 0) {
-      const nlohmann::json record = {
-          {"topology", spec.topology},           {"nodes", spec.nodes},
-          {"gpus_per_node", spec.gpus_per_node}, {"rails", spec.rails},
-          {"rate_mbits", spec.rate_bps / 1e6},   {"one_way_latency_us", spec.one_way_s * 1e6},
-          {"slowdown", spec.slowdown},           {"fabric", spec.fabric}};
+      const nlohmann::json record = {{"topology", spec.topology},
+                                     {"nodes", spec.nodes},
+                                     {"gpus_per_node", spec.gpus_per_node},
+                                     {"rails", spec.rails},
+                                     {"rate_mbits", spec.rate_bps / 1e6},
+                                     {"one_way_latency_us", spec.one_way_s * 1e6},
+                                     {"latency_emulated", cluster.latency_emulated()},
+                                     {"slowdown", spec.slowdown},
+                                     {"fabric", spec.fabric}};
       setenv("PRUNEX_EMULATION", record.dump().c_str(), 1);
       if (geteuid() == 0) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);

@@ -98,6 +98,18 @@ emulate "$work/intra.log" --topology ethernet-100m --nodes 1 --gpus-per-node 2 -
 intra=$(busbw "$work/intra.json") || fail "intra: $(cat "$work/intra.log")"
 python3 -c "import sys; sys.exit(0 if $intra > 10 * 12.5 else 1)" || fail "intra all-reduce at $intra MB/s"
 
+# train on 2 x 2 with grouping by host (--gpus-per-node 0): the hostnames make 2 nodes of 2,
+# and metrics.json records the emulation.
+emulate "$work/train.log" --topology ethernet-100m --nodes 2 --gpus-per-node 2 -- train \
+  --gpus-per-node 0 --dataset fashion-mnist --model small_cnn --strategy hsadmm \
+  --train-samples 2000 --iterations 1 --out "$work/train"
+python3 -c "
+import json; c = json.load(open('$work/train/metrics.json'))['config']
+assert c['nodes'] == 2 and c['gpus-per-node'] == 2, c
+e = c['emulation']
+assert e['rate_mbits'] == 100 and e['slowdown'] == 1 and e['nodes'] == 2, e" ||
+  fail "train under emulate: $(tail -3 "$work/train.log")"
+
 # A failing command (exit 2 inside), then one interrupted by SIGINT: nothing left behind.
 "$prunex" emulate --topology ethernet-100m --nodes 2 -- bench --backend mpi --op nope \
   > "$work/bad.log" 2>&1 && fail "a failing command exited 0"
