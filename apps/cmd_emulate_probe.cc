@@ -10,6 +10,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "apps/cli.h"
@@ -33,7 +34,9 @@ double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// Accepts one connection and reads to EOF; writes "BYTES SECONDS" (from the first byte).
+// Accepts one connection and reads to EOF; writes "TOTAL BYTES SECONDS": all bytes, then the
+// bytes and seconds of the second half of the stream (past the token bucket's initial burst,
+// which a short stream at a low rate would otherwise count).
 int listen_once(const std::string& where, const std::string& out) {
   const sockaddr_in a = parse_endpoint(where);
   const int s = socket(AF_INET, SOCK_STREAM, 0);
@@ -46,17 +49,24 @@ int listen_once(const std::string& where, const std::string& out) {
   const int c = accept(s, nullptr, nullptr);
   if (c < 0) return 1;
   std::vector<char> buf(1 << 16);
-  double first = 0, last = 0, bytes = 0;
+  std::vector<std::pair<double, double>> arrivals;  // (time, bytes so far)
+  double bytes = 0;
   for (;;) {
     const ssize_t n = read(c, buf.data(), buf.size());
     if (n <= 0) break;
-    if (bytes == 0) first = now();
     bytes += static_cast<double>(n);
-    last = now();
+    arrivals.emplace_back(now(), bytes);
   }
   close(c);
   close(s);
-  std::ofstream(out) << bytes << " " << (last - first) << "\n";
+  double half_bytes = 0, half_seconds = 0;
+  for (const auto& [t, b] : arrivals)
+    if (b >= bytes / 2) {
+      half_bytes = bytes - b;
+      half_seconds = arrivals.back().first - t;
+      break;
+    }
+  std::ofstream(out) << bytes << " " << half_bytes << " " << half_seconds << "\n";
   return 0;
 }
 
@@ -103,11 +113,11 @@ PRUNEX_REGISTER_COMMAND(Command{
     "(internal) the link check of prunex emulate: one TCP stream, its rate",
     "prunex emulate-probe --listen ADDR:PORT --out FILE | --send ADDR:PORT --bytes N",
     "Run by prunex emulate inside the emulated nodes' namespaces: the listener accepts one\n"
-    "connection, reads to its end and writes 'BYTES SECONDS' (from the first byte) to FILE;\n"
-    "the sender connects and writes N bytes.",
+    "connection, reads to its end and writes 'TOTAL BYTES SECONDS' to FILE (all bytes, then\n"
+    "the second half's bytes and seconds); the sender connects and writes N bytes.",
     {
         {"listen", "ADDR:PORT", "accept one stream here", ""},
-        {"out", "FILE", "where the listener writes 'BYTES SECONDS'", ""},
+        {"out", "FILE", "where the listener writes 'TOTAL BYTES SECONDS'", ""},
         {"send", "ADDR:PORT", "send a stream there", ""},
         {"bytes", "N", "bytes to send", "1048576"},
     },

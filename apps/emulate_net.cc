@@ -243,8 +243,9 @@ void EmulatedCluster::check_rates(double tolerance) const {
   if (spec_.nodes < 2) return;
   const std::string self = self_executable();
   const std::string ip = tool("ip");
-  // About 0.4 s of traffic per link at the configured rate (at least 256 KiB).
-  const double bytes = std::max(262144.0, spec_.rate_bps / 8 * 0.4);
+  // About 0.5 s of traffic per link at the configured rate (at least 256 KiB); the rate is
+  // measured over its second half (emulate-probe).
+  const double bytes = std::max(262144.0, spec_.rate_bps / 8 * 0.5);
   int port = 40000 + static_cast<int>(getpid() % 20000);
   for (int r = 0; r < spec_.rails; ++r)
     for (int k = 0; k < spec_.nodes; ++k) {
@@ -275,9 +276,9 @@ void EmulatedCluster::check_rates(double tolerance) const {
       const std::string link =
           hostname(k) + " -> " + hostname(to) + " on rail " + std::to_string(r);
       std::istringstream in(read_text(out));
-      double got_bytes = 0, seconds = 0;
-      in >> got_bytes >> seconds;
-      if (rc != 0 || !(seconds > 0) || got_bytes < bytes)
+      double total = 0, got_bytes = 0, seconds = 0;
+      in >> total >> got_bytes >> seconds;
+      if (rc != 0 || !(seconds > 0) || total < bytes)
         throw std::runtime_error("link check " + link + ": the probe transfer failed (" +
                                  read_text(workdir_ + "/probe_send.log") + ")");
       const double measured = 8 * got_bytes / seconds;
