@@ -69,10 +69,6 @@ std::string system_tool(const std::string& name) {
 
 namespace {
 
-std::string tool(const std::string& name) {
-  return system_tool(name);
-}
-
 bool has_net_admin() {
   if (geteuid() == 0) return true;
   std::ifstream in("/proc/self/status");
@@ -125,7 +121,7 @@ void check_emulation_possible() {
                "prunex emulate needs root or CAP_NET_ADMIN (it creates network namespaces, veth "
                "links and tc shaping)");
   for (const char* t : {"ip", "tc", "unshare"})
-    PRUNEX_USAGE(!tool(t).empty(), "prunex emulate needs '", t,
+    PRUNEX_USAGE(!system_tool(t).empty(), "prunex emulate needs '", t,
                  "' (iproute2, util-linux: scripts/setup.sh installs them)");
 }
 
@@ -156,7 +152,7 @@ void EmulatedCluster::build() {
   if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
   workdir_ = tmpl;
   const std::string log = workdir_ + "/ip.log";
-  const std::string ip = tool("ip"), tc = tool("tc");
+  const std::string ip = system_tool("ip"), tc = system_tool("tc");
   const std::string rate = fmt_num(spec_.rate_bps) + "bit";
   // Bucket: 1 ms at the rate, at least 64 KiB (a GSO segment must fit).
   const std::string burst = fmt_num(std::max(65536.0, spec_.rate_bps / 8 * 1e-3));
@@ -233,7 +229,7 @@ void EmulatedCluster::write_launch_files() {
   a << "  *) echo \"prunex emulate agent: unknown host $host\" >&2; exit 255 ;;\n"
        "esac\n"
        "exec "
-    << tool("ip") << " netns exec \"$ns\" " << tool("unshare")
+    << system_tool("ip") << " netns exec \"$ns\" " << system_tool("unshare")
     << " --uts sh -c \"hostname $name && $*\"\n";
   a.close();
   fs::permissions(agent_, fs::perms::owner_all);
@@ -242,7 +238,7 @@ void EmulatedCluster::write_launch_files() {
 void EmulatedCluster::check_rates(double tolerance) const {
   if (spec_.nodes < 2) return;
   const std::string self = self_executable();
-  const std::string ip = tool("ip");
+  const std::string ip = system_tool("ip");
   // About 0.5 s of traffic per link at the configured rate (at least 256 KiB); the rate is
   // measured over its second half (emulate-probe).
   const double bytes = std::max(262144.0, spec_.rate_bps / 8 * 0.5);
@@ -293,7 +289,7 @@ void EmulatedCluster::check_rates(double tolerance) const {
 }
 
 void EmulatedCluster::teardown() {
-  const std::string ip = tool("ip");
+  const std::string ip = system_tool("ip");
   for (int k = 0; k < built_nodes_; ++k) {
     for (int r = 0; r < spec_.rails; ++r)
       run_quiet({ip, "link", "del", prefix_ + "v" + std::to_string(k) + "r" + std::to_string(r)});
@@ -312,7 +308,7 @@ void EmulatedCluster::teardown() {
 }
 
 int cleanup_stale_emulations() {
-  const std::string ip = tool("ip");
+  const std::string ip = system_tool("ip");
   char tmpl[] = "/tmp/prunex-cleanup-XXXXXX";
   if (!mkdtemp(tmpl)) throw std::runtime_error("mkdtemp failed");
   const std::string dir = tmpl, out = dir + "/out";

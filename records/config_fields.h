@@ -54,24 +54,15 @@ nlohmann::json read_config_file(const std::string& path);
 // Keys every run records beside its settings (facts of the run, not settings): --config
 // accepts them back, and the command checks the ones it can (world size, nodes).
 inline const std::set<std::string>& recorded_config_keys() {
-  static const std::set<std::string> keys = {"executor",
-                                             "world-size",
-                                             "nodes",
-                                             "input",
-                                             "input-channels",
-                                             "samples",
-                                             "steps-per-epoch",
-                                             "plan-repeats",
-                                             "effective-flops",
-                                             "network-model-description",
-                                             "trace-ranks",
-                                             "trace-steps",
-                                             "parameters",
-                                             "forward-gflops-per-sample",
-                                             "compute-model",
-                                             "compute-calibration",
-                                             "links",
-                                             "emulation"};
+  static const std::set<std::string> keys = {"executor",        "world-size",
+                                             "nodes",           "input",
+                                             "input-channels",  "samples",
+                                             "steps-per-epoch", "plan-repeats",
+                                             "effective-flops", "network-model-description",
+                                             "trace-ranks",     "trace-steps",
+                                             "parameters",      "forward-gflops-per-sample",
+                                             "compute-model",   "compute-calibration",
+                                             "links",           "emulation"};
   return keys;
 }
 

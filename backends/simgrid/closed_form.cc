@@ -101,22 +101,11 @@ HopCosts hop_costs(const Topology& t, int nodes) {
   h.intra_latency_s = t.intra.link.latency_s;
   h.intra_Bps = t.intra.link.bandwidth_Bps *
                 (t.intra.kind == IntraKind::nvlink_pairs ? t.intra.links_per_pair : 1);
-  h.inter_latency_s = t.nic.link.latency_s;
   h.inter_Bps = t.nic.link.bandwidth_Bps;
-  // One switch hop per switch on the farthest route (platform.cc): 1 on a star, under one
-  // leaf or inside a dragonfly group; 2h - 1 below a fat tree's level-h switch; 2 between
-  // dragonfly groups.
-  const Fabric& f = t.fabric;
-  int switches = 1;
-  if (f.kind == FabricKind::star) {
-    if (f.link.bandwidth_Bps > 0) h.inter_Bps = std::min(h.inter_Bps, f.link.bandwidth_Bps);
-  } else if (f.kind == FabricKind::fat_tree && f.levels > 1) {
-    const int per_leaf = nodes_per_leaf(t);
-    switches = 2 * fat_tree_top_level(t, (nodes + per_leaf - 1) / per_leaf) - 1;
-  } else if (f.kind == FabricKind::dragonfly && nodes > nodes_per_group(t, nodes)) {
-    switches = 2;
-  }
-  h.inter_latency_s += switches * f.link.latency_s;
+  // The farthest route: first to last node (one switch hop per switch crossed).
+  h.inter_latency_s = node_latency(t, nodes, 0, nodes - 1);
+  if (t.fabric.kind == FabricKind::star && t.fabric.link.bandwidth_Bps > 0)
+    h.inter_Bps = std::min(h.inter_Bps, t.fabric.link.bandwidth_Bps);
   return h;
 }
 

@@ -120,8 +120,6 @@ NcclEstimate nccl_model(const Topology& t, int nodes, int p, CollectiveOp op, Al
     const int share = world_ring_intra_share(t, ppn);
     ch_bw = std::min(net_ch, intra_ch / std::max(1, share));
   }
-  e.channels = channels;
-  e.channel_Bps = ch_bw * 1e9;
 
   const int nsteps = op == CollectiveOp::allreduce   ? 2 * (n - 1)
                      : op == CollectiveOp::allgather ? n - 1

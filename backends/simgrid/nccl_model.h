@@ -41,8 +41,6 @@ struct NcclEstimate {
   double latency_s = 0;
   double algbw_Bps = 0, busbw_Bps = 0;
   NcclProto proto = NcclProto::simple;
-  int channels = 1;
-  double channel_Bps = 0;  // per channel, before protocol refinements
   std::string generation;  // Volta, Ampere, Hopper, Blackwell (from gpu.name)
 };
 
