@@ -1,10 +1,12 @@
 // `prunex`: the toolkit's command line. Each subcommand lives in apps/cmd_*.cc and registers
 // itself; this file only dispatches and turns errors into exit codes (2: bad input).
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "apps/cli.h"
@@ -58,8 +60,13 @@ int main(int argc, char** argv) {
     prunex::cli::Args parsed(*it, rest);
     return it->run(parsed);
   } catch (const prunex::UsageError& e) {
-    if (launcher_rank() == 0)
+    if (launcher_rank() == 0) {
       std::fprintf(stderr, "prunex %s: error: %s\n", it->name.c_str(), e.what());
+    } else {
+      // mpirun kills the job when the first rank exits non-zero; a rank that left at once
+      // could take rank 0 down before its one line was forwarded (1 run in ~30 lost it).
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "prunex %s: failed: %s\n", it->name.c_str(), e.what());
