@@ -71,6 +71,12 @@ int run_calibrate(const Args& args) {
   const Topology base = load_topology(args.get_or("topology", "localhost"));
   cal.topology = base.name;
   cal.host_cores = static_cast<int>(cores);
+  const std::string links = args.get_or("links", "absolute");
+  PRUNEX_USAGE(links == "absolute" || links == "relative",
+               "--links must be absolute or relative, got '", links, "'");
+  cal.links_relative = links == "relative";
+  cal.inter_base_Bps = sim::node_inter_Bps(base);
+  cal.inter_base_latency_s = sim::node_inter_latency_s(base);
   auto read_points = [](const std::vector<std::string>& files) {
     std::vector<sim::BenchPoint> pts;
     for (const auto& f : files) {
@@ -83,6 +89,8 @@ int run_calibrate(const Args& args) {
   if (!bench.empty()) {
     sim::fit_bench(base, read_points(bench), opt, cal, fitted);
     PRUNEX_USAGE(!cal.tiers.empty() || !cal.ops.empty(), "no rows within the chosen ops and sizes");
+    PRUNEX_USAGE(!cal.links_relative || cal.tiers.count("inter"),
+                 "--links relative needs inter-node bench rows (a bench on 2 or more nodes)");
   }
   std::vector<sim::FittedPoint> fitted_warm;
   if (!warm.empty()) {
@@ -178,6 +186,12 @@ PRUNEX_REGISTER_COMMAND(Command{
     "--memory takes `prunex bench --op compaction --json`: the memcpy row's bytes per second.\n"
     "Ranks on one host share its cores (--host-cores, default this machine's): simulating R\n"
     "ranks scales the measured speeds by min(1, cores / R) / min(1, cores / measured ranks).\n"
+    "--links relative (with --topology, the links the benches ran on: `prunex emulate\n"
+    "--topology-out`) keeps the inter-node fit relative to those links: simulating a\n"
+    "topology with other links scales the fitted bandwidth by their ratio (node to node, all\n"
+    "rails) and shifts the latency by their difference, so one calibration on an emulated\n"
+    "cluster predicts it at other link speeds; absolute (default) puts the fitted numbers in\n"
+    "place of the links.\n"
     "simulate, sweep and bench --backend sim apply the file with --calibration FILE.\n\n"
     "examples:\n"
     "  mpirun -np 4 prunex bench --backend mpi --gpus-per-node 2 --op all -b 1K -e 1M "
@@ -200,6 +214,9 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"min-bytes", "S", "fit only rows of at least this size (K/M/G suffixes)", "0"},
         {"max-bytes", "S", "fit only rows of at most this size", "no limit"},
         {"host-cores", "N", "cores the ranks share (0: no sharing model)", "this machine's"},
+        {"links", "absolute|relative",
+         "relative: keep the inter tier relative to --topology's links (emulated clusters)",
+         "absolute"},
         {"out", "FILE", "calibration JSON to write (required)", ""},
     },
     run_calibrate,

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "apps/emulate_net.h"
 #include "apps/subprocess.h"
 #include "engine/error.h"
+#include "records/run_record.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {
@@ -97,6 +99,9 @@ int run_emulate(const Args& args) {
   const int gpn = static_cast<int>(args.get_int("gpus-per-node", 1, 1, 1 << 20));
   const EmulationSpec spec = emulation_spec(t, nodes, gpn, args.get_double("slowdown", 1));
   const auto& inner = args.trailing();
+  const std::string topology_out = args.get_or("topology-out", "");
+  PRUNEX_USAGE(topology_out.empty() || !std::filesystem::is_directory(topology_out),
+               "--topology-out ", topology_out, " is a folder; name the file to write");
   PRUNEX_USAGE(!inner.empty(),
                "missing the command to run: prunex emulate [options] -- COMMAND ...");
   bool known = false;
@@ -135,6 +140,13 @@ int run_emulate(const Args& args) {
                                      {"slowdown", spec.slowdown},
                                      {"fabric", spec.fabric}};
       setenv("PRUNEX_EMULATION", record.dump().c_str(), 1);
+      if (!topology_out.empty()) {
+        write_file_atomic(
+            topology_out,
+            topology_to_json(emulated_topology(spec, cluster.latency_emulated())).dump(2) + "\n");
+        std::fprintf(stderr, "emulate: wrote the emulated cluster's topology to %s\n",
+                     topology_out.c_str());
+      }
       if (geteuid() == 0) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
@@ -199,7 +211,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "emulate",
     "run a prunex command on an emulated multi-node cluster on this host (netns + tc)",
     "prunex emulate --topology NAME|FILE --nodes M --gpus-per-node P [--slowdown X] "
-    "[--keep-up] -- COMMAND ARGS...  |  prunex emulate --cleanup",
+    "[--topology-out FILE] [--keep-up] -- COMMAND ARGS...  |  prunex emulate --cleanup",
     "Builds M nodes as Linux network namespaces (each with its own hostname), gives each\n"
     "node the topology's NIC rails as veth links into one bridge per rail (a star), shapes\n"
     "every link with tc to nic.bandwidth_gbits and the latency of one hop (nic.latency_us +\n"
@@ -210,7 +222,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "bandwidth and multiplies every latency by X, so CPU ranks see the compute-to-\n"
     "communication ratio of the modeled GPUs; the emulation is recorded in metrics.json\n"
     "(config.emulation). Addresses: 198.18.R.(K+1) for node K on rail R, inside the\n"
-    "namespaces only. Needs root or CAP_NET_ADMIN.\n\n"
+    "namespaces only. Needs root or CAP_NET_ADMIN. --topology-out writes the cluster as\n"
+    "it was built (rails, rate, the latency the kernel could add) as a topology file, the\n"
+    "input `prunex calibrate --links relative` and `prunex simulate` take to model it.\n\n"
     "examples:\n"
     "  prunex emulate --topology ethernet-100m --nodes 2 --gpus-per-node 1 -- \\\n"
     "      bench --backend mpi --op allreduce --group world -b 16M -e 16M -n 3 -w 1\n"
@@ -222,6 +236,8 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"nodes", "M", "emulated nodes (at most 250)", "2"},
         {"gpus-per-node", "P", "MPI ranks per node", "1"},
         {"slowdown", "X", "divide bandwidths and multiply latencies by X", "1"},
+        {"topology-out", "FILE",
+         "also write the emulated cluster as a topology file (for calibrate and simulate)", ""},
         {"keep-up", "", "leave the cluster up after the command (remove with --cleanup)", ""},
         {"cleanup", "", "remove what killed emulations left behind, then exit", ""},
     },

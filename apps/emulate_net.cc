@@ -18,6 +18,7 @@
 
 #include "apps/subprocess.h"
 #include "engine/error.h"
+#include "topologies/topology_io.h"
 
 namespace prunex::cli {
 
@@ -118,6 +119,39 @@ EmulationSpec emulation_spec(const Topology& t, int nodes, int gpus_per_node, do
                  : "star: one bridge per rail (the topology's switches above the leaves are "
                    "not emulated: every route crosses one switch)";
   return s;
+}
+
+Topology emulated_topology(const EmulationSpec& spec, bool latency_emulated) {
+  Topology t = load_topology("localhost");
+  char slow[64];
+  std::snprintf(slow, sizeof slow, "%g", spec.slowdown);
+  const std::string made = "prunex emulate --topology " + spec.topology + " --slowdown " + slow;
+  t.name = "emulated-" + spec.topology + "-x" + slow;
+  t.description = "An emulated cluster on one host (" + made +
+                  "): network namespaces as nodes, shaped veth links as NIC rails, one bridge "
+                  "per rail; CPU ranks and shared memory inside a node";
+  t.nodes = spec.nodes;
+  t.gpus_per_node = spec.gpus_per_node;
+  t.sources["nodes"] = made + " --nodes " + std::to_string(spec.nodes);
+  t.sources["gpus_per_node"] = made + " --gpus-per-node " + std::to_string(spec.gpus_per_node);
+  t.nic.rails = spec.rails;
+  t.nic.link.bandwidth_Bps = spec.rate_bps / 8;
+  t.nic.link.latency_s = latency_emulated ? spec.one_way_s : 0;
+  t.sources["nic.rails"] = made + ": one veth link per rail of " + spec.topology;
+  t.sources["nic.bandwidth_gbits"] =
+      made + ": tbf rate per link and direction (" + spec.topology + "'s NIC / slowdown)";
+  t.sources["nic.latency_us"] =
+      latency_emulated ? made + ": netem delay, half on each end of a link"
+                       : made + ": no netem qdisc in this kernel, so the links add no delay";
+  t.fabric.kind = FabricKind::star;
+  t.fabric.link.bandwidth_Bps = spec.rate_bps / 8 * spec.rails * spec.nodes;
+  t.fabric.link.latency_s = 0;
+  t.sources["fabric.kind"] = "prunex emulate: one Linux bridge per rail (" + spec.fabric + ")";
+  t.sources["fabric.bandwidth_gbits"] =
+      "prunex emulate: a bridge forwards every port at once (all nodes' rails), no bottleneck";
+  t.sources["fabric.latency_us"] = "prunex emulate: the delay sits on the links (nic.latency_us)";
+  validate(t, t.name);
+  return t;
 }
 
 void check_emulation_possible() {

@@ -27,6 +27,13 @@ struct EmulationSpec {
 // cannot hold (more than 250 nodes or 8 rails: one /24 per rail).
 EmulationSpec emulation_spec(const Topology& t, int nodes, int gpus_per_node, double slowdown);
 
+// The emulated cluster as a topology for `prunex simulate` and `prunex calibrate`: the
+// localhost preset's CPU ranks and shared-memory intra tier (placeholders a calibration
+// replaces), M nodes of P ranks, the spec's rails at its rate, a one-way latency of the spec's
+// when it was emulated (else 0: what the links really add), and a star fabric that is no
+// bottleneck (a bridge forwards every port at once). Sources say where each number came from.
+Topology emulated_topology(const EmulationSpec& spec, bool latency_emulated);
+
 // Full path of a system tool (ip, tc, unshare) in the sbin and bin folders; "" if missing.
 std::string system_tool(const std::string& name);
 

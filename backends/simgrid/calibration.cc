@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 
 #include "backends/simgrid/closed_form.h"
@@ -214,14 +215,26 @@ std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration
                                                                const Topology& t, int nodes,
                                                                int gpus_per_node, bool warm) {
   std::map<std::string, std::vector<SimConfig::OpCost>> out;
-  const HopCosts h = hop_costs(t, nodes);
+  // Relative links: an op's bytes scale against the links its fit was made on (the inter tier
+  // as fitted), so on t's links (the tier scaled by apply_calibration) the op keeps its
+  // fitted efficiency; its latency moves by the route's latency difference.
+  Topology fitted_links = t;
+  double latency_delta = 0;
+  const auto inter = c.tiers.find("inter");
+  if (c.links_relative && inter != c.tiers.end()) {
+    set_tier(fitted_links, "inter", inter->second.latency_s, inter->second.bandwidth_Bps);
+    latency_delta = t.nic.link.latency_s - inter->second.latency_s;
+  }
+  const HopCosts h = hop_costs(fitted_links, nodes);
   for (const auto& [key, segments] : warm ? c.ops_warm : c.ops) {
     const std::string group = key.substr(key.find('/') + 1);
-    const double link = group == "intra"   ? h.intra_Bps
-                        : group == "inter" ? h.inter_Bps
-                                           : world_ring_channel_Bps(t, nodes, gpus_per_node);
+    const double link = group == "intra" ? h.intra_Bps
+                        : group == "inter"
+                            ? h.inter_Bps
+                            : world_ring_channel_Bps(fitted_links, nodes, gpus_per_node);
+    const double shift = group == "intra" ? 0.0 : latency_delta;
     for (const auto& f : segments)
-      out[key].push_back({f.max_bytes, f.latency_s, link / f.bandwidth_Bps});
+      out[key].push_back({f.max_bytes, f.latency_s + shift, link / f.bandwidth_Bps});
   }
   return out;
 }
@@ -290,13 +303,36 @@ std::map<std::string, double> memory_costs(const Calibration& c, int ranks) {
   return out;
 }
 
+double node_inter_Bps(const Topology& t) {
+  double rail = t.nic.link.bandwidth_Bps;
+  if (t.fabric.kind == FabricKind::star && t.fabric.link.bandwidth_Bps > 0)
+    rail = std::min(rail, t.fabric.link.bandwidth_Bps);
+  return std::max(1, t.nic.rails) * rail;
+}
+
+double node_inter_latency_s(const Topology& t) {
+  return t.nic.link.latency_s + t.fabric.link.latency_s;
+}
+
 Topology apply_calibration(Topology t, const Calibration& c, int ranks) {
   std::string from = c.inputs.empty() ? "(no inputs)" : c.inputs.front();
   if (c.inputs.size() > 1) from += " and " + std::to_string(c.inputs.size() - 1) + " more";
+  const double link_ratio = c.links_relative ? node_inter_Bps(t) / c.inter_base_Bps : 1.0;
+  const double latency_delta =
+      c.links_relative ? node_inter_latency_s(t) - c.inter_base_latency_s : 0.0;
   for (const auto& [tier, f] : c.tiers) {
-    set_tier(t, tier, f.latency_s, f.bandwidth_Bps);
-    const std::string src = "calibrated: prunex calibrate, ring closed form fitted to " +
-                            std::to_string(f.points) + " " + tier + " bench rows from " + from;
+    const bool relative = c.links_relative && tier == "inter";
+    set_tier(t, tier, f.latency_s + (relative ? latency_delta : 0.0),
+             f.bandwidth_Bps * (relative ? link_ratio : 1.0));
+    std::string src = "calibrated: prunex calibrate, ring closed form fitted to " +
+                      std::to_string(f.points) + " " + tier + " bench rows from " + from;
+    if (relative) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf,
+                    ", relative to the links it was fitted on (bandwidth x %.4g, latency %+.4g us)",
+                    link_ratio, latency_delta * 1e6);
+      src += buf;
+    }
     if (tier == "intra") {
       t.sources["intra.bandwidth_gbs"] = src;
       t.sources["intra.latency_us"] = src;

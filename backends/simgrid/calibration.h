@@ -115,6 +115,15 @@ struct Calibration {
   // as SimConfig::memory_Bps).
   std::map<std::string, MemoryFit> memory_phases;
   int host_cores = 0;  // > 0: ranks share this many cores (scale compute / memory by ranks)
+  // calibrate --links relative: the inter tier and the per-op costs over it are kept relative
+  // to the links of the topology they were fitted on (an emulated cluster whose links are
+  // known: tc shapes them), so a topology with other links keeps the fitted efficiency and
+  // software latency: bandwidth times its node-to-node bandwidth over inter_base_Bps, latency
+  // plus its one-way latency minus inter_base_latency_s. Absolute (false): the fitted numbers
+  // replace the links.
+  bool links_relative = false;
+  double inter_base_Bps = 0;        // the fitted topology's node-to-node bandwidth (all rails)
+  double inter_base_latency_s = 0;  // its one-way node-to-node latency (NIC + one switch)
   std::vector<std::string> inputs;
   std::string topology;  // the base topology the fit used
 };
@@ -131,12 +140,18 @@ struct FitOptions {
 void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const FitOptions& opt,
                Calibration& cal, std::vector<FittedPoint>& out);
 
+// A node's bandwidth to another node (every rail; a star's port may cap a rail) and the one-way
+// latency of that route (NIC and one switch): what --links relative scales by.
+double node_inter_Bps(const Topology& t);
+double node_inter_latency_s(const Topology& t);
+
 // The topology with the calibrated numbers in place (sources say "calibrated: ..."), for a run
 // of `ranks` ranks on the host (scales compute and memory when host_cores > 0).
 Topology apply_calibration(Topology t, const Calibration& c, int ranks);
 // The per-op costs of `c` on the calibrated topology t (apply_calibration's result) for a run
 // of nodes x GPUs per node: latency per step, and bytes scaled by the group's link bandwidth
-// over the op's.
+// over the op's (links_relative: over the op's on the links the fit was made on, and latency
+// plus the route's latency difference, for every group but intra).
 std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration& c,
                                                                const Topology& t, int nodes,
                                                                int gpus_per_node,

@@ -1,5 +1,6 @@
 // Calibration files: reading `prunex bench --json` rows, and writing / reading
 // calibration.json (format prunex-calibration-1). The fitting is in calibration.cc.
+#include <cmath>
 #include <tuple>
 
 #include "backends/simgrid/calibration.h"
@@ -97,6 +98,14 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
       {"op_fit", fit_mode_name(c.op_fit)},
       {"ops", ops_json(c.ops)}};
   if (!c.ops_warm.empty()) j["ops_warm"] = ops_json(c.ops_warm);
+  j["links"] = c.links_relative ? "relative" : "absolute";
+  if (c.links_relative)
+    j["inter_base"] = {{"node_Bps", c.inter_base_Bps},
+                       {"latency_s", c.inter_base_latency_s},
+                       {"meaning",
+                        "the fitted topology's node-to-node bandwidth (all rails) and one-way "
+                        "latency: a simulated topology scales the inter tier by its own over "
+                        "these"}};
   if (c.compute)
     j["compute"] = {{"flops_per_rank", c.compute->flops_per_rank},
                     {"ranks", c.compute->ranks},
@@ -140,6 +149,17 @@ Calibration read_calibration(const std::string& path) {
   c.host_cores = j.value("host_cores", 0);
   c.inputs = j.value("inputs", std::vector<std::string>{});
   c.op_fit = parse_fit_mode(j.value("op_fit", std::string("line")), path + " op_fit");
+  const std::string links = j.value("links", std::string("absolute"));
+  PRUNEX_USAGE(links == "absolute" || links == "relative", path,
+               ": links must be absolute or relative, got ", links);
+  c.links_relative = links == "relative";
+  if (c.links_relative) {
+    const nlohmann::json base = j.value("inter_base", nlohmann::json::object());
+    c.inter_base_Bps = base.value("node_Bps", 0.0);
+    c.inter_base_latency_s = base.value("latency_s", 0.0);
+    PRUNEX_USAGE(c.inter_base_Bps > 0 && std::isfinite(c.inter_base_Bps), path,
+                 ": links relative needs inter_base.node_Bps > 0");
+  }
   const nlohmann::json tiers = j.value("tiers", nlohmann::json::object());
   const nlohmann::json ops = j.value("ops", nlohmann::json::object());
   const nlohmann::json ops_warm = j.value("ops_warm", nlohmann::json::object());

@@ -1,8 +1,11 @@
-// fit_memory_speeds (backends/simgrid/calibration.h): per-key memory speeds from live phase
-// samples, checked against speeds the samples were generated from by hand.
+// Calibration (backends/simgrid/calibration.h): per-key memory speeds from live phase samples
+// (fit_memory_speeds), and relative links; checked against numbers made by hand.
 #include <gtest/gtest.h>
 
 #include "backends/simgrid/calibration.h"
+#include "backends/simgrid/fork_run.h"
+#include "backends/simgrid/sim_cluster.h"
+#include "tests/sim/sim_topologies.h"
 
 namespace prunex {
 namespace {
@@ -62,6 +65,56 @@ TEST(MemorySpeeds, NoTimeLeftLeavesTheKeyUnfitted) {
   ASSERT_EQ(f.size(), 1u);
   EXPECT_TRUE(f.count("pack"));
   EXPECT_TRUE(sim::fit_memory_speeds({}).empty());
+}
+
+// calibrate --links relative: a fit on an emulated cluster at one link speed predicts it at
+// another. Bench rows of a 2 x 1 inter-node all-reduce over 2 rails at 50 Mbit/s are made by
+// hand as a link that delivers 80% of its rate after 300 us of software per call; on the same
+// cluster at 5 Mbit/s per rail with 1 ms one way, the same software and efficiency give
+// 300 us + 2 x 1 ms (the 2-node ring's two steps) + S / (0.8 x 2 x 5 Mbit/s).
+TEST(RelativeLinks, AFitAtOneLinkSpeedPredictsAnother) {
+  const double alpha = 300e-6, eta = 0.8;
+  Topology fitted_on = test::star_topology(2, 1, /*rails=*/2);
+  fitted_on.nic.link = {50e6 / 8, 0.0};
+  Topology target = fitted_on;
+  target.nic.link = {5e6 / 8, 1e-3};
+  std::vector<sim::BenchPoint> rows;
+  for (double s = 1024; s <= 1048576; s *= 4)
+    for (Group g : {Group::inter, Group::world})
+      rows.push_back(
+          {"by-hand", CollectiveOp::allreduce, g, 2, 1, 2, s, alpha + s / (eta * 2 * 50e6 / 8)});
+  auto predict = [&](bool relative, double bytes) {
+    sim::Calibration cal;
+    cal.links_relative = relative;
+    cal.inter_base_Bps = sim::node_inter_Bps(fitted_on);
+    cal.inter_base_latency_s = sim::node_inter_latency_s(fitted_on);
+    std::vector<sim::FittedPoint> pts;
+    sim::FitOptions opt;
+    opt.mode = sim::FitMode::line;
+    sim::fit_bench(fitted_on, rows, opt, cal, pts);
+    return sim::fork_run([&] {
+      const Topology t = sim::apply_calibration(target, cal, 2);
+      sim::SimConfig cfg{2, 1};
+      cfg.op_costs = sim::op_costs(cal, t, 2, 1);
+      sim::SimCluster c(t, cfg);
+      std::vector<double> out;
+      for (Group g : {Group::inter, Group::world})
+        out.push_back(c.run_collective(CollectiveOp::allreduce, sim::Algo::ring, g,
+                                       static_cast<std::size_t>(bytes))
+                          .seconds);
+      return out;
+    });
+  };
+  for (double s : {4096.0, 262144.0}) {
+    const double slow = alpha + 2 * 1e-3 + s / (eta * 2 * 5e6 / 8);
+    const auto rel = predict(true, s);
+    EXPECT_NEAR(rel[0], slow, 1e-3 * slow) << s << " B inter, relative";
+    EXPECT_NEAR(rel[1], slow, 1e-3 * slow) << s << " B world, relative";
+    // Absolute (the default): the fitted links replace the target's, as measured at 50 Mbit/s.
+    const double measured = alpha + s / (eta * 2 * 50e6 / 8);
+    const auto abs = predict(false, s);
+    EXPECT_NEAR(abs[0], measured, 1e-3 * measured) << s << " B inter, absolute";
+  }
 }
 
 }  // namespace
