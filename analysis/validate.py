@@ -39,6 +39,7 @@ LEGACY_PHASES = ["local_compute", "intra_allreduce", "mask_sync", "inter_allredu
 LEGACY_COMM = ["intra_allreduce", "mask_sync", "inter_allreduce", "broadcast", "allreduce",
                "allgather"]
 SCORED_ORDER = list(LEGACY_PHASES)
+COMM_PHASES = list(LEGACY_COMM)
 
 
 def set_phase_order(m):
@@ -46,6 +47,7 @@ def set_phase_order(m):
     s = m.get("summary", {})
     phases = [p for p in s.get("phase_order", LEGACY_PHASES) if p != "sync_wait"]
     comm = s.get("communication_phases", LEGACY_COMM)
+    COMM_PHASES[:] = [p for p in comm if p != "sync_wait"]
     SCORED_ORDER[:] = sorted(phases, key=lambda p: (p != "local_compute", p not in comm,
                                                     phases.index(p)))
 
@@ -101,7 +103,13 @@ def phase_means(m, skip, path, stat):
 
 def label(m):
     c = m["config"]
-    return f"{c.get('strategy')} {c.get('nodes')}x{c.get('gpus-per-node')}"
+    text = f"{c.get('strategy')} {c.get('nodes')}x{c.get('gpus-per-node')}"
+    emu = c.get("emulation")
+    if isinstance(emu, dict) and "rate_mbits" in emu:  # a live run under `prunex emulate`
+        text += f" @{emu['rate_mbits']:g} Mbit/s"
+    elif isinstance(c.get("topology"), str) and c["topology"].startswith("emulated-"):
+        text += f" ({c['topology']})"
+    return text
 
 
 def ratio_error(pred, meas):
@@ -193,9 +201,19 @@ def main():
         return per, {ph: math.exp(sum(v) / len(v)) - 1 for ph, v in per.items()}
 
     per_phase, summary = geomean_errors(rows)
+    # Every communication phase of every run pooled: one number for "the collectives".
+    comm_phases = set(COMM_PHASES)
+    pooled = [v for ph, vs in per_phase.items() if ph in comm_phases for v in vs]
+    if pooled:
+        per_phase["communication (pooled)"] = pooled
+        summary["communication (pooled)"] = math.exp(sum(pooled) / len(pooled)) - 1
     # The second run is the "measured" one: the first predicts it.
     per_repeat, repeat_summary = geomean_errors(
         [(r, ph, second, first) for r, ph, first, second in repeat_rows])
+    pooled = [v for ph, vs in per_repeat.items() if ph in comm_phases for v in vs]
+    if pooled:
+        per_repeat["communication (pooled)"] = pooled
+        repeat_summary["communication (pooled)"] = math.exp(sum(pooled) / len(pooled)) - 1
 
     def fmt_s(x):
         if x is None:
@@ -218,7 +236,7 @@ def main():
         head += " live repeat (pairs) |"
         rule += "---|"
     lines += ["", head, rule]
-    for ph in SCORED_ORDER + ["iteration"]:
+    for ph in SCORED_ORDER + ["communication (pooled)", "iteration"]:
         if ph in summary:
             line = f"| {ph} | {len(per_phase[ph])} | {100 * summary[ph]:.1f}% |"
             if repeat_rows:
