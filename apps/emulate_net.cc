@@ -192,12 +192,15 @@ void EmulatedCluster::build() {
   const std::string log = workdir_ + "/ip.log";
   const std::string ip = system_tool("ip"), tc = system_tool("tc");
   const std::string rate = fmt_num(spec_.rate_bps) + "bit";
-  // Bucket: 1 ms at the rate, at least one frame. A real link sends nothing faster than its
-  // rate; a larger bucket lets small messages pass at veth speed (64 KiB, the bucket before
-  // 2026-11-25, was 105 ms of credit at 5 Mbit/s: 4 KiB all-reduces took 30 us, not 13 ms).
-  // tbf splits GSO packets larger than the bucket into segments (tbf_segment).
+  // Bucket: one frame (and 100 bytes), or 50 us at the rate where that is more (fast links,
+  // so the shaper need not wake per frame). A real link sends nothing faster than its rate;
+  // the bucket lets up to that much pass at veth speed after a pause. 64 KiB (before
+  // 2026-11-25) were 105 ms of credit at 5 Mbit/s: 4 KiB all-reduces took 30 us, not 7 ms;
+  // 1 ms at the rate made the free bytes depend on the rate (6.25 KB at 50 Mbit/s, 1.6 KB at
+  // 5), so a calibration at one rate did not carry to another. tbf splits GSO packets larger
+  // than the bucket into segments (tbf_segment).
   const int mtu = link_mtu(spec_.rate_bps);
-  const std::string burst = fmt_num(std::max(mtu + 100.0, spec_.rate_bps / 8 * 1e-3));
+  const std::string burst = fmt_num(std::max(2.0 * mtu + 100, spec_.rate_bps / 8 * 50e-6));
   const double delay_us = spec_.one_way_s / 2 * 1e6;  // half on each end of a link
   auto shape = [&](const std::vector<std::string>& tc_dev) {
     std::vector<std::string> a = tc_dev;
