@@ -137,6 +137,7 @@ int run_emulate(const Args& args) {
                                      {"rate_mbits", spec.rate_bps / 1e6},
                                      {"one_way_latency_us", spec.one_way_s * 1e6},
                                      {"latency_emulated", cluster.latency_emulated()},
+                                     {"delay", cluster.delay_method()},
                                      {"slowdown", spec.slowdown},
                                      {"fabric", spec.fabric}};
       setenv("PRUNEX_EMULATION", record.dump().c_str(), 1);
@@ -198,8 +199,11 @@ int run_emulate(const Args& args) {
   if (args.flag("keep-up")) {
     std::fprintf(stderr,
                  "emulate: kept up (--keep-up): namespaces %s0..%d; remove with prunex emulate "
-                 "--cleanup once this process has ended\n",
-                 (cluster.prefix() + "n").c_str(), spec.nodes - 1);
+                 "--cleanup once this process has ended%s\n",
+                 (cluster.prefix() + "n").c_str(), spec.nodes - 1,
+                 cluster.delay_method() == "user-space switch"
+                     ? " (the links carry nothing from now: their switch was this process)"
+                     : "");
   } else {
     cluster.teardown();
   }
@@ -215,7 +219,8 @@ PRUNEX_REGISTER_COMMAND(Command{
     "Builds M nodes as Linux network namespaces (each with its own hostname), gives each\n"
     "node the topology's NIC rails as veth links into one bridge per rail (a star), shapes\n"
     "every link with tc to nic.bandwidth_gbits and the latency of one hop (nic.latency_us +\n"
-    "fabric.latency_us, half on each end), checks each link's rate with a short TCP stream\n"
+    "fabric.latency_us: netem, or a switch in user space where the kernel has no netem),\n"
+    "checks each link's rate with a short TCP stream\n"
     "(within 10%, or it stops), then runs `prunex COMMAND ARGS...` as M x P MPI ranks with\n"
     "Open MPI: shared memory inside a node, TCP over the rails between nodes. Everything is\n"
     "removed afterwards, also on failure and SIGINT/SIGTERM. --slowdown X divides every\n"

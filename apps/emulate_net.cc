@@ -16,6 +16,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "apps/emulate_delay.h"
 #include "apps/subprocess.h"
 #include "engine/error.h"
 #include "topologies/topology_io.h"
@@ -141,7 +142,9 @@ Topology emulated_topology(const EmulationSpec& spec, bool latency_emulated) {
   t.sources["nic.bandwidth_gbits"] =
       made + ": tbf rate per link and direction (" + spec.topology + "'s NIC / slowdown)";
   t.sources["nic.latency_us"] =
-      latency_emulated ? made + ": netem delay, half on each end of a link"
+      latency_emulated ? made +
+                             ": the links' delay (netem, or a switch in user space where the "
+                             "kernel has no netem)"
                        : made + ": no netem qdisc in this kernel, so the links add no delay";
   t.fabric.kind = FabricKind::star;
   t.fabric.link.bandwidth_Bps = spec.rate_bps / 8 * spec.rails * spec.nodes;
@@ -202,33 +205,23 @@ void EmulatedCluster::build() {
   const int mtu = link_mtu(spec_.rate_bps);
   const std::string burst = fmt_num(std::max(2.0 * mtu + 100, spec_.rate_bps / 8 * 50e-6));
   const double delay_us = spec_.one_way_s / 2 * 1e6;  // half on each end of a link
+  bool netem = delay_us > 0;
   auto shape = [&](const std::vector<std::string>& tc_dev) {
     std::vector<std::string> a = tc_dev;
     a.insert(a.end(),
              {"root", "handle", "1:", "tbf", "rate", rate, "burst", burst, "latency", "200ms"});
     run_checked(a, log);
-    if (delay_us > 0 && latency_emulated_) {
-      std::vector<std::string> b = tc_dev;
-      b.insert(b.end(), {"parent", "1:1", "handle", "10:", "netem", "delay",
-                         fmt_num(delay_us) + "us", "limit", "100000"});
-      // Kernels without the netem qdisc (sch_netem) cannot add delay: the links then carry
-      // the rate only, said on stderr and in the records (latency_emulated false).
-      if (run_subprocess(b, log) != 0) {
-        if (read_text(log).find("unknown") == std::string::npos) run_checked(b, log);
-        latency_emulated_ = false;
-        std::fprintf(stderr,
-                     "emulate: warning: this kernel has no netem qdisc, so the links add no "
-                     "latency (%.4g us one way asked); rates are shaped\n",
-                     spec_.one_way_s * 1e6);
-      }
+    if (!netem) return;
+    std::vector<std::string> b = tc_dev;
+    b.insert(b.end(), {"parent", "1:1", "handle", "10:", "netem", "delay", fmt_num(delay_us) + "us",
+                       "limit", "100000"});
+    // Kernels without the netem qdisc (sch_netem): the switch in user space delays instead.
+    if (run_subprocess(b, log) != 0) {
+      if (read_text(log).find("unknown") == std::string::npos) run_checked(b, log);
+      netem = false;
     }
   };
-  for (int r = 0; r < spec_.rails; ++r) {
-    bridges_ = true;
-    const std::string br = prefix_ + "b" + std::to_string(r);
-    run_checked({ip, "link", "add", br, "mtu", std::to_string(mtu), "type", "bridge"}, log);
-    run_checked({ip, "link", "set", br, "up"}, log);
-  }
+  std::vector<std::vector<std::string>> host_ends(spec_.rails);
   for (int k = 0; k < spec_.nodes; ++k) {
     const std::string ns = netns(k);
     run_checked({ip, "netns", "add", ns}, log);
@@ -241,15 +234,34 @@ void EmulatedCluster::build() {
       run_checked({ip, "link", "add", host_end, "mtu", std::to_string(mtu), "type", "veth", "peer",
                    "name", node_end, "mtu", std::to_string(mtu)},
                   log);
+      host_ends[r].push_back(host_end);
       run_checked({ip, "link", "set", node_end, "netns", ns}, log);
       run_checked({ip, "-n", ns, "link", "set", node_end, "name", dev}, log);
       run_checked({ip, "-n", ns, "addr", "add", address(k, r) + "/24", "dev", dev}, log);
       run_checked({ip, "-n", ns, "link", "set", dev, "up"}, log);
-      run_checked({ip, "link", "set", host_end, "master", prefix_ + "b" + std::to_string(r)}, log);
       run_checked({ip, "link", "set", host_end, "up"}, log);
       shape({tc, "qdisc", "add", "dev", host_end});       // toward the node
       shape({tc, "-n", ns, "qdisc", "add", "dev", dev});  // from the node
     }
+  }
+  if (delay_us > 0 && !netem) {
+    // One switch per rail in user space, holding each frame for the whole one-way latency.
+    switch_ = std::make_unique<DelaySwitch>(host_ends, spec_.one_way_s);
+    switch_->start();
+    delay_method_ = "user-space switch";
+    std::fprintf(stderr,
+                 "emulate: this kernel has no netem qdisc; a switch in user space delays every "
+                 "frame by %.4g us\n",
+                 spec_.one_way_s * 1e6);
+    return write_launch_files();
+  }
+  if (delay_us > 0) delay_method_ = "netem";
+  for (int r = 0; r < spec_.rails; ++r) {
+    bridges_ = true;
+    const std::string br = prefix_ + "b" + std::to_string(r);
+    run_checked({ip, "link", "add", br, "mtu", std::to_string(mtu), "type", "bridge"}, log);
+    run_checked({ip, "link", "set", br, "up"}, log);
+    for (const auto& end : host_ends[r]) run_checked({ip, "link", "set", end, "master", br}, log);
   }
   write_launch_files();
 }
@@ -334,6 +346,8 @@ void EmulatedCluster::check_rates(double tolerance) const {
 }
 
 void EmulatedCluster::teardown() {
+  if (switch_) switch_->stop();
+  switch_.reset();
   const std::string ip = system_tool("ip");
   for (int k = 0; k < built_nodes_; ++k) {
     for (int r = 0; r < spec_.rails; ++r)

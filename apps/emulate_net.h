@@ -5,12 +5,15 @@
 // R (RFC 2544's benchmarking range) exist only inside the namespaces made here.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "topologies/topology.h"
 
 namespace prunex::cli {
+
+class DelaySwitch;
 
 struct EmulationSpec {
   int nodes = 2;
@@ -45,7 +48,7 @@ class EmulatedCluster {
  public:
   // Names carry this process's id, so concurrent emulations do not collide.
   explicit EmulatedCluster(EmulationSpec spec);
-  ~EmulatedCluster();  // tears down whatever was built, unless kept
+  ~EmulatedCluster();  // tears down whatever was built (unless kept; a switch stops anyway)
   EmulatedCluster(const EmulatedCluster&) = delete;
   EmulatedCluster& operator=(const EmulatedCluster&) = delete;
 
@@ -61,8 +64,11 @@ class EmulatedCluster {
   void keep() { keep_ = true; }
 
   const EmulationSpec& spec() const { return spec_; }
-  // False once build() found no netem qdisc in the kernel (links then add no latency).
+  // Whether the links carry the spec's latency: netem where the kernel has it, else a switch
+  // in user space (apps/emulate_delay.h) that holds every frame; false only if that failed.
   bool latency_emulated() const { return latency_emulated_ || spec_.one_way_s <= 0; }
+  // "netem", "user-space switch", or "none" (no latency asked).
+  std::string delay_method() const { return delay_method_; }
   std::string prefix() const { return prefix_; }
   std::string netns(int node) const;
   std::string hostname(int node) const;
@@ -80,6 +86,8 @@ class EmulatedCluster {
   std::string agent_, hostfile_;
   int built_nodes_ = 0;
   bool bridges_ = false, keep_ = false, latency_emulated_ = true;
+  std::string delay_method_ = "none";
+  std::unique_ptr<DelaySwitch> switch_;
 };
 
 // Removes the namespaces, links and bridges of emulations whose process is gone (names
