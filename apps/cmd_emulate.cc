@@ -188,6 +188,13 @@ int run_emulate(const Args& args) {
       for (const auto& [k, v] : mpirun_options) argv.insert(argv.end(), {k, v});
       argv.push_back("--oversubscribe");
       for (const auto& [k, v] : mca) argv.insert(argv.end(), {"--mca", k, v});
+      // The emulated nodes share this host's cores. Open MPI sees P slots per node, so it
+      // would let waiting ranks spin without yielding (it yields only on nodes it knows are
+      // oversubscribed): a rank waiting for a descheduled peer then burns its whole time
+      // slice (a 4-rank consensus collective on 2 cores took 4-16 ms instead of 0.1).
+      const unsigned cores = std::thread::hardware_concurrency();
+      if (cores > 0 && static_cast<unsigned>(spec.nodes * spec.gpus_per_node) > cores)
+        argv.insert(argv.end(), {"--mca", "mpi_yield_when_idle", "1"});
       argv.push_back(self_executable());
       argv.insert(argv.end(), inner.begin(), inner.end());
       rc = run_forwarding_signals(argv);

@@ -86,7 +86,7 @@ python3 -c "
 import json; r = json.load(open('$work/lat.json'))[0]
 assert r['wrong'] == 0 and 1010 <= r['time_us'] < 1.6 * 1010, r" ||
   fail "4-byte all-reduce not within [1010, 1616) us: $(cat "$work/lat.json") $(tail -3 "$work/lat.log")"
-echo "emulate: 4-byte all-reduce over a 1010 us hop: $(python3 -c "import json; print(json.load(open('$work/lat.json'))[0]['time_us'])") us ($(grep -o 'netem\|switch in user space' "$work/lat.log" | head -1))"
+echo "emulate: 4-byte all-reduce over a 1010 us hop: $(python3 -c "import json; print(json.load(open('$work/lat.json'))[0]['time_us'])") us ($(grep -q 'switch in user space' "$work/lat.log" && echo 'user-space switch' || echo netem))"
 
 # Two rails: Open MPI stripes large messages over both, so twice the bus bandwidth. Measured
 # with a broadcast (one direction): an all-reduce on two rails drives four shaped directions
