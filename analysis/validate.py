@@ -141,7 +141,7 @@ def main():
         fail("--skip-first must be >= 0")
 
     def ordered(phases):
-        order = SCORED_ORDER + ["iteration", "sync_wait"]
+        order = SCORED_ORDER + ["iteration", "iteration, barriers out", "sync_wait"]
         return sorted(phases, key=lambda p: order.index(p) if p in order else 99)
 
     def pair_paths(pair, what):
