@@ -98,11 +98,13 @@ def phase_means(m, skip, path, stat):
     values["iteration"] = [it.get("wall_seconds", 0.0) for it in its]
     # Runs with --sync-phases wait at a world barrier before every communication phase (the
     # measurement's, not the training's: the simulation has none). Over slow links with
-    # latency those barriers cost round trips; "iteration, barriers out" takes them off.
+    # latency those barriers cost round trips; "iteration, barriers out" takes them off: the
+    # wall time less the barrier time of the rank that waited least (the last to arrive, so
+    # its wait is the barriers' own cost, not a faster rank's idle time).
     if any("sync_wait" in it.get("phases", {}) for it in its):
         values["iteration, barriers out"] = [
             it.get("wall_seconds", 0.0)
-            - it.get("phases", {}).get("sync_wait", {}).get("critical_path_s", 0.0)
+            - min(it.get("phases", {}).get("sync_wait", {}).get("per_rank_s", [0.0]) or [0.0])
             for it in its]
     # A phase missing from an iteration (mask_sync after freezing) counts as absent there.
     return {k: (statistics.median(v) if stat == "median" else sum(v) / len(v))

@@ -227,11 +227,12 @@ void EmulatedCluster::build() {
     run_checked({ip, "netns", "add", ns}, log);
     built_nodes_ = k + 1;
     run_checked({ip, "-n", ns, "link", "set", "lo", "up"}, log);
-    // TCP restarts its congestion window after an idle RTO, so a message sent after a
-    // training step's compute crosses in slow start: several round trips more than the
-    // link's rate and latency give (hsadmm's inter-node all-reduce, 5 Mbit/s and 57 ms one
-    // way: +27% over the model). Off here, as on tuned TCP clusters: the links the
-    // topology describes (InfiniBand, RoCE) have no such state.
+    // TCP restarts its congestion window after a pause longer than its retransmission
+    // timeout (RFC 2861): a message sent after a training step's compute would cross in slow
+    // start, round trips the link's rate and latency do not give. The fabrics a topology
+    // describes (InfiniBand, RoCE) keep no such window, so it is off here. (In --sync-phases
+    // runs the barriers before each phase keep the connections busy: the same inter-node
+    // all-reduce times with and without it, 2 x 2 at 5 Mbit/s and 57 ms one way.)
     run_checked({ip, "netns", "exec", ns, "/bin/sh", "-c",
                  "echo 0 > /proc/sys/net/ipv4/tcp_slow_start_after_idle"},
                 log);
