@@ -79,13 +79,22 @@ grep -q "emulate: link node0 -> node1 on rail 0" "$work/best1.log" || fail "no l
 # call's send with the previous call's receive): at least 1010 us, and well under two hops (a
 # latency applied twice, once per link end, would give 2020 us or more).
 topo "$work/slow.json" 1 1000
-emulate "$work/lat.log" --topology "$work/slow.json" --nodes 2 --gpus-per-node 1 -- \
+emulate "$work/lat.log" --topology "$work/slow.json" --nodes 2 --gpus-per-node 1 \
+  --topology-out "$work/lat_topology.json" -- \
   bench --backend mpi --op allreduce --group world -b 4 -e 4 -n 9 -w 2 \
   --json "$work/lat.json"
 python3 -c "
 import json; r = json.load(open('$work/lat.json'))[0]
 assert r['wrong'] == 0 and 1010 <= r['time_us'] < 1.6 * 1010, r" ||
   fail "4-byte all-reduce not within [1010, 1616) us: $(cat "$work/lat.json") $(tail -3 "$work/lat.log")"
+# --topology-out: the cluster as built, 2 nodes of 1 rank, one 100 Mbit/s rail, 1010 us one
+# way on the NIC (the switch hop folded in), a star that is no bottleneck.
+python3 -c "
+import json; t = json.load(open('$work/lat_topology.json'))
+assert t['nodes']['value'] == 2 and t['gpus_per_node']['value'] == 1, t
+assert t['nic']['rails']['value'] == 1 and abs(t['nic']['bandwidth_gbits']['value'] - 0.1) < 1e-9, t['nic']
+assert abs(t['nic']['latency_us']['value'] - 1010) < 1e-6 and t['fabric']['kind'] == 'star', t" ||
+  fail "--topology-out: $(cat "$work/lat_topology.json")"
 echo "emulate: 4-byte all-reduce over a 1010 us hop: $(python3 -c "import json; print(json.load(open('$work/lat.json'))[0]['time_us'])") us ($(grep -q 'switch in user space' "$work/lat.log" && echo 'user-space switch' || echo netem))"
 
 # Two rails: Open MPI stripes large messages over both, so twice the bus bandwidth. Measured
