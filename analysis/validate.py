@@ -212,20 +212,19 @@ def main():
             per.setdefault(ph, []).append(abs(math.log(pred / meas)))
         return per, {ph: math.exp(sum(v) / len(v)) - 1 for ph, v in per.items()}
 
+    def add_pooled(per, summary):
+        # Every communication phase of every run pooled: one number for "the collectives".
+        pooled = [v for ph, vs in per.items() if ph in COMM_PHASES for v in vs]
+        if pooled:
+            per["communication (pooled)"] = pooled
+            summary["communication (pooled)"] = math.exp(sum(pooled) / len(pooled)) - 1
+
     per_phase, summary = geomean_errors(rows)
-    # Every communication phase of every run pooled: one number for "the collectives".
-    comm_phases = set(COMM_PHASES)
-    pooled = [v for ph, vs in per_phase.items() if ph in comm_phases for v in vs]
-    if pooled:
-        per_phase["communication (pooled)"] = pooled
-        summary["communication (pooled)"] = math.exp(sum(pooled) / len(pooled)) - 1
+    add_pooled(per_phase, summary)
     # The second run is the "measured" one: the first predicts it.
     per_repeat, repeat_summary = geomean_errors(
         [(r, ph, second, first) for r, ph, first, second in repeat_rows])
-    pooled = [v for ph, vs in per_repeat.items() if ph in comm_phases for v in vs]
-    if pooled:
-        per_repeat["communication (pooled)"] = pooled
-        repeat_summary["communication (pooled)"] = math.exp(sum(pooled) / len(pooled)) - 1
+    add_pooled(per_repeat, repeat_summary)
 
     def fmt_s(x):
         if x is None:

@@ -9,33 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "topologies/topology.h"
+#include "apps/emulate_spec.h"
 
 namespace prunex::cli {
 
 class DelaySwitch;
-
-struct EmulationSpec {
-  int nodes = 2;
-  int gpus_per_node = 1;
-  int rails = 1;
-  double rate_bps = 0;   // per link and direction, after the slowdown (bit/s)
-  double one_way_s = 0;  // node to node, after the slowdown: NIC + one switch hop
-  double slowdown = 1;
-  std::string topology;  // its name
-  std::string fabric;    // what was emulated (a star per rail), for the records
-};
-
-// The spec of `t` on nodes x gpus_per_node with the slowdown; UsageError for shapes the host
-// cannot hold (more than 250 nodes or 8 rails: one /24 per rail).
-EmulationSpec emulation_spec(const Topology& t, int nodes, int gpus_per_node, double slowdown);
-
-// The emulated cluster as a topology for `prunex simulate` and `prunex calibrate`: the
-// localhost preset's CPU ranks and shared-memory intra tier (placeholders a calibration
-// replaces), M nodes of P ranks, the spec's rails at its rate, a one-way latency of the spec's
-// when it was emulated (else 0: what the links really add), and a star fabric that is no
-// bottleneck (a bridge forwards every port at once). Sources say where each number came from.
-Topology emulated_topology(const EmulationSpec& spec, bool latency_emulated);
 
 // Full path of a system tool (ip, tc, unshare) in the sbin and bin folders; "" if missing.
 std::string system_tool(const std::string& name);
@@ -64,11 +42,11 @@ class EmulatedCluster {
   void keep() { keep_ = true; }
 
   const EmulationSpec& spec() const { return spec_; }
-  // Whether the links carry the spec's latency: netem where the kernel has it, else a switch
-  // in user space (apps/emulate_delay.h) that holds every frame; false only if that failed.
-  bool latency_emulated() const { return latency_emulated_ || spec_.one_way_s <= 0; }
-  // "netem", "user-space switch", or "none" (no latency asked).
+  // "netem", "user-space switch" (apps/emulate_delay.h, where the kernel has no netem), or
+  // "none" (no latency asked, or not built yet).
   std::string delay_method() const { return delay_method_; }
+  // Whether the links carry the spec's latency (build() throws where neither way works).
+  bool latency_emulated() const { return spec_.one_way_s <= 0 || delay_method_ != "none"; }
   std::string prefix() const { return prefix_; }
   std::string netns(int node) const;
   std::string hostname(int node) const;
@@ -85,7 +63,7 @@ class EmulatedCluster {
   std::string workdir_;  // agent and hostfile
   std::string agent_, hostfile_;
   int built_nodes_ = 0;
-  bool bridges_ = false, keep_ = false, latency_emulated_ = true;
+  bool bridges_ = false, keep_ = false;
   std::string delay_method_ = "none";
   std::unique_ptr<DelaySwitch> switch_;
 };
