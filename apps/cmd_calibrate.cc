@@ -63,6 +63,9 @@ int run_calibrate(const Args& args) {
       args.has("max-bytes") ? static_cast<double>(args.get_size("max-bytes", 0)) : 1e300;
   PRUNEX_USAGE(opt.max_bytes >= opt.min_bytes, "--max-bytes is below --min-bytes");
   opt.mode = sim::parse_fit_mode(args.get_or("fit", "piecewise"), "--fit");
+  opt.algo = sim::parse_algo(args.get_or("algo", "ring"));
+  PRUNEX_USAGE(opt.algo == sim::Algo::ring || opt.algo == sim::Algo::mpi,
+               "--algo must be ring or mpi, got '", sim::algo_name(opt.algo), "'");
   const long cores =
       args.get_int("host-cores", static_cast<long>(std::thread::hardware_concurrency()));
   PRUNEX_USAGE(cores >= 0, "--host-cores must be >= 0 (got ", cores, ")");
@@ -112,8 +115,10 @@ int run_calibrate(const Args& args) {
 
   for (const auto* points : {&fitted, &fitted_warm}) {
     if (points->empty()) continue;
-    std::printf("# prunex calibrate: ring closed form per tier, fitted on topology %s%s\n",
-                base.name.c_str(), points == &fitted_warm ? " (--from-warm)" : "");
+    std::printf(
+        "# prunex calibrate: ring closed form per tier, %s per op, fitted on topology %s%s\n",
+        opt.algo == sim::Algo::mpi ? "Open MPI's algorithms" : "ring closed form",
+        base.name.c_str(), points == &fitted_warm ? " (--from-warm)" : "");
     std::printf("#%9s %6s %6s %12s %13s %13s %9s %s\n", "op", "group", "ranks", "bytes",
                 "measured(us)", "model(us)", "error", "");
     for (const auto& fp : *points)
@@ -192,6 +197,11 @@ PRUNEX_REGISTER_COMMAND(Command{
     "rails) and shifts the latency by their difference, so one calibration on an emulated\n"
     "cluster predicts it at other link speeds; absolute (default) puts the fitted numbers in\n"
     "place of the links.\n"
+    "--algo mpi fits each op as the collectives Open MPI 4.1 runs itself (its algorithm per\n"
+    "rank count and size: recursive doubling, Rabenseifner, ring, trees; one latency term per\n"
+    "step, two more for a rendezvous above the eager limit, one for the ranks' arrival), and\n"
+    "simulations with the file then run those algorithms: what extrapolates a calibration on\n"
+    "2 ranks to live MPI runs on more (docs/calibration.md).\n"
     "simulate, sweep and bench --backend sim apply the file with --calibration FILE.\n\n"
     "examples:\n"
     "  mpirun -np 4 prunex bench --backend mpi --gpus-per-node 2 --op all -b 1K -e 1M "
@@ -211,6 +221,10 @@ PRUNEX_REGISTER_COMMAND(Command{
          "per-op cost: a line between each two benchmarked sizes, or one alpha-beta line "
          "(split once)",
          "piecewise"},
+        {"algo", "ring|mpi",
+         "algorithms the per-op fits assume (and simulations with the file run): the ring, "
+         "or Open MPI's own choice",
+         "ring"},
         {"min-bytes", "S", "fit only rows of at least this size (K/M/G suffixes)", "0"},
         {"max-bytes", "S", "fit only rows of at most this size", "no limit"},
         {"host-cores", "N", "cores the ranks share (0: no sharing model)", "this machine's"},

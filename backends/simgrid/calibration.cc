@@ -6,6 +6,7 @@
 #include <set>
 
 #include "backends/simgrid/closed_form.h"
+#include "backends/simgrid/collectives.h"
 #include "engine/error.h"
 #include "records/bench_rows.h"
 
@@ -135,7 +136,16 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
     return f;
   };
   // Per op: both tiers carry the op's (L, B), so a world ring costs its alpha-beta form too.
-  auto both = [&](const BenchPoint& p) { return coefficients(base, {"intra", "inter"}, p); };
+  // Open MPI's algorithms: the terms and busiest-resource bytes of the schedule it runs.
+  auto both = [&](const BenchPoint& p) {
+    if (opt.algo != Algo::mpi) return coefficients(base, {"intra", "inter"}, p);
+    const double per_rank = p.op == CollectiveOp::allgather ? p.bytes / p.ranks : p.bytes;
+    const RankLayout layout{p.nodes, p.gpus_per_node};
+    const ScheduleLoad load =
+        schedule_load(build_schedule(p.op, Algo::mpi, p.group, layout, per_rank), layout);
+    return Coefficients{load.latency_terms, load.bytes};
+  };
+  cal.algo = opt.algo;
   cal.tiers.clear();
   cal.ops.clear();
   cal.op_fit = opt.mode;

@@ -125,13 +125,18 @@ struct Calibration {
   double inter_base_Bps = 0;        // the fitted topology's node-to-node bandwidth (all rails)
   double inter_base_latency_s = 0;  // its one-way node-to-node latency (NIC + one switch)
   std::vector<std::string> inputs;
-  std::string topology;  // the base topology the fit used
+  std::string topology;    // the base topology the fit used
+  Algo algo = Algo::ring;  // FitOptions::algo of the op fits: simulate runs collectives so
 };
 
 struct FitOptions {
   std::vector<CollectiveOp> ops;  // empty: all
   double min_bytes = 0, max_bytes = 1e300;
   FitMode mode = FitMode::line;
+  // The algorithms the op fits assume: ring (the closed form) or mpi (Open MPI's own choice
+  // per size and rank count, collectives_mpi.cc: coefficients from schedule_load). Tiers
+  // always use the ring closed form.
+  Algo algo = Algo::ring;
 };
 
 // Fits the tiers that have rows (intra from intra rows, inter from inter rows) on `base`, and

@@ -90,12 +90,17 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
       {"inputs", c.inputs},
       {"host_cores", c.host_cores},
       {"model",
-       "tiers and ops (op/group): ring closed form t = cL*latency + cB/bandwidth fitted by least "
-       "relative squares; compute: 3 x forward FLOPs per sample per second of "
-       "local_compute (slowest rank); shared host: a rank's speed scales by "
-       "min(1, host_cores / ranks)"},
+       std::string("tiers: ring closed form; ops (op/group): ") +
+           (c.algo == Algo::mpi ? "Open MPI's algorithm per size and rank count (latency terms "
+                                  "and busiest-resource bytes of its schedule)"
+                                : "ring closed form") +
+           "; t = cL*latency + cB/bandwidth fitted by least relative squares; compute: 3 x forward "
+           "FLOPs per sample per second of "
+           "local_compute (slowest rank); shared host: a rank's speed scales by "
+           "min(1, host_cores / ranks)"},
       {"tiers", tiers},
       {"op_fit", fit_mode_name(c.op_fit)},
+      {"op_algo", algo_name(c.algo)},
       {"ops", ops_json(c.ops)}};
   if (!c.ops_warm.empty()) j["ops_warm"] = ops_json(c.ops_warm);
   j["links"] = c.links_relative ? "relative" : "absolute";
@@ -149,6 +154,9 @@ Calibration read_calibration(const std::string& path) {
   c.host_cores = j.value("host_cores", 0);
   c.inputs = j.value("inputs", std::vector<std::string>{});
   c.op_fit = parse_fit_mode(j.value("op_fit", std::string("line")), path + " op_fit");
+  c.algo = parse_algo(j.value("op_algo", std::string("ring")));
+  PRUNEX_USAGE(c.algo == Algo::ring || c.algo == Algo::mpi, path,
+               ": op_algo must be ring or mpi, got ", algo_name(c.algo));
   const std::string links = j.value("links", std::string("absolute"));
   PRUNEX_USAGE(links == "absolute" || links == "relative", path,
                ": links must be absolute or relative, got ", links);

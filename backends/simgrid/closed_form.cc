@@ -111,6 +111,7 @@ HopCosts hop_costs(const Topology& t, int nodes) {
 
 double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op, Algo algo,
                            Group group, std::size_t bytes) {
+  if (algo == Algo::mpi) return kNaN;  // a phase per step: no one formula (collectives_mpi.cc)
   const double s = static_cast<double>(bytes);
   if (algo == Algo::hierarchical && group == Group::world) {
     const HopCosts h = hop_costs(t, nodes);
@@ -159,6 +160,13 @@ double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op,
 double expected_total_bytes(CollectiveOp op, Algo algo, Group group, int nodes, int p,
                             std::size_t bytes) {
   const double s = static_cast<double>(bytes);
+  if (algo == Algo::mpi) {  // what the chosen algorithm's steps send
+    double total = 0;
+    const RankLayout layout{nodes, p};
+    for (const auto& phase : build_schedule(op, algo, group, layout, s))
+      for (const auto& f : phase.flows) total += f.bytes;
+    return total;
+  }
   if (algo == Algo::hierarchical && group == Group::world) {
     const double m = nodes, n = static_cast<double>(nodes) * p;
     switch (op) {

@@ -80,6 +80,39 @@ Schedule chain_broadcast(const std::vector<int>& members, const RankLayout& layo
 Schedule tree_broadcast(const std::vector<int>& members, double bytes);
 Schedule hierarchical_broadcast(const RankLayout& layout, double bytes);
 
+// Open MPI's algorithms (collectives_mpi.cc): the one Open MPI 4.1's coll/tuned picks for an
+// op on n ranks and `bytes` (all-gather: one rank's block), and its schedule, one phase per
+// step (latency terms: one per step, two more for a rendezvous above the eager limit, one for
+// the ranks' arrival skew).
+enum class MpiAlg {
+  recursive_doubling,
+  ring,
+  rabenseifner,
+  reduce_bcast,
+  bruck,
+  neighbor,
+  linear,
+  chain,
+  binary,
+  binomial,
+  knomial,
+  scatter_allgather
+};
+const char* mpi_alg_name(MpiAlg a);
+MpiAlg ompi_choice(CollectiveOp op, int n, double bytes);
+Schedule mpi_schedule(CollectiveOp op, const std::vector<int>& members, const RankLayout& layout,
+                      double bytes);
+
+// A schedule on uniform links (one latency L, one bandwidth B per resource, one NIC path per
+// node): time = latency_terms x L + bytes / B, where bytes adds up each phase's busiest
+// resource (a node's NIC in one direction, a GPU's intra port, a pair link). What calibrate
+// fits --algo mpi rows with.
+struct ScheduleLoad {
+  double latency_terms = 0;
+  double bytes = 0;
+};
+ScheduleLoad schedule_load(const Schedule& s, const RankLayout& layout);
+
 // The schedule of a collective on a group: every communicator of the group runs at once
 // (phase i of each merged into one phase). Throws UsageError for unsupported combinations.
 Schedule build_schedule(CollectiveOp op, Algo algo, Group group, const RankLayout& layout,

@@ -29,6 +29,7 @@ Schedule merge_concurrent(const std::vector<Schedule>& schedules) {
 
 Schedule flat(CollectiveOp op, Algo algo, const std::vector<int>& m, const RankLayout& layout,
               double bytes) {
+  if (algo == Algo::mpi) return mpi_schedule(op, m, layout, bytes);
   switch (op) {
     case CollectiveOp::allreduce:
       return algo == Algo::tree ? tree_allreduce(m, bytes) : ring_allreduce(m, layout, bytes);

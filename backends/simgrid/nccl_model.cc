@@ -97,7 +97,8 @@ NcclEstimate nccl_model(const Topology& t, int nodes, int p, CollectiveOp op, Al
   const int n_nodes = group == Group::intra ? 1 : nodes;
   const int ppn = group == Group::world ? p : 1;
   const int n = n_nodes * ppn;
-  if (n < 2 || algo == Algo::hierarchical || op == CollectiveOp::barrier) return e;
+  if (n < 2 || algo == Algo::hierarchical || algo == Algo::mpi || op == CollectiveOp::barrier)
+    return e;
   if (algo == Algo::tree && op != CollectiveOp::allreduce) return e;  // NCCL: ring only
   const bool nvlink =
       t.intra.kind == IntraKind::nvlink_pairs || t.intra.kind == IntraKind::nvswitch;

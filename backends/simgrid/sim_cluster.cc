@@ -43,7 +43,8 @@ Algo parse_algo(const std::string& name) {
   if (name == "ring") return Algo::ring;
   if (name == "tree") return Algo::tree;
   if (name == "hierarchical") return Algo::hierarchical;
-  throw UsageError("unknown algorithm '" + name + "' (ring, tree, hierarchical)");
+  if (name == "mpi") return Algo::mpi;
+  throw UsageError("unknown algorithm '" + name + "' (ring, tree, hierarchical, mpi)");
 }
 
 const char* algo_name(Algo a) {
@@ -54,6 +55,8 @@ const char* algo_name(Algo a) {
       return "tree";
     case Algo::hierarchical:
       return "hierarchical";
+    case Algo::mpi:
+      return "mpi";
   }
   return "?";
 }
@@ -146,23 +149,26 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
                           impl_->topology.intra.kind == IntraKind::nvlink_pairs};
   CollectiveResult result;
   result.network_model = model_description();
-  const SimConfig::OpCost* cost = nullptr;
-  const std::string key = op_cost_key(op, group);
-  const auto& table = warm && impl_->config.op_costs_warm.count(key) ? impl_->config.op_costs_warm
-                                                                     : impl_->config.op_costs;
-  const auto costs = table.find(key);
-  if (costs != table.end() && !costs->second.empty()) {
-    const int n = group == Group::intra   ? layout.gpus_per_node
-                  : group == Group::inter ? layout.nodes
-                                          : layout.world();
+  // The calibrated cost of op on a group of n ranks for this size (nullptr: none).
+  auto cost_of = [&](Group g) -> const SimConfig::OpCost* {
+    const std::string key = op_cost_key(op, g);
+    const auto& table = warm && impl_->config.op_costs_warm.count(key) ? impl_->config.op_costs_warm
+                                                                       : impl_->config.op_costs;
+    const auto costs = table.find(key);
+    if (costs == table.end() || costs->second.empty()) return nullptr;
+    const int n = g == Group::intra   ? layout.gpus_per_node
+                  : g == Group::inter ? layout.nodes
+                                      : layout.world();
     const double size = static_cast<double>(bytes) * (op == CollectiveOp::allgather ? n : 1);
-    cost = &costs->second.back();
     for (const auto& c : costs->second)
-      if (size <= c.max_bytes) {
-        cost = &c;
-        break;
-      }
-  }
+      if (size <= c.max_bytes) return &c;
+    return &costs->second.back();
+  };
+  const SimConfig::OpCost* cost = cost_of(group);
+  // A world collective's steps inside the nodes (Open MPI's algorithms take some there) cost
+  // what the op costs inside a node, where that was calibrated.
+  const SimConfig::OpCost* intra_cost = group == Group::world ? cost_of(Group::intra) : nullptr;
+  const int gpn = layout.gpus_per_node;
   const bool calibrated = cost != nullptr;
   double scale = calibrated ? cost->bytes_scale : 1.0;
   // NCCL's protocol for this size: its base latency once, its wire overhead on every flow.
@@ -179,15 +185,20 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
     }
   }
   for (Phase phase : build_schedule(op, algo, group, layout, static_cast<double>(bytes))) {
-    for (auto& f : phase.flows) f.bytes *= scale;
+    const bool inside = calibrated && intra_cost != nullptr && !phase.flows.empty() &&
+                        std::all_of(phase.flows.begin(), phase.flows.end(),
+                                    [&](const Flow& f) { return f.src / gpn == f.dst / gpn; });
+    const SimConfig::OpCost* phase_cost = inside ? intra_cost : cost;
+    const double phase_scale = inside ? intra_cost->bytes_scale : scale;
+    for (auto& f : phase.flows) f.bytes *= phase_scale;
     const auto timings = run_flows(phase.flows, true);
     double alpha = 0, transfer = 0;
     for (const auto& t : timings) {
       alpha = std::max(alpha, t.route_latency_s);
       transfer = std::max(transfer, t.seconds - t.route_latency_s);
-      result.delivered_bytes += t.delivered_bytes / scale;
+      result.delivered_bytes += t.delivered_bytes / phase_scale;
     }
-    double latency = phase.latency_steps * (calibrated ? cost->latency_s : alpha);
+    double latency = phase.latency_steps * (calibrated ? phase_cost->latency_s : alpha);
     if (!calibrated && !phase.latency_chains.empty()) {
       double longest = 0;
       for (const auto& chain : phase.latency_chains) {

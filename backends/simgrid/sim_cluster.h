@@ -20,7 +20,8 @@
 
 namespace prunex::sim {
 
-enum class Algo { ring, tree, hierarchical };
+// mpi: the algorithms Open MPI 4.1 picks itself (collectives_mpi.cc), as live MPI runs use.
+enum class Algo { ring, tree, hierarchical, mpi };
 Algo parse_algo(const std::string& name);  // UsageError on unknown
 const char* algo_name(Algo a);
 CollectiveOp parse_op(const std::string& name);

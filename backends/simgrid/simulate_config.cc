@@ -147,7 +147,9 @@ const std::vector<SimulateField>& simulate_fields() {
            "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
            "memory speeds replace the topology's",
            &C::calibration),
-      {"algo", "A", "collective algorithm: ring, tree, hierarchical",
+      {"algo", "A",
+       "collective algorithm: ring, tree, hierarchical, mpi (Open MPI's own choice per size; "
+       "a calibration fitted with --algo mpi sets it)",
        [](C& c, const std::string& v) { c.algo = parse_algo(v); },
        [](const C& c) { return nlohmann::json(algo_name(c.algo)); }},
       text("out", "DIR", "output folder", &C::out, true),
@@ -177,6 +179,12 @@ void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg
   cfg.op_costs = op_costs(c, t, cfg.nodes, cfg.gpus_per_node);
   cfg.op_costs_warm = op_costs(c, t, cfg.nodes, cfg.gpus_per_node, /*warm=*/true);
   cfg.memory_Bps = memory_costs(c, cfg.nodes * cfg.gpus_per_node);
+  // Op costs fitted to Open MPI's algorithms only hold for those algorithms.
+  if (c.algo == Algo::mpi && cfg.plan_algo != Algo::mpi) {
+    std::fprintf(stderr, "note: %s fitted Open MPI's algorithms: collectives run as --algo mpi\n",
+                 file.c_str());
+    cfg.plan_algo = Algo::mpi;
+  }
 }
 
 std::map<std::string, double> last_densities(const nlohmann::json& run, const std::string& where) {
@@ -253,6 +261,7 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.sim.plan_algo = cfg.algo;
   s.topology = std::move(topology);
   if (!cfg.calibration.empty()) apply_calibration_file(cfg.calibration, s.topology, s.sim);
+  cfg.algo = s.sim.plan_algo;  // recorded as run
 
   // Masks: a live run's (replayed), or the synthetic union model for this node count.
   if (!cfg.masks.empty()) {

@@ -1,0 +1,502 @@
+// Open MPI's own collectives (--algo mpi): what a live `prunex train --backend mpi` runs.
+//
+// Open MPI 4.1's coll/tuned component picks an algorithm per call from the communicator size
+// and the message size with fixed decision tables (ompi/mca/coll/tuned/
+// coll_tuned_decision_fixed.c, v4.1.4: "generated based off of results gathered using the
+// ompi-collectives-tuning package"); the tables below are its switch points for the
+// operations the engine calls (commutative all-reduce, all-gather, broadcast), and the
+// schedules follow the algorithms of ompi/mca/coll/base. Every algorithm step is a phase of
+// its own: Open MPI's steps are blocking send-receives, not pipelined channels.
+//
+// Latency terms per phase: one per step, plus two (the rendezvous handshake's round trip:
+// request, acknowledgement, then the data) when a step's message is larger than the
+// transport's eager limit (btl_tcp_eager_limit 64 KiB between nodes, btl_vader_eager_limit
+// 4 KiB inside a node: opal/mca/btl/{tcp,vader}), plus one for the whole collective: the
+// ranks do not arrive together (measured on the emulated cluster: a 4-byte all-reduce, one
+// recursive-doubling exchange on 2 ranks, takes 2 one-way latencies after a barrier; two
+// exchanges on 4 ranks take 3; docs/emulation.md).
+#include <algorithm>
+#include <map>
+
+#include "backends/simgrid/collectives.h"
+#include "engine/error.h"
+
+namespace prunex::sim {
+
+namespace {
+
+constexpr double kTcpEagerBytes = 64 * 1024;
+constexpr double kVaderEagerBytes = 4 * 1024;
+
+// One switch table row: communicators smaller than max_ranks use, for totals below each
+// bound, the algorithm named after it (the last entry has no bound).
+struct Row {
+  int max_ranks;
+  std::vector<std::pair<double, MpiAlg>> by_bytes;
+};
+constexpr double kAny = 1e300;
+
+MpiAlg pick(const std::vector<Row>& table, int n, double bytes) {
+  for (const auto& row : table)
+    if (n < row.max_ranks)
+      for (const auto& [bound, alg] : row.by_bytes)
+        if (bytes < bound) return alg;
+  return table.back().by_bytes.back().second;
+}
+
+using A = MpiAlg;
+
+// coll_tuned_decision_fixed.c, allreduce, commutative operations (v4.1.4). Segmented ring
+// runs with segment size 0 there, which Open MPI turns into the plain ring.
+const std::vector<Row>& allreduce_table() {
+  static const std::vector<Row> t = {
+      {4,
+       {{8, A::ring},
+        {4096, A::recursive_doubling},
+        {8192, A::ring},
+        {16384, A::recursive_doubling},
+        {65536, A::ring},
+        {262144, A::ring},
+        {kAny, A::rabenseifner}}},
+      {8, {{16, A::ring}, {8192, A::recursive_doubling}, {kAny, A::rabenseifner}}},
+      {16, {{8192, A::recursive_doubling}, {kAny, A::rabenseifner}}},
+      {32, {{64, A::ring}, {4096, A::recursive_doubling}, {kAny, A::rabenseifner}}},
+      {64, {{128, A::ring}, {kAny, A::rabenseifner}}},
+      {128, {{262144, A::recursive_doubling}, {kAny, A::rabenseifner}}},
+      {256, {{131072, A::reduce_bcast}, {262144, A::recursive_doubling}, {kAny, A::rabenseifner}}},
+      {512, {{4096, A::reduce_bcast}, {kAny, A::rabenseifner}}},
+      {2048, {{2048, A::reduce_bcast}, {16384, A::recursive_doubling}, {kAny, A::rabenseifner}}},
+      {4096,
+       {{2048, A::reduce_bcast},
+        {4096, A::ring},
+        {16384, A::recursive_doubling},
+        {kAny, A::rabenseifner}}},
+      {1 << 30,
+       {{2048, A::reduce_bcast},
+        {16384, A::ring},
+        {32768, A::recursive_doubling},
+        {kAny, A::rabenseifner}}},
+  };
+  return t;
+}
+
+// allgather (v4.1.4), by one rank's block. 2 ranks: two_proc, one exchange (as recursive
+// doubling on 2).
+const std::vector<Row>& allgather_table() {
+  static const std::vector<Row> t = {
+      {3, {{kAny, A::recursive_doubling}}},
+      {32, {{kAny, A::recursive_doubling}}},
+      {64, {{1024, A::recursive_doubling}, {65536, A::neighbor}, {kAny, A::ring}}},
+      {128, {{512, A::recursive_doubling}, {65536, A::neighbor}, {kAny, A::ring}}},
+      {256,
+       {{512, A::recursive_doubling},
+        {131072, A::neighbor},
+        {524288, A::ring},
+        {1048576, A::neighbor},
+        {kAny, A::ring}}},
+      {512,
+       {{32, A::recursive_doubling},
+        {128, A::bruck},
+        {1024, A::recursive_doubling},
+        {131072, A::neighbor},
+        {524288, A::ring},
+        {1048576, A::neighbor},
+        {kAny, A::ring}}},
+      {1024,
+       {{64, A::recursive_doubling},
+        {256, A::bruck},
+        {2048, A::recursive_doubling},
+        {kAny, A::neighbor}}},
+      {2048,
+       {{4, A::recursive_doubling},
+        {8, A::bruck},
+        {16, A::recursive_doubling},
+        {32, A::bruck},
+        {256, A::recursive_doubling},
+        {512, A::bruck},
+        {4096, A::recursive_doubling},
+        {kAny, A::neighbor}}},
+      {4096,
+       {{32, A::bruck},
+        {128, A::recursive_doubling},
+        {512, A::bruck},
+        {4096, A::recursive_doubling},
+        {kAny, A::neighbor}}},
+      {1 << 30,
+       {{2, A::recursive_doubling},
+        {8, A::bruck},
+        {16, A::recursive_doubling},
+        {512, A::bruck},
+        {4096, A::recursive_doubling},
+        {kAny, A::neighbor}}},
+  };
+  return t;
+}
+
+// bcast (v4.1.4), segment size 0 (whole messages: store and forward).
+const std::vector<Row>& bcast_table() {
+  static const std::vector<Row> t = {
+      {4,
+       {{32, A::chain},
+        {256, A::binary},
+        {512, A::chain},
+        {1024, A::knomial},
+        {32768, A::linear},
+        {131072, A::binary},
+        {262144, A::chain},
+        {524288, A::linear},
+        {1048576, A::binomial},
+        {kAny, A::binary}}},
+      {8,
+       {{64, A::binary},
+        {128, A::binomial},
+        {2048, A::binary},
+        {8192, A::binomial},
+        {1048576, A::linear},
+        {kAny, A::chain}}},
+      {16,
+       {{8, A::knomial},
+        {64, A::binary},
+        {4096, A::knomial},
+        {16384, A::binary},
+        {32768, A::binomial},
+        {kAny, A::linear}}},
+      {32, {{4096, A::knomial}, {1048576, A::binomial}, {kAny, A::scatter_allgather}}},
+      {64, {{2048, A::binomial}, {kAny, A::knomial}}},
+      {128, {{kAny, A::knomial}}},
+      {256,
+       {{2, A::binomial},
+        {16384, A::binary},
+        {32768, A::linear},
+        {65536, A::binary},
+        {kAny, A::knomial}}},
+      {1024, {{16384, A::knomial}, {32768, A::binary}, {kAny, A::knomial}}},
+      {2048, {{524288, A::knomial}, {kAny, A::scatter_allgather}}},
+      {4096, {{262144, A::knomial}, {kAny, A::scatter_allgather}}},
+      {1 << 30,
+       {{8192, A::knomial},
+        {16384, A::binary},
+        {262144, A::knomial},
+        {kAny, A::scatter_allgather}}},
+  };
+  return t;
+}
+
+// Schedules over member indices 0..n-1 (mapped to world ranks at the end).
+class Builder {
+ public:
+  Builder(const std::vector<int>& members, const RankLayout& layout)
+      : m_(members), layout_(layout) {}
+
+  // One blocking step: the flows (index pairs) start together.
+  void step(const std::vector<Flow>& flows) {
+    Phase p;
+    double largest = 0;
+    bool crosses = false;
+    for (const auto& f : flows) {
+      if (f.bytes <= 0) continue;
+      p.flows.push_back({m_[f.src], m_[f.dst], f.bytes});
+      largest = std::max(largest, f.bytes);
+      crosses = crosses || node(m_[f.src]) != node(m_[f.dst]);
+    }
+    if (p.flows.empty()) return;
+    p.latency_steps = 1 + (largest > (crosses ? kTcpEagerBytes : kVaderEagerBytes) ? 2 : 0);
+    s_.push_back(std::move(p));
+  }
+  void exchange(std::vector<Flow>& flows, int a, int b, double bytes) {
+    flows.push_back({a, b, bytes});
+    flows.push_back({b, a, bytes});
+  }
+  // The ranks' arrival skew: one term on the first step that crosses nodes (the skew is a
+  // node-to-node latency), else on the first step.
+  Schedule finish() {
+    if (s_.empty()) return {};
+    auto first = std::find_if(s_.begin(), s_.end(), [&](const Phase& p) {
+      return std::any_of(p.flows.begin(), p.flows.end(),
+                         [&](const Flow& f) { return node(f.src) != node(f.dst); });
+    });
+    (first != s_.end() ? *first : s_.front()).latency_steps += 1;
+    return std::move(s_);
+  }
+
+ private:
+  int node(int rank) const { return rank / layout_.gpus_per_node; }
+  const std::vector<int>& m_;
+  RankLayout layout_;
+  Schedule s_;
+};
+
+int floor_pow2(int n) {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+// Recursive doubling (coll_base_allreduce.c): the first 2r ranks (r = n - 2^k) fold into r,
+// log2(2^k) exchanges of the whole vector, the result sent back to the folded ranks.
+void allreduce_recursive_doubling(Builder& b, int n, double s) {
+  const int pof2 = floor_pow2(n), rem = n - pof2;
+  auto real = [&](int v) { return v < rem ? 2 * v + 1 : v + rem; };
+  std::vector<Flow> f;
+  for (int i = 0; i < rem; ++i) f.push_back({2 * i, 2 * i + 1, s});
+  b.step(f);
+  for (int mask = 1; mask < pof2; mask <<= 1) {
+    f.clear();
+    for (int v = 0; v < pof2; ++v)
+      if ((v & mask) == 0) b.exchange(f, real(v), real(v ^ mask), s);
+    b.step(f);
+  }
+  f.clear();
+  for (int i = 0; i < rem; ++i) f.push_back({2 * i + 1, 2 * i, s});
+  b.step(f);
+}
+
+// Rabenseifner (allreduce_intra_redscat_allgather): fold to 2^k ranks (halves exchanged, then
+// one half sent), reduce-scatter by recursive halving (distance 1, 2, 4, ...: S/2, S/4, ...),
+// all-gather back by recursive doubling, the result sent to the folded ranks.
+void allreduce_rabenseifner(Builder& b, int n, double s) {
+  const int pof2 = floor_pow2(n), rem = n - pof2;
+  auto real = [&](int v) { return v < rem ? 2 * v : v + rem; };
+  std::vector<Flow> f;
+  for (int i = 0; i < rem; ++i) b.exchange(f, 2 * i, 2 * i + 1, s / 2);
+  b.step(f);
+  f.clear();
+  for (int i = 0; i < rem; ++i) f.push_back({2 * i + 1, 2 * i, s / 2});
+  b.step(f);
+  std::vector<int> masks;
+  for (int mask = 1; mask < pof2; mask <<= 1) masks.push_back(mask);
+  double part = s;
+  for (int mask : masks) {  // reduce-scatter
+    part /= 2;
+    f.clear();
+    for (int v = 0; v < pof2; ++v)
+      if ((v & mask) == 0) b.exchange(f, real(v), real(v ^ mask), part);
+    b.step(f);
+  }
+  for (auto it = masks.rbegin(); it != masks.rend(); ++it) {  // all-gather
+    f.clear();
+    for (int v = 0; v < pof2; ++v)
+      if ((v & *it) == 0) b.exchange(f, real(v), real(v ^ *it), part);
+    b.step(f);
+    part *= 2;
+  }
+  f.clear();
+  for (int i = 0; i < rem; ++i) f.push_back({2 * i, 2 * i + 1, s});
+  b.step(f);
+}
+
+// Ring (allreduce_intra_ring): 2(n-1) steps, each rank sends one block of S/n to the next.
+void allreduce_ring(Builder& b, int n, double s) {
+  for (int k = 0; k < 2 * (n - 1); ++k) {
+    std::vector<Flow> f;
+    for (int i = 0; i < n; ++i) f.push_back({i, (i + 1) % n, s / n});
+    b.step(f);
+  }
+}
+
+// Broadcast trees from member 0, one phase per level (store and forward).
+void bcast_binomial(Builder& b, int n, double s, int radix) {
+  for (int span = 1; span < n; span *= radix) {
+    std::vector<Flow> f;
+    for (int i = 0; i < span && i < n; ++i)
+      for (int j = 1; j < radix && i + j * span < n; ++j) f.push_back({i, i + j * span, s});
+    b.step(f);
+  }
+}
+void bcast_binary(Builder& b, int n, double s) {
+  for (int first = 0, width = 1; first < n; first += width, width *= 2) {
+    std::vector<Flow> f;
+    for (int i = first; i < std::min(n, first + width); ++i)
+      for (int c : {2 * i + 1, 2 * i + 2})
+        if (c < n) f.push_back({i, c, s});
+    b.step(f);
+  }
+}
+void bcast_chain(Builder& b, int n, double s) {
+  for (int i = 0; i + 1 < n; ++i) b.step({{i, i + 1, s}});
+}
+void bcast_linear(Builder& b, int n, double s) {
+  std::vector<Flow> f;
+  for (int i = 1; i < n; ++i) f.push_back({0, i, s});
+  b.step(f);
+}
+
+// All-gather of one block per rank.
+void allgather_recursive_doubling(Builder& b, int n, double block) {
+  for (int mask = 1; mask < n; mask <<= 1) {
+    std::vector<Flow> f;
+    for (int i = 0; i < n; ++i)
+      if ((i & mask) == 0) b.exchange(f, i, i ^ mask, block * mask);
+    b.step(f);
+  }
+}
+void allgather_bruck(Builder& b, int n, double block) {
+  for (int d = 1; d < n; d *= 2) {
+    std::vector<Flow> f;
+    for (int i = 0; i < n; ++i) f.push_back({i, (i - d + n) % n, block * std::min(d, n - d)});
+    b.step(f);
+  }
+}
+void allgather_ring(Builder& b, int n, double block) {
+  for (int k = 0; k + 1 < n; ++k) {
+    std::vector<Flow> f;
+    for (int i = 0; i < n; ++i) f.push_back({i, (i + 1) % n, block});
+    b.step(f);
+  }
+}
+// Neighbor exchange (even n): partners alternate between the left and right neighbour; the
+// first step swaps one block, the others two.
+void allgather_neighbor(Builder& b, int n, double block) {
+  for (int k = 0; k < n / 2; ++k) {
+    std::vector<Flow> f;
+    for (int i = 0; i < n; i += 2) {
+      const int a = k % 2 == 0 ? i : i + 1, c = k % 2 == 0 ? i + 1 : (i + 2) % n;
+      b.exchange(f, a, c, block * (k == 0 ? 1 : 2));
+    }
+    b.step(f);
+  }
+}
+
+}  // namespace
+
+const char* mpi_alg_name(MpiAlg a) {
+  switch (a) {
+    case MpiAlg::recursive_doubling:
+      return "recursive doubling";
+    case MpiAlg::ring:
+      return "ring";
+    case MpiAlg::rabenseifner:
+      return "rabenseifner";
+    case MpiAlg::reduce_bcast:
+      return "reduce + bcast";
+    case MpiAlg::bruck:
+      return "bruck";
+    case MpiAlg::neighbor:
+      return "neighbor exchange";
+    case MpiAlg::linear:
+      return "linear";
+    case MpiAlg::chain:
+      return "chain";
+    case MpiAlg::binary:
+      return "binary tree";
+    case MpiAlg::binomial:
+      return "binomial";
+    case MpiAlg::knomial:
+      return "knomial";
+    case MpiAlg::scatter_allgather:
+      return "scatter + allgather";
+  }
+  return "?";
+}
+
+MpiAlg ompi_choice(CollectiveOp op, int n, double bytes) {
+  switch (op) {
+    case CollectiveOp::allreduce:
+      return pick(allreduce_table(), n, bytes);
+    case CollectiveOp::allgather: {
+      const MpiAlg a = pick(allgather_table(), n, bytes);
+      // Recursive doubling needs a power of two (else Open MPI runs Bruck); neighbor
+      // exchange an even count (else the ring).
+      if (a == MpiAlg::recursive_doubling && (n & (n - 1)) != 0) return MpiAlg::bruck;
+      if (a == MpiAlg::neighbor && n % 2 != 0) return MpiAlg::ring;
+      return a;
+    }
+    case CollectiveOp::broadcast:
+      return pick(bcast_table(), n, bytes);
+    case CollectiveOp::barrier:
+      break;
+  }
+  throw UsageError("no Open MPI model of a barrier");
+}
+
+Schedule mpi_schedule(CollectiveOp op, const std::vector<int>& members, const RankLayout& layout,
+                      double bytes) {
+  const int n = static_cast<int>(members.size());
+  if (n < 2 || bytes <= 0 || op == CollectiveOp::barrier) return {};
+  Builder b(members, layout);
+  const MpiAlg alg = ompi_choice(op, n, bytes);
+  switch (op) {
+    case CollectiveOp::allreduce:
+      if (alg == MpiAlg::ring) {
+        allreduce_ring(b, n, bytes);
+      } else if (alg == MpiAlg::rabenseifner) {
+        allreduce_rabenseifner(b, n, bytes);
+      } else if (alg == MpiAlg::reduce_bcast) {  // binomial reduce to 0, then broadcast
+        for (int span = floor_pow2(n - 1); span >= 1; span /= 2) {
+          std::vector<Flow> f;
+          for (int i = span; i < std::min(n, 2 * span); ++i) f.push_back({i, i - span, bytes});
+          b.step(f);
+        }
+        bcast_binomial(b, n, bytes, 2);
+      } else {
+        allreduce_recursive_doubling(b, n, bytes);
+      }
+      break;
+    case CollectiveOp::allgather:
+      if (alg == MpiAlg::bruck)
+        allgather_bruck(b, n, bytes);
+      else if (alg == MpiAlg::ring)
+        allgather_ring(b, n, bytes);
+      else if (alg == MpiAlg::neighbor)
+        allgather_neighbor(b, n, bytes);
+      else
+        allgather_recursive_doubling(b, n, bytes);
+      break;
+    case CollectiveOp::broadcast:
+      if (alg == MpiAlg::linear) {
+        bcast_linear(b, n, bytes);
+      } else if (alg == MpiAlg::chain) {
+        bcast_chain(b, n, bytes);
+      } else if (alg == MpiAlg::binary) {
+        bcast_binary(b, n, bytes);
+      } else if (alg == MpiAlg::binomial) {
+        bcast_binomial(b, n, bytes, 2);
+      } else if (alg == MpiAlg::knomial) {
+        bcast_binomial(b, n, bytes, 4);  // coll_tuned_bcast_knomial_radix = 4
+      } else {  // scatter (binomial, halves) + recursive-doubling all-gather of S/n blocks
+        for (int span = floor_pow2(n - 1), k = 1; span >= 1; span /= 2, k *= 2) {
+          std::vector<Flow> f;
+          for (int i = 0; i < n; i += 2 * span)
+            if (i + span < n) f.push_back({i, i + span, bytes / k / 2});
+          b.step(f);
+        }
+        if ((n & (n - 1)) == 0)
+          allgather_recursive_doubling(b, n, bytes / n);
+        else
+          allgather_ring(b, n, bytes / n);
+      }
+      break;
+    case CollectiveOp::barrier:
+      break;
+  }
+  return b.finish();
+}
+
+ScheduleLoad schedule_load(const Schedule& s, const RankLayout& layout) {
+  ScheduleLoad out;
+  const int p = layout.gpus_per_node;
+  for (const auto& phase : s) {
+    out.latency_terms += phase.latency_steps;
+    // Bytes per directed resource: a node's NIC out/in (one path per node), a GPU's intra port
+    // out/in, or (a link per GPU pair) that pair's link in one direction.
+    std::map<std::pair<long, int>, double> load;
+    for (const auto& f : phase.flows) {
+      const int a = f.src / p, c = f.dst / p;
+      if (a != c) {
+        load[{a, 0}] += f.bytes;
+        load[{c, 1}] += f.bytes;
+      } else if (layout.pair_links) {
+        load[{static_cast<long>(f.src) * (1L << 31) + f.dst, 2}] += f.bytes;
+      } else {
+        load[{f.src, 3}] += f.bytes;
+        load[{f.dst, 4}] += f.bytes;
+      }
+    }
+    double most = 0;
+    for (const auto& [key, bytes] : load) most = std::max(most, bytes);
+    out.bytes += most;
+  }
+  return out;
+}
+
+}  // namespace prunex::sim
