@@ -103,7 +103,7 @@ fi
 [ -f "$out/cal/topology.json" ] || { echo "validate_emulated.sh: no measurements in $out" >&2; exit 2; }
 d=$out/cal
 steps_list=$(ls "$d"/steps/*/metrics.json | paste -sd,)
-$prunex calibrate --topology "$d/topology.json" --links relative --algo mpi \
+$prunex calibrate --topology "$d/topology.json" --links relative --algo mpi --fit line \
   --from "$d/bench_2x1_a.json,$d/bench_2x1_b.json,$d/bench_1x2_a.json,$d/bench_1x2_b.json" \
   --from-warm "$d/bench_warm_2x1_a.json,$d/bench_warm_2x1_b.json,$d/bench_warm_1x2_a.json,$d/bench_warm_1x2_b.json" \
   --steps "$steps_list" --memory "$d/memory.json" --out "$d/calibration.json" > "$d/calibrate.txt"

@@ -140,7 +140,8 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
   auto both = [&](const BenchPoint& p) {
     if (opt.algo != Algo::mpi) return coefficients(base, {"intra", "inter"}, p);
     const double per_rank = p.op == CollectiveOp::allgather ? p.bytes / p.ranks : p.bytes;
-    const RankLayout layout{p.nodes, p.gpus_per_node};
+    RankLayout layout{p.nodes, p.gpus_per_node};
+    layout.pooled_rails = std::max(1, base.nic.rails);  // the fit's one path per node
     const ScheduleLoad load =
         schedule_load(build_schedule(p.op, Algo::mpi, p.group, layout, per_rank), layout);
     return Coefficients{load.latency_terms, load.bytes};

@@ -36,6 +36,11 @@ struct RankLayout {
   int gpus_per_node = 1;
   int rails = 1;
   bool pair_links = false;  // a link per GPU pair (NVLink pairs), not a port per GPU
+  // Rails one node-to-node path stands for (a calibration pools a node's rails into one path):
+  // Open MPI's TCP transport sends a message's first eager-limit bytes on one rail and
+  // stripes the rest over all, so on the pooled path the eager part costs x pooled_rails
+  // (--algo mpi only).
+  int pooled_rails = 1;
   int world() const { return nodes * gpus_per_node; }
   NodeGrouping grouping() const { return {world(), gpus_per_node}; }
 };
@@ -83,7 +88,7 @@ Schedule hierarchical_broadcast(const RankLayout& layout, double bytes);
 // Open MPI's algorithms (collectives_mpi.cc): the one Open MPI 4.1's coll/tuned picks for an
 // op on n ranks and `bytes` (all-gather: one rank's block), and its schedule, one phase per
 // step (latency terms: one per step, two more for a rendezvous above the eager limit, one for
-// the ranks' arrival skew).
+// the ranks' arrival skew in recursive doubling).
 enum class MpiAlg {
   recursive_doubling,
   ring,

@@ -8,13 +8,21 @@
 // schedules follow the algorithms of ompi/mca/coll/base. Every algorithm step is a phase of
 // its own: Open MPI's steps are blocking send-receives, not pipelined channels.
 //
+// Rails: Open MPI's TCP transport (ob1 over one TCP BTL per interface) sends a message's first
+// eager-limit bytes on one interface, round robin per peer, and schedules the rest over all
+// of them; ranks of a node send the same sequence of messages, so their eager parts take the
+// same rail. Where a calibration pools a node's rails into one path (RankLayout::pooled_rails)
+// an inter-node flow's eager part costs pooled_rails times its bytes there.
+//
 // Latency terms per phase: one per step, plus two (the rendezvous handshake's round trip:
 // request, acknowledgement, then the data) when a step's message is larger than the
 // transport's eager limit (btl_tcp_eager_limit 64 KiB between nodes, btl_vader_eager_limit
-// 4 KiB inside a node: opal/mca/btl/{tcp,vader}), plus one for the whole collective: the
-// ranks do not arrive together (measured on the emulated cluster: a 4-byte all-reduce, one
-// recursive-doubling exchange on 2 ranks, takes 2 one-way latencies after a barrier; two
-// exchanges on 4 ranks take 3; docs/emulation.md).
+// 4 KiB inside a node: opal/mca/btl/{tcp,vader}), plus, for recursive doubling, one for the
+// ranks' arrival: they leave the previous collective (a barrier) up to a hop apart, and the
+// last rank's whole vector still has every exchange to go (measured on the emulated cluster:
+// a 4-byte all-reduce, one exchange on 2 ranks, takes 2 one-way latencies; two exchanges on
+// 4 ranks take 3). Ring and Rabenseifner absorb the skew: a late rank finds its first block
+// already there (2 ranks: 2 steps take 2 latencies, not 3; docs/calibration.md).
 #include <algorithm>
 #include <map>
 
@@ -193,11 +201,16 @@ class Builder {
     Phase p;
     double largest = 0;
     bool crosses = false;
+    const int rails = std::max(1, layout_.pooled_rails);
     for (const auto& f : flows) {
       if (f.bytes <= 0) continue;
-      p.flows.push_back({m_[f.src], m_[f.dst], f.bytes});
+      const bool across = node(m_[f.src]) != node(m_[f.dst]);
+      // On a pooled path the eager part, on one rail, takes `rails` times its share.
+      const double wire =
+          across ? std::min(f.bytes, kTcpEagerBytes) * (rails - 1) + f.bytes : f.bytes;
+      p.flows.push_back({m_[f.src], m_[f.dst], wire});
       largest = std::max(largest, f.bytes);
-      crosses = crosses || node(m_[f.src]) != node(m_[f.dst]);
+      crosses = crosses || across;
     }
     if (p.flows.empty()) return;
     p.latency_steps = 1 + (largest > (crosses ? kTcpEagerBytes : kVaderEagerBytes) ? 2 : 0);
@@ -207,10 +220,11 @@ class Builder {
     flows.push_back({a, b, bytes});
     flows.push_back({b, a, bytes});
   }
-  // The ranks' arrival skew: one term on the first step that crosses nodes (the skew is a
-  // node-to-node latency), else on the first step.
-  Schedule finish() {
+  // arrival: the ranks' arrival skew, one term on the first step that crosses nodes (the
+  // skew is a node-to-node latency), else on the first step.
+  Schedule finish(bool arrival) {
     if (s_.empty()) return {};
+    if (!arrival) return std::move(s_);
     auto first = std::find_if(s_.begin(), s_.end(), [&](const Phase& p) {
       return std::any_of(p.flows.begin(), p.flows.end(),
                          [&](const Flow& f) { return node(f.src) != node(f.dst); });
@@ -469,7 +483,7 @@ Schedule mpi_schedule(CollectiveOp op, const std::vector<int>& members, const Ra
     case CollectiveOp::barrier:
       break;
   }
-  return b.finish();
+  return b.finish(alg == MpiAlg::recursive_doubling);
 }
 
 ScheduleLoad schedule_load(const Schedule& s, const RankLayout& layout) {

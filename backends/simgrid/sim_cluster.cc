@@ -144,9 +144,9 @@ std::string SimCluster::model_description() const {
 
 CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group group,
                                             std::size_t bytes, bool warm) {
-  const RankLayout layout{impl_->config.nodes, impl_->config.gpus_per_node,
-                          std::max(1, impl_->topology.nic.rails),
-                          impl_->topology.intra.kind == IntraKind::nvlink_pairs};
+  const RankLayout layout{
+      impl_->config.nodes, impl_->config.gpus_per_node, std::max(1, impl_->topology.nic.rails),
+      impl_->topology.intra.kind == IntraKind::nvlink_pairs, impl_->config.pooled_rails};
   CollectiveResult result;
   result.network_model = model_description();
   // The calibrated cost of op on a group of n ranks for this size (nullptr: none).

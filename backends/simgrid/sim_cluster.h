@@ -83,6 +83,8 @@ struct SimConfig {
   // run at their own measured speed, per-call overheads included, instead of the GPU's
   // memory bandwidth. A step uses its key's speed, else its phase's, else the bandwidth.
   std::map<std::string, double> memory_Bps = {};
+  // Rails a calibrated node-to-node path pools (RankLayout::pooled_rails; --algo mpi).
+  int pooled_rails = 1;
 };
 
 // "allreduce/intra": the key of SimConfig::op_costs (and of a calibration's ops).

@@ -172,6 +172,7 @@ std::map<std::string, double> densities_of(const nlohmann::json& d, const std::s
 
 void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg) {
   const Calibration c = read_calibration(file);
+  const int rails = std::max(1, t.nic.rails);
   if (!c.topology.empty() && c.topology != t.name)
     std::fprintf(stderr, "note: %s was fitted on topology %s, applied to %s\n", file.c_str(),
                  c.topology.c_str(), t.name.c_str());
@@ -185,6 +186,8 @@ void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg
                  file.c_str());
     cfg.plan_algo = Algo::mpi;
   }
+  // A fitted inter tier is one path per node (set_tier): it stands for the node's rails.
+  if (c.tiers.count("inter")) cfg.pooled_rails = rails;
 }
 
 std::map<std::string, double> last_densities(const nlohmann::json& run, const std::string& where) {

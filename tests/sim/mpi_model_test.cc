@@ -95,23 +95,29 @@ TEST(MpiModel, BytesPerRankMatchTheAlgorithmsClosedForms) {
 
 TEST(MpiModel, LatencyTermsFollowStepsRendezvousAndArrival) {
   const RankLayout four{4, 1};
-  // Recursive doubling on 4: two exchanges + the arrival.
+  // Recursive doubling on 4: two exchanges + the arrival (the whole vector of the last rank
+  // to arrive still has every step to go).
   EXPECT_EQ(terms(mpi_schedule(CollectiveOp::allreduce, iota(4), four, 1000)), 3);
-  // Rabenseifner on 4 at 8 KiB: four steps of 4 and 2 KiB (eager) + the arrival.
-  EXPECT_EQ(terms(mpi_schedule(CollectiveOp::allreduce, iota(4), four, 8192)), 5);
-  // ... at 1 MiB: every step above 64 KiB pays the rendezvous round trip: 4 x 3 + 1.
-  EXPECT_EQ(terms(mpi_schedule(CollectiveOp::allreduce, iota(4), four, 1 << 20)), 13);
-  // 2 ranks, 1 MiB: Rabenseifner's two steps of 512 KiB: 2 x 3 + 1.
-  EXPECT_EQ(terms(mpi_schedule(CollectiveOp::allreduce, iota(2), {2, 1}, 1 << 20)), 7);
+  EXPECT_EQ(terms(mpi_schedule(CollectiveOp::allgather, iota(4), four, 100)), 3);
+  // Rabenseifner on 4 at 8 KiB: four steps of 4 and 2 KiB (eager).
+  EXPECT_EQ(terms(mpi_schedule(CollectiveOp::allreduce, iota(4), four, 8192)), 4);
+  // ... at 1 MiB: every step above 64 KiB pays the rendezvous round trip: 4 x 3.
+  EXPECT_EQ(terms(mpi_schedule(CollectiveOp::allreduce, iota(4), four, 1 << 20)), 12);
+  // 2 ranks, 1 MiB: Rabenseifner's two steps of 512 KiB: 2 x 3.
+  EXPECT_EQ(terms(mpi_schedule(CollectiveOp::allreduce, iota(2), {2, 1}, 1 << 20)), 6);
   // Inside a node the eager limit is 4 KiB: a 2 x 2 world all-reduce of 16 KiB
-  // (Rabenseifner) has 8 KiB intra steps (rendezvous) and 4 KiB inter steps (eager); the
-  // arrival term sits on the first inter step.
+  // (Rabenseifner) has 8 KiB intra steps (rendezvous) and 4 KiB inter steps (eager).
   const Schedule s = mpi_schedule(CollectiveOp::allreduce, iota(4), {2, 2}, 16384);
   ASSERT_EQ(s.size(), 4u);
   EXPECT_EQ(s[0].latency_steps, 3);  // intra, 8 KiB
-  EXPECT_EQ(s[1].latency_steps, 2);  // inter, 4 KiB, + arrival
+  EXPECT_EQ(s[1].latency_steps, 1);  // inter, 4 KiB
   EXPECT_EQ(s[2].latency_steps, 1);
   EXPECT_EQ(s[3].latency_steps, 3);
+  // 2 x 2 recursive doubling (1 KiB): the arrival term sits on the first inter step.
+  const Schedule rd = mpi_schedule(CollectiveOp::allreduce, iota(4), {2, 2}, 1024);
+  ASSERT_EQ(rd.size(), 2u);
+  EXPECT_EQ(rd[0].latency_steps, 1);  // intra
+  EXPECT_EQ(rd[1].latency_steps, 2);
 }
 
 TEST(MpiModel, ScheduleLoadIsTheBusiestResourcePerStep) {
@@ -122,11 +128,19 @@ TEST(MpiModel, ScheduleLoadIsTheBusiestResourcePerStep) {
   const ScheduleLoad l =
       schedule_load(mpi_schedule(CollectiveOp::allreduce, iota(4), layout, s), layout);
   EXPECT_DOUBLE_EQ(l.bytes, 2 * s);
-  EXPECT_EQ(l.latency_terms, 4 * 3 + 1);
+  EXPECT_EQ(l.latency_terms, 4 * 3);
+  // One path standing for 2 rails: an inter-node message's first 64 KiB go on one rail, so
+  // they cost twice their bytes there. 2 x 1, 1 MiB: two steps of 512 KiB each way.
+  RankLayout pooled{2, 1};
+  pooled.pooled_rails = 2;
+  const double e = 64 * 1024;
+  EXPECT_DOUBLE_EQ(
+      schedule_load(mpi_schedule(CollectiveOp::allreduce, iota(2), pooled, s), pooled).bytes,
+      2 * (s / 2 + e));
 }
 
 TEST(MpiModel, SimulatedAllreduceIsItsStepsAddedUp) {
-  // 4 nodes x 1 on the test star, 1 MiB: Rabenseifner, 13 latency terms of one NIC hop, and
+  // 4 nodes x 1 on the test star, 1 MiB: Rabenseifner, 12 latency terms of one NIC hop, and
   // per step one S/2, S/4, S/4, S/2 flow each way through every NIC: 1.5 S / B.
   const Topology t = test::star_topology(4, 1);
   const double s = 1 << 20;
@@ -136,7 +150,7 @@ TEST(MpiModel, SimulatedAllreduceIsItsStepsAddedUp) {
                                                 static_cast<std::size_t>(s))
                                    .seconds};
   })[0];
-  const double want = 13 * node_latency(t, 4, 0, 1) + 1.5 * s / test::kNicBw;
+  const double want = 12 * node_latency(t, 4, 0, 1) + 1.5 * s / test::kNicBw;
   EXPECT_NEAR(seconds / want, 1.0, 1e-3) << seconds << " s against " << want << " s";
   EXPECT_TRUE(std::isnan(closed_form_seconds(t, 4, 1, CollectiveOp::allreduce, Algo::mpi,
                                              Group::world, static_cast<std::size_t>(s))));
