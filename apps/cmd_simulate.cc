@@ -23,7 +23,18 @@ int run_simulate(const Args& args) {
                 spec.sim.nodes, spec.sim.gpus_per_node, spec.topology.name.c_str(),
                 static_cast<long long>(spec.layout.parameters()));
     std::fflush(stdout);
-    run = sim::simulate_run(spec).run;
+    auto result = sim::simulate_run(spec);
+    run = std::move(result.run);
+    if (result.has_failures) {
+      const sim::FailureEstimate& e = result.failures;
+      std::printf(
+          "failures: system MTBF %.2f h (%d nodes); failure-free %.2f h; with a checkpoint "
+          "every %.1f min: expected %.2f h (%.1f failures); Young's interval %.1f min, "
+          "Daly's %.1f min (expected %.2f h)\n",
+          e.system_mtbf_s / 3600, spec.sim.nodes, e.solve_s / 3600, e.interval_s / 60,
+          e.expected_s / 3600, e.failures, e.young_interval_s / 60, e.daly_interval_s / 60,
+          e.expected_at_daly_s / 3600);
+    }
   } catch (const UsageError& e) {
     std::fprintf(stderr, "prunex simulate: error: %s\n", e.what());
     return 2;
@@ -43,7 +54,12 @@ PRUNEX_REGISTER_COMMAND(Command{
     "unpack, projection and the dual updates) and simulates it on the topology with SimGrid.\n"
     "H-SADMM masks come from a synthetic model (--keep, --union-growth) or a live run\n"
     "(--masks metrics.json). Writes OUT/metrics.json and OUT/trace.json like `prunex train`;\n"
-    "`--config OUT/metrics.json` reruns the same simulation.\n\n"
+    "`--config OUT/metrics.json` reruns the same simulation.\n"
+    "What-if: --straggler-gpus LIST or --straggler-fraction F compute --straggler-factor X\n"
+    "times slower (synchronous strategies wait for them); --degrade-nic NODE[:RAIL]=FRACTION\n"
+    "slows NIC rails; --mtbf-hours H (per node) with --checkpoint-seconds and\n"
+    "--restart-seconds reports the expected time to train with checkpoints every\n"
+    "--checkpoint-minutes (default: Daly's optimum), beside Young's and Daly's intervals.\n\n"
     "example:\n"
     "  prunex simulate --topology puhti --nodes 16 --gpus-per-node 4 --model resnet152 \\\n"
     "      --strategy hsadmm --iterations 60 --out out/sim",

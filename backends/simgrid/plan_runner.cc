@@ -20,9 +20,13 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
     const PlanStep& step = plan.steps[i];
     StepTiming st;
     st.phase = step.phase;
+    std::vector<double> compute_ranks;  // each rank's own compute time (stragglers)
     switch (step.kind) {
       case StepKind::compute:
-        st.seconds = run_compute(step.flops);
+        compute_ranks = run_compute_ranks(step.flops);
+        st.seconds = compute_ranks.empty()
+                         ? 0.0
+                         : *std::max_element(compute_ranks.begin(), compute_ranks.end());
         break;
       case StepKind::memory:
         st.seconds =
@@ -52,7 +56,8 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
     const Group g = step.kind == StepKind::collective ? step.group : Group::world;
     st.rank_seconds.assign(grouping.world_size, 0.0);
     for (int r = 0; r < grouping.world_size; ++r)
-      if (grouping.takes_part(g, r)) st.rank_seconds[r] = st.seconds;
+      if (grouping.takes_part(g, r))
+        st.rank_seconds[r] = compute_ranks.empty() ? st.seconds : compute_ranks[r];
     frontier = std::max(frontier, st.start_s + st.seconds);
     timing.phase_seconds[st.phase] += st.seconds;
     timing.steps.push_back(std::move(st));

@@ -108,6 +108,23 @@ SimCluster::SimCluster(const Topology& topology, const SimConfig& config)
           ? build_ecmp_platform(topology, {config.nodes, config.gpus_per_node},
                                 config.rtt_fair_sharing, config.ecmp_seed)
           : build_platform(topology, {config.nodes, config.gpus_per_node}, config.rtt_fair_sharing);
+  // Degraded NIC rails: the built link (the NIC, capped by a star's port) at a fraction.
+  const int rails = std::max(1, topology.nic.rails);
+  for (const auto& d : config.degraded_nics) {
+    PRUNEX_USAGE(d.node >= 0 && d.node < config.nodes, "degraded NIC of node ", d.node,
+                 ": the run has nodes 0-", config.nodes - 1);
+    PRUNEX_USAGE(d.rail >= -1 && d.rail < rails, "degraded NIC rail ", d.rail, " of node ", d.node,
+                 ": the topology has rails 0-", rails - 1);
+    PRUNEX_USAGE(d.fraction > 0 && d.fraction <= 1, "degraded NIC fraction must be in (0, 1] (got ",
+                 d.fraction, ")");
+    for (int r = 0; r < rails; ++r) {
+      if (d.rail >= 0 && r != d.rail) continue;
+      auto* link =
+          sg4::SplitDuplexLink::by_name("n" + std::to_string(d.node) + "_nic" + std::to_string(r));
+      for (auto* l : {link->get_link_up(), link->get_link_down()})
+        l->set_bandwidth(l->get_bandwidth() * d.fraction);
+    }
+  }
 }
 
 SimCluster::~SimCluster() = default;
@@ -218,31 +235,43 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
 }
 
 double SimCluster::run_compute(double flops) {
+  const auto ranks = run_compute_ranks(flops);
+  return ranks.empty() ? 0.0 : *std::max_element(ranks.begin(), ranks.end());
+}
+
+std::vector<double> SimCluster::run_compute_ranks(double flops) {
   PRUNEX_USAGE(flops >= 0, "compute step with negative flops (", flops, ")");
   PRUNEX_USAGE(impl_->topology.gpu.effective_flops() > 0, "topology ", impl_->topology.name,
                " gives no GPU speed (gpu.fp32_flops x efficiency)");
+  auto& gpus = impl_->platform.gpus;
+  std::vector<double> out(gpus.size(), 0.0);
+  if (flops <= 0) return out;
+  const auto& factor = impl_->config.compute_factor;
+  PRUNEX_CHECK(factor.empty() || factor.size() == gpus.size(), "compute_factor has ", factor.size(),
+               " entries for ", gpus.size(), " GPUs");
   const double start = sg4::Engine::get_clock();
-  if (flops <= 0) return 0;
   // A few actors start an execution on every GPU and wait for them: no actor (stack, guard
   // pages) per GPU, so the platform size is not bounded by the process's mappings; and no
   // single actor for all of them, as SimGrid 3.32 scans its actor's list of executions each
   // time one ends (the square of the GPUs per actor).
-  auto& gpus = impl_->platform.gpus;
   for (std::size_t first = 0; first < gpus.size(); first += kGpusPerComputeActor) {
     const std::size_t last = std::min(gpus.size(), first + kGpusPerComputeActor);
-    sg4::Actor::create("compute", gpus[first], [&gpus, flops, first, last] {
+    sg4::Actor::create("compute", gpus[first], [&gpus, &factor, &out, flops, first, last, start] {
       std::vector<sg4::ExecPtr> execs;
       execs.reserve(last - first);
       for (std::size_t g = first; g < last; ++g) {
-        execs.push_back(sg4::this_actor::exec_init(flops));
+        execs.push_back(sg4::this_actor::exec_init(flops * (factor.empty() ? 1.0 : factor[g])));
         execs.back()->set_host(gpus[g]);
         execs.back()->start();
       }
-      for (auto& e : execs) e->wait();
+      for (std::size_t g = first; g < last; ++g) {
+        execs[g - first]->wait();
+        out[g] = execs[g - first]->get_finish_time() - start;
+      }
     });
   }
   impl_->engine->run();
-  return sg4::Engine::get_clock() - start;
+  return out;
 }
 
 double SimCluster::run_memory(double mem_bytes, const std::string& phase, const std::string& key) {

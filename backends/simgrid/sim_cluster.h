@@ -85,6 +85,16 @@ struct SimConfig {
   std::map<std::string, double> memory_Bps = {};
   // Rails a calibrated node-to-node path pools (RankLayout::pooled_rails; --algo mpi).
   int pooled_rails = 1;
+  // What-if studies (simulate --straggler-*, --degrade-nic): each world rank's compute-time
+  // factor (empty: all 1; a straggler's is above 1), and NIC rails at a fraction of their
+  // bandwidth (rail -1: every rail of the node).
+  std::vector<double> compute_factor = {};
+  struct NicDegrade {
+    int node = 0;
+    int rail = -1;
+    double fraction = 1;
+  };
+  std::vector<NicDegrade> degraded_nics = {};
 };
 
 // "allreduce/intra": the key of SimConfig::op_costs (and of a calibration's ops).
@@ -153,6 +163,9 @@ class SimCluster {
   // Every rank computes `flops` / runs over `mem_bytes` at the GPU's effective speed (memory:
   // the phase's calibrated speed where SimConfig::memory_Bps has one).
   double run_compute(double flops);
+  // The same, each rank's own time (SimConfig::compute_factor: a straggler takes longer; the
+  // step ends when the slowest rank's does).
+  std::vector<double> run_compute_ranks(double flops);
   double run_memory(double mem_bytes, const std::string& phase = std::string(),
                     const std::string& key = std::string());
   PlanTiming run_plan(const IterationPlan& plan);

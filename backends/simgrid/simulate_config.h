@@ -44,6 +44,16 @@ struct SimulateConfig {
   bool nccl_protocols = false;
   std::string calibration;  // calibration.json (empty: the topology's numbers)
   Algo algo = Algo::ring;
+  // What-if studies: slow GPUs, degraded NIC rails, node failures (failures.h).
+  std::string straggler_gpus;     // world ranks, comma-separated (empty: none)
+  double straggler_fraction = 0;  // or this fraction of the GPUs, drawn with straggler_seed
+  double straggler_factor = 2;    // a straggler's compute takes this many times as long
+  long straggler_seed = 1;
+  std::string degrade_nic;        // NODE[:RAIL]=FRACTION,... (empty: none)
+  double mtbf_hours = 0;          // per node; 0: no failures
+  double checkpoint_minutes = 0;  // interval between checkpoints; 0: Daly's optimum
+  double checkpoint_seconds = 0;  // time to write one (required with --mtbf-hours)
+  double restart_seconds = 0;     // time to restart from one (required with --mtbf-hours)
   std::string out = "out/simulate";
 };
 

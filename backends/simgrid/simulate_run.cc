@@ -127,6 +127,13 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   for (int k = 1; k <= spec.iterations; ++k)
     total += static_cast<double>(repeats) * plan_of(k).timing.iteration_seconds;
   out.time_per_iteration_s = total / spec.iterations;
+  out.run_s = total;
+  if (spec.failures.node_mtbf_s > 0) {
+    const auto& f = spec.failures;
+    out.has_failures = true;
+    out.failures = estimate_failures(total, spec.sim.nodes, f.node_mtbf_s, f.interval_s,
+                                     f.checkpoint_s, f.restart_s);
+  }
   out.time_per_epoch_s = out.time_per_iteration_s * static_cast<double>(steps_per_epoch(in)) /
                          static_cast<double>(steps_per_iteration(in));
   if (!records) return out;
@@ -158,6 +165,22 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   }
   run.summary_extra["strategy"] = std::string(strategy_name(spec.plan.strategy));
   run.summary_extra["time_per_epoch_s"] = out.time_per_epoch_s;
+  run.summary_extra["run_s"] = out.run_s;
+  if (out.has_failures) {
+    const FailureEstimate& e = out.failures;
+    run.summary_extra["failures"] = {
+        {"model",
+         "independent exponential node failures; expected wall time with checkpoints (Daly "
+         "2006): M e^(R/M) (e^((tau + delta)/M) - 1) Ts / tau"},
+        {"failure_free_s", e.solve_s},
+        {"system_mtbf_s", e.system_mtbf_s},
+        {"checkpoint_interval_s", e.interval_s},
+        {"young_interval_s", e.young_interval_s},
+        {"daly_interval_s", e.daly_interval_s},
+        {"expected_s", e.expected_s},
+        {"expected_at_daly_interval_s", e.expected_at_daly_s},
+        {"expected_failures", e.failures}};
+  }
   run.summary_extra["simulation_wall_s"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return out;

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "backends/simgrid/failures.h"
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/mask.h"
 #include "engine/mask_model.h"
@@ -37,6 +38,11 @@ struct SimulateSpec {
   // Traced ranks: all up to this many ranks, else the first two nodes + the leaders of the
   // first max_trace_ranks nodes.
   int max_trace_ranks = 64;
+  // Node failures (simulate --mtbf-hours): node_mtbf_s > 0 adds the expected time to train
+  // with checkpoints (failures.h) to the result. interval_s 0: Daly's optimum.
+  struct Failures {
+    double node_mtbf_s = 0, interval_s = 0, checkpoint_s = 0, restart_s = 0;
+  } failures;
   double memory_bytes = 0;                           // estimated peak (footprint.h)
   nlohmann::json config = nlohmann::json::object();  // recorded as given, plus the model
 };
@@ -45,6 +51,9 @@ struct SimulationResult {
   RunRecord run;  // iterations and trace empty unless records were asked for
   double time_per_epoch_s = 0;
   double time_per_iteration_s = 0;  // mean over the iterations
+  double run_s = 0;                 // the whole run, failure-free
+  bool has_failures = false;        // spec.failures given: `failures` holds the estimate
+  FailureEstimate failures;
 };
 
 SimulationResult simulate_run(const SimulateSpec& spec, bool records = true);
