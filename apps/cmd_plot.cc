@@ -53,6 +53,9 @@ const std::vector<PlotKind>& kinds() {
        "metrics.json per keep rate: final accuracy against sparsity (Fig. 12)", false},
       {"mask", "mask.py", "masks.json (see analysis/plots/README.md): learned masks (Fig. 13)",
        true},
+      {"stragglers", "stragglers.py",
+       "stragglers.json from scripts/straggler_study.sh: slowdown by one slow GPU per strategy",
+       false},
   };
   return k;
 }

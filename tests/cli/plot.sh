@@ -125,6 +125,13 @@ render residuals "$tmp/hs.json"
 render accuracy "$tmp/hs.json" "$tmp/ddp.json" "$tmp/topk.json"
 render sparsity-accuracy "$tmp/hs25.json" "$tmp/hs.json" "$tmp/hs75.json" "$tmp/ddp.json"
 render mask "$tmp/masks.json"
+cat >"$tmp/stragglers.json" <<'JSON'
+{"rows": [{"strategy": "ddp", "gpus": 64, "factor": 2, "slowdown": 1.25},
+          {"strategy": "hsadmm", "gpus": 64, "factor": 2, "slowdown": 1.875}], "config": {}}
+JSON
+render stragglers "$tmp/stragglers.json"
+grep -q "stragglers: ddp 64 GPUs 1.250x; hsadmm 64 GPUs 1.875x" "$tmp/stragglers.txt" ||
+  err "stragglers summary: $(cat "$tmp/stragglers.txt")"
 "$PRUNEX" plot residuals "$tmp/hs.json" --layer conv2.weight --out "$tmp/out/res2.png" \
   >"$tmp/residuals-layer.txt" || err "residuals --layer"
 "$PRUNEX" plot mask "$tmp/masks.json" --layer fc.weight --out "$tmp/out/fc.png" \
@@ -233,6 +240,7 @@ bad_case "unknown layer" residuals "$tmp/hs.json" --layer nope
 bad_case "mask length differs from shape" mask "$tmp/m3.json"
 bad_case "--layer on a kind without layers" accuracy "$tmp/hs.json" --layer conv2.weight
 bad_case "no inputs" accuracy
+bad_case "stragglers fed a metrics.json" stragglers "$tmp/hs.json"
 "$PRUNEX" plot accuracy "$tmp/hs.json" --out "$tmp/bad/x.pdf" 2>/dev/null
 [[ $? -eq 2 && -z $(ls -A "$tmp/bad") ]] || err ".pdf output accepted"
 "$PRUNEX" plot --help | grep -q "sparsity-accuracy:" || err "--help does not list the kinds"
