@@ -78,6 +78,8 @@ struct Point {
   std::string strategy;
   int gpus = 0, nodes = 0;
   double epoch_s = 0, iteration_s = 0;
+  // With --mtbf-hours: the run failure-free and its expected time with failures (else 0).
+  double run_s = 0, expected_s = 0;
 };
 
 // Points in sweep order: strategies in the order given, sizes ascending.
@@ -116,8 +118,15 @@ nlohmann::json scaling_doc(const std::vector<Point>& points, const nlohmann::jso
                                {"time_per_iteration_s", p.iteration_s},
                                {"speedup", speedup},
                                {"efficiency", eff}});
-    std::printf("%-12s %7d %6d %16.4f %9.3f %11.3f\n", p.strategy.c_str(), p.gpus, p.nodes,
-                p.epoch_s, speedup, eff);
+    if (p.expected_s > 0) {
+      doc[p.strategy].back()["run_s"] = p.run_s;
+      doc[p.strategy].back()["expected_with_failures_s"] = p.expected_s;
+    }
+    std::printf("%-12s %7d %6d %16.4f %9.3f %11.3f", p.strategy.c_str(), p.gpus, p.nodes, p.epoch_s,
+                speedup, eff);
+    if (p.expected_s > 0)
+      std::printf("   run %.3f h, with failures %.3f h", p.run_s / 3600, p.expected_s / 3600);
+    std::printf("\n");
   }
   doc["config"] = config;
   return doc;
@@ -155,9 +164,13 @@ std::vector<Point> merge_points(const std::string& dir, nlohmann::json& config) 
     for (const auto& [name, pts] : doc.items()) {
       if (!pts.is_array()) continue;
       for (const auto& q : pts)
-        by_index[index] = Point{name, q.at("gpus").get<int>(), q.at("nodes").get<int>(),
+        by_index[index] = Point{name,
+                                q.at("gpus").get<int>(),
+                                q.at("nodes").get<int>(),
                                 q.at("time_per_epoch_s").get<double>(),
-                                q.at("time_per_iteration_s").get<double>()};
+                                q.at("time_per_iteration_s").get<double>(),
+                                q.value("run_s", 0.0),
+                                q.value("expected_with_failures_s", 0.0)};
     }
   }
   std::string missing;
@@ -222,7 +235,8 @@ int run_sweep(const Args& args) {
       for (const auto& spec : specs) {
         runs.push_back([&spec] {
           const auto res = sim::simulate_run(spec, /*records=*/false);
-          return std::vector<double>{res.time_per_epoch_s, res.time_per_iteration_s};
+          return std::vector<double>{res.time_per_epoch_s, res.time_per_iteration_s, res.run_s,
+                                     res.has_failures ? res.failures.expected_s : 0.0};
         });
         bytes.push_back(spec.memory_bytes);
       }
@@ -234,6 +248,8 @@ int run_sweep(const Args& args) {
                         [&](std::size_t i, const std::vector<double>& r) {
                           points[i].epoch_s = r.at(0);
                           points[i].iteration_s = r.at(1);
+                          points[i].run_s = r.at(2);
+                          points[i].expected_s = r.at(3);
                           progress(++done, points.size(), points[i]);
                         });
     }
@@ -276,7 +292,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "Simulates each (strategy, GPU count) like `prunex simulate` (same options), each in its\n"
     "own process, and writes OUT/scaling.json: per strategy a list of {gpus, nodes,\n"
     "time_per_epoch_s, time_per_iteration_s, speedup, efficiency} relative to the smallest\n"
-    "size, plus the config (`--config OUT/scaling.json` takes it back).\n\n"
+    "size, plus the config (`--config OUT/scaling.json` takes it back). With --mtbf-hours each\n"
+    "point also has run_s (the run failure-free) and expected_with_failures_s (failures.h:\n"
+    "the node MTBF over the point's nodes, checkpoints as `prunex simulate` takes them).\n\n"
     "example:\n"
     "  prunex sweep --topology puhti --model resnet152 --gpus 8,16,32,64 \\\n"
     "      --strategy hsadmm,hsadmm-flat,ddp,topk --out out/sweep\n\n"

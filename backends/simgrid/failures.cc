@@ -1,5 +1,6 @@
 #include "backends/simgrid/failures.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/error.h"
@@ -34,10 +35,13 @@ FailureEstimate estimate_failures(double solve_s, int nodes, double node_mtbf_s,
   e.young_interval_s = young_interval_s(checkpoint_s, e.system_mtbf_s);
   e.daly_interval_s = daly_interval_s(checkpoint_s, e.system_mtbf_s);
   e.interval_s = interval_s > 0 ? interval_s : e.daly_interval_s;
+  // A run shorter than the interval is one segment: it writes no checkpoint before its end.
+  if (solve_s > 0) e.interval_s = std::min(e.interval_s, solve_s);
   e.expected_s =
       daly_expected_wall_s(solve_s, e.interval_s, checkpoint_s, restart_s, e.system_mtbf_s);
-  e.expected_at_daly_s =
-      daly_expected_wall_s(solve_s, e.daly_interval_s, checkpoint_s, restart_s, e.system_mtbf_s);
+  e.expected_at_daly_s = daly_expected_wall_s(
+      solve_s, solve_s > 0 ? std::min(e.daly_interval_s, solve_s) : e.daly_interval_s, checkpoint_s,
+      restart_s, e.system_mtbf_s);
   e.failures = e.expected_s / e.system_mtbf_s;
   return e;
 }
