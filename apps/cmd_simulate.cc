@@ -1,12 +1,14 @@
 // `prunex simulate`: the engine's iteration plan on a modeled cluster (SimGrid), writing the
 // same metrics.json and trace.json as `prunex train`.
 #include <cstdio>
+#include <memory>
 
 #include "analysis/run_summary.h"
 #include "apps/cli.h"
 #include "apps/field_options.h"
 #include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
+#include "records/output_dir.h"
 #include "records/run_record.h"
 
 namespace prunex::cli {
@@ -15,9 +17,11 @@ namespace {
 int run_simulate(const Args& args) {
   sim::SimulateConfig cfg;
   RunRecord run;
+  std::unique_ptr<OutputDir> out_dir;  // --out checked and claimed before the simulation
   try {
     apply_options(sim::simulate_fields(), args, cfg);
     const sim::SimulateSpec spec = sim::make_spec(cfg);
+    out_dir = std::make_unique<OutputDir>(cfg.out);
     std::printf("simulate: %s on %s, %d nodes x %d GPUs (%s), %lld params\n",
                 std::string(strategy_name(spec.plan.strategy)).c_str(), spec.layout.model.c_str(),
                 spec.sim.nodes, spec.sim.gpus_per_node, spec.topology.name.c_str(),

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <memory>
 #include <thread>
 
 #include <nlohmann/json.hpp>
@@ -21,6 +22,7 @@
 #include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
 #include "engine/text_parse.h"
+#include "records/output_dir.h"
 #include "records/run_record.h"
 #include "topologies/topology_io.h"
 
@@ -188,7 +190,8 @@ int run_sweep(const Args& args) {
   SweepConfig cfg;
   std::vector<Point> points;
   nlohmann::json config;
-  long only = -1;  // --point
+  long only = -1;                      // --point
+  std::unique_ptr<OutputDir> out_dir;  // --out checked and claimed before any simulation
   try {
     const long cores = std::max(1L, static_cast<long>(std::thread::hardware_concurrency()));
     const int jobs = static_cast<int>(args.get_int("jobs", cores, 1, 4096));
@@ -198,6 +201,7 @@ int run_sweep(const Args& args) {
       if (auto out = args.get("out")) cfg.out = *out;
       PRUNEX_USAGE(!cfg.out.empty(), "--out must not be empty");
       points = merge_points(*dir, config);
+      out_dir = std::make_unique<OutputDir>(cfg.out);
       config["out"] = cfg.out;
       std::fprintf(stderr, "sweep: merged %zu points from %s\n", points.size(), dir->c_str());
     } else {
@@ -214,6 +218,7 @@ int run_sweep(const Args& args) {
         std::printf("%zu\n", list.size());
         return 0;
       }
+      out_dir = std::make_unique<OutputDir>(cfg.out);
       only = args.get_int("point", -1, 0, static_cast<long>(list.size()) - 1);
       config = config_json(sweep_fields(), cfg);
       config["executor"] = "simgrid";

@@ -1,5 +1,6 @@
 // `prunex train`: live training under mpirun/srun (one process per GPU or CPU slot).
 #include <cstdio>
+#include <memory>
 
 #include "analysis/run_summary.h"
 #include "apps/cli.h"
@@ -8,6 +9,7 @@
 #include "backends/mpi/mpi_env.h"
 #include "engine/error.h"
 #include "records/config_fields.h"
+#include "records/output_dir.h"
 #include "records/run_record.h"
 #include "workloads/train/train_config.h"
 #include "workloads/train/trainer.h"
@@ -44,8 +46,28 @@ int run_train(const Args& args) {
     if (rank == 0) std::fprintf(stderr, "prunex train: error: %s\n", e.what());
     return 2;
   }
+  // Rank 0 writes the results: it checks and claims --out before any work; every rank
+  // learns the verdict.
+  std::unique_ptr<OutputDir> out_dir;
+  int out_ok = 1;
+  if (rank == 0) {
+    try {
+      out_dir = std::make_unique<OutputDir>(cfg.out);
+    } catch (const UsageError& e) {
+      std::fprintf(stderr, "prunex train: error: %s\n", e.what());
+      out_ok = 0;
+    }
+  }
+  MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!out_ok) return 2;
   try {
-    RunRecord run = run_training(cfg, *comm);
+    // After every outer iteration: the record so far, marked unfinished.
+    auto so_far = [&](const RunRecord& r) {
+      RunRecord partial = r;
+      partial.completed = false;
+      write_metrics(partial, cfg.out);
+    };
+    RunRecord run = run_training(cfg, *comm, so_far);
     if (comm->world_rank() == 0) {
       write_run(run, cfg.out);
       print_run_summary(stdout, run, cfg.out);

@@ -1,7 +1,13 @@
 #include "records/run_record.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -49,6 +55,7 @@ nlohmann::json iteration_json(const IterationRecord& it) {
 
 nlohmann::json summary_json(const RunRecord& run) {
   nlohmann::json s = nlohmann::json::object();
+  s["completed"] = run.completed;
   const double n = static_cast<double>(std::max<size_t>(1, run.iterations.size()));
   double wall = 0, inter = 0, dense_inter = 0, intra = 0, world = 0;
   std::map<Phase, double> phase_total;
@@ -142,16 +149,50 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
 void write_file_atomic(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   const fs::path p(path);
-  if (p.has_parent_path()) fs::create_directories(p.parent_path());
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary | std::ios::trunc);
-    PRUNEX_USAGE(f.good(), "cannot write ", tmp);
-    f << text;
-    f.close();
-    PRUNEX_USAGE(!f.fail(), "failed writing ", tmp);
+  if (p.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(p.parent_path(), ec);
+    PRUNEX_USAGE(!ec, "cannot create ", p.parent_path().string(), " (", ec.message(), ")");
   }
-  fs::rename(tmp, p);
+  // A name no other writer uses (another process, or another file of this one), written
+  // whole and flushed to disk before it replaces the old file: a reader, a crash or a second
+  // run with the same --out never sees half a file.
+  static std::atomic<unsigned long> serial{0};
+  const std::string tmp =
+      path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(serial++);
+  const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  PRUNEX_USAGE(fd >= 0, "cannot write ", tmp, " (", std::strerror(errno), ")");
+  std::size_t done = 0;
+  bool ok = true;
+  while (ok && done < text.size()) {
+    const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    ok = n > 0;
+    if (ok) done += static_cast<std::size_t>(n);
+  }
+  const int saved = errno;
+  ok = ok && fsync(fd) == 0;
+  close(fd);
+  if (!ok) {
+    unlink(tmp.c_str());
+    PRUNEX_USAGE(false, "failed writing ", tmp, " (", std::strerror(saved ? saved : errno), ")");
+  }
+  std::error_code ec;
+  fs::rename(tmp, p, ec);
+  if (ec) {
+    unlink(tmp.c_str());
+    PRUNEX_USAGE(false, "cannot replace ", path, " (", ec.message(), ")");
+  }
+  // The rename itself on disk.
+  const int dir = open(p.has_parent_path() ? p.parent_path().c_str() : ".", O_RDONLY | O_DIRECTORY);
+  if (dir >= 0) {
+    fsync(dir);
+    close(dir);
+  }
+}
+
+void write_metrics(const RunRecord& run, const std::string& out_dir) {
+  write_file_atomic(out_dir + "/metrics.json", metrics_json(run).dump(1));
 }
 
 void write_run(const RunRecord& run, const std::string& out_dir) {

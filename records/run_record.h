@@ -52,6 +52,9 @@ struct RunRecord {
   nlohmann::json summary_extra = nlohmann::json::object();  // merged into "summary"
   // Further JSON files written next to metrics.json (e.g. "masks.json").
   std::map<std::string, nlohmann::json> extra_files;
+  // summary.completed: false in the metrics.json a live run writes after each iteration, true
+  // in the final one (a run killed midway keeps what it measured, marked unfinished).
+  bool completed = true;
 };
 
 // Critical path of a phase in one iteration: the slowest rank.
@@ -68,6 +71,8 @@ nlohmann::json trace_json(const RunRecord& run);
 // Writes OUT/metrics.json and OUT/trace.json (creating OUT). Each file is written to a
 // temporary name and renamed, so readers never see half a file.
 void write_run(const RunRecord& run, const std::string& out_dir);
+// OUT/metrics.json alone (the record so far, during a run), written the same way.
+void write_metrics(const RunRecord& run, const std::string& out_dir);
 
 // Writes text to path atomically (temp + rename); creates parent folders.
 void write_file_atomic(const std::string& path, const std::string& text);

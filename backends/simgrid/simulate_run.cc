@@ -48,8 +48,14 @@ IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k,
     auto& per_rank = it.phase_seconds[step.phase];
     per_rank.resize(W, 0.0);
     const double t = R * s.exposed[i];
+    // A compute step's ranks each count their own share (a straggler's is the whole step;
+    // the others wait for it in the next collective, not in local_compute).
+    const StepTiming& st = s.timing.steps[i];
+    const bool own = step.kind == StepKind::compute && st.seconds > 0 &&
+                     static_cast<int>(st.rank_seconds.size()) == W;
     for (int r = 0; r < W; ++r)
-      if (takes_part(step, r, grouping)) per_rank[r] += t;
+      if (takes_part(step, r, grouping))
+        per_rank[r] += own ? t * st.rank_seconds[r] / st.seconds : t;
   }
   // Counted as the live run counts it: rank 0's collectives (a leader takes part in every
   // group), the untimed residual all-reduce included (engine/tier_bytes.h).

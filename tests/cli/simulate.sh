@@ -85,6 +85,47 @@ expect_exit2 "not expected: ddp" sweep --topology puhti --gpus 8,16 ddp
 expect_exit2 "'9223372036854775807'" simulate --topology puhti --nodes 2 --batch 9223372036854775807
 expect_exit2 "'99999999999999999999'" simulate --topology puhti --nodes 99999999999999999999
 expect_exit2 "--no-such" simulate --topology puhti --no-such 1
+# What-if flags that make no sense stop at once.
+expect_exit2 "--degrade-nic" simulate --topology puhti --nodes 2 --degrade-nic 9=0.5
+expect_exit2 "--straggler-gpus" simulate --topology puhti --nodes 2 --straggler-gpus 99
+expect_exit2 "--checkpoint-seconds" simulate --topology puhti --nodes 2 --mtbf-hours 100
+
+# --out: empty, an existing file, under a file, uncreatable, held by another run: exit 2, one
+# line, before any simulation.
+out_exit2() {  # out_exit2 WORDS OUT
+  "$prunex" simulate --topology puhti --nodes 2 --model small_cnn --iterations 1 --out "$2" \
+    > "$work/stdout" 2> "$work/stderr"
+  local rc=$?
+  [[ $rc -eq 2 ]] || fail "--out '$2': exit $rc, expected 2"
+  grep -qF -- "$1" "$work/stderr" || fail "--out '$2': stderr lacks '$1': $(cat "$work/stderr")"
+  [[ $(wc -l < "$work/stderr") -eq 1 ]] || fail "--out '$2': stderr not one line"
+}
+echo x > "$work/afile"
+out_exit2 "must not be empty" ""
+out_exit2 "is an existing file" "$work/afile"
+out_exit2 "is a file" "$work/afile/sub"
+out_exit2 "cannot create" /proc/prunex-out-test
+mkdir -p "$work/held"
+flock "$work/held" sleep 30 &
+holder=$!
+sleep 0.5
+out_exit2 "another run" "$work/held"
+kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
+[[ -z $(ls -A "$work/held") ]] || fail "a refused run wrote into the held folder"
+
+# A straggler computes 3x as long; the failure estimate is in the record and on the console.
+"$prunex" simulate --topology puhti --nodes 2 --gpus-per-node 2 --model small_cnn --iterations 2 \
+  --straggler-gpus 1 --straggler-factor 3 --mtbf-hours 10 --checkpoint-seconds 30 \
+  --restart-seconds 60 --out "$work/whatif" > "$work/log" 2>&1 || fail "what-if run: $(cat "$work/log")"
+grep -q "^failures: system MTBF 5.00 h (2 nodes)" "$work/log" || fail "no failures line: $(cat "$work/log")"
+python3 -c "
+import json; m = json.load(open('$work/whatif/metrics.json'))
+c = m['iterations'][0]['phases']['local_compute']['per_rank_s']
+# local_compute: the compute steps (3x on rank 1) and the optimizer's memory pass (not slowed)
+assert 2.9 < c[1] / c[0] <= 3 and c[0] == c[2] == c[3], c
+f = m['summary']['failures']
+assert f['system_mtbf_s'] == 18000 and f['expected_s'] > f['failure_free_s'] > 0, f
+assert m['summary']['completed'] is True" || fail "what-if record"
 for bad in "--compare nccl" "--compare nccl-model --protocol LL64" "--protocol LL"; do
   # shellcheck disable=SC2086
   "$prunex" bench --backend sim --topology puhti $bad > "$work/stdout" 2> "$work/stderr"

@@ -111,5 +111,49 @@ set -e
 [ $rc -ne 124 ] || fail "diverging run hung"
 [ $rc -ne 0 ] || fail "diverging run exited 0"
 grep -q "non-finite value in z of layer .* at iteration" "$tmp/nan.err" || { cat "$tmp/nan.err"; fail "no NaN message"; }
-[ ! -e "$tmp/nan/metrics.json" ] || fail "diverging run wrote metrics.json"
+# What it measured before diverging may be there, marked unfinished; never a finished record.
+if [ -e "$tmp/nan/metrics.json" ]; then
+  python3 -c "import json, sys; sys.exit(json.load(open('$tmp/nan/metrics.json'))['summary']['completed'] is not False)" ||
+    fail "diverging run left a metrics.json not marked unfinished"
+fi
+
+# 3b. DDP and Top-K stop the same way, naming the layer and iteration of the averaged
+# (gathered) gradient that went non-finite.
+for s in ddp topk; do
+  set +e
+  timeout 300 "${mpi[@]}" "$prunex" "${common[@]}" --lr 1e30 --strategy $s --out "$tmp/nan_$s" \
+    >"$tmp/nan_$s.out" 2>"$tmp/nan_$s.err"
+  rc=$?
+  set -e
+  [ $rc -ne 124 ] || fail "diverging $s run hung"
+  [ $rc -ne 0 ] || fail "diverging $s run exited 0"
+  grep -q "non-finite value in the [a-z]* gradient of layer .* at iteration" "$tmp/nan_$s.err" ||
+    { cat "$tmp/nan_$s.err"; fail "no NaN message from $s"; }
+done
+
+# 4. metrics.json after every outer iteration: read while the run goes on, it is whole and
+# marked unfinished; the final one is marked completed. --out in use by another run: exit 2.
+"${mpi[@]}" "$prunex" "${common[@]}" --iterations 4 --synthetic-samples 4096 --strategy ddp \
+  --out "$tmp/live" >"$tmp/live.txt" &
+runner=$!
+for _ in $(seq 1 3000); do
+  [ -e "$tmp/live/metrics.json" ] && { cp "$tmp/live/metrics.json" "$tmp/partial.json"; break; }
+  sleep 0.02
+done
+set +e
+"${mpi[@]}" "$prunex" "${common[@]}" --strategy ddp --out "$tmp/live" >"$tmp/busy.out" 2>"$tmp/busy.err"
+rc=$?
+set -e
+wait "$runner" || fail "the 4-iteration run failed"
+[ -e "$tmp/partial.json" ] || fail "no metrics.json while the run went on"
+[ $rc -eq 2 ] && grep -q "another run is writing there" "$tmp/busy.err" ||
+  fail "a second run on a busy --out: exit $rc, $(cat "$tmp/busy.err")"
+python3 - "$tmp/partial.json" "$tmp/live/metrics.json" <<'PY'
+import json, sys
+partial, final = (json.load(open(p)) for p in sys.argv[1:])
+assert partial["summary"]["completed"] is False, partial["summary"]
+assert 1 <= len(partial["iterations"]) < 4, len(partial["iterations"])
+assert final["summary"]["completed"] is True and len(final["iterations"]) == 4
+assert final["iterations"][0]["loss"] == partial["iterations"][0]["loss"]
+PY
 echo "train CLI: ok"

@@ -4,6 +4,7 @@
 // ready, so communication overlaps the rest of the backward pass (Li et al., VLDB 2020).
 // The buckets are summed, and the division by the world size rides on the copy back into
 // the gradients: no extra pass over the buffer (MPI has no average).
+#include <cmath>
 #include <cstring>
 
 #include "engine/ddp_buckets.h"
@@ -35,8 +36,9 @@ class DdpStrategy : public LiveStrategy {
     }
   }
 
-  LocalIteration iterate(int /*k*/, PhaseClock& clock) override {
+  LocalIteration iterate(int k, PhaseClock& clock) override {
     clock_ = &clock;
+    iteration_ = k;
     LocalIteration out;
     out.loss = run_local_steps(s_, clock, [&] { finish_step(); });
     out.dense_inter_bytes = static_cast<double>(s_.flat.total) * 4 * steps_per_iteration_;
@@ -101,7 +103,12 @@ class DdpStrategy : public LiveStrategy {
         auto& gr = s_.params[l].mutable_grad();
         const float* src = buckets_[slot_[l].bucket].data.data() + slot_[l].offset;
         float* dst = gr.data_ptr<float>();
-        for (int64_t i = 0, n = gr.numel(); i < n; ++i) dst[i] = src[i] * inv;
+        for (int64_t i = 0, n = gr.numel(); i < n; ++i) {
+          dst[i] = src[i] * inv;
+          // The averaged gradient is the same on every rank: all stop alike.
+          if (!std::isfinite(dst[i]))
+            throw_non_finite(s_.layout, l, "the averaged gradient", iteration_);
+        }
       }
     });
     ++steps_per_iteration_;
@@ -113,6 +120,7 @@ class DdpStrategy : public LiveStrategy {
   std::vector<Slot> slot_;
   PhaseClock* clock_ = nullptr;
   int64_t steps_per_iteration_ = 0;
+  int iteration_ = 0;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 // entries per layer by magnitude, and all-gathers (value, index) pairs for all layers in one
 // message; every rank sums the gathered entries and divides by the world size. What was not
 // sent stays in the residual.
+#include <cmath>
 #include <cstring>
 
 #include "engine/error.h"
@@ -28,8 +29,9 @@ class TopkStrategy : public LiveStrategy {
     recv_.assign(send_.size() * comm.size(Group::world), 0);
   }
 
-  LocalIteration iterate(int /*k*/, PhaseClock& clock) override {
+  LocalIteration iterate(int k, PhaseClock& clock) override {
     clock_ = &clock;
+    iteration_ = k;
     LocalIteration out;
     out.loss = run_local_steps(s_, clock, [&] { exchange(); });
     out.dense_inter_bytes = static_cast<double>(s_.flat.total) * 4 * steps_;
@@ -75,7 +77,12 @@ class TopkStrategy : public LiveStrategy {
         int64_t at = 0;
         for (size_t l = 0; l < s_.params.size(); ++l) {
           float* g = s_.params[l].mutable_grad().data_ptr<float>();
-          for (int64_t i = 0; i < k_[l]; ++i) g[ri[at + i]] += rv[at + i] / world;
+          for (int64_t i = 0; i < k_[l]; ++i) {
+            // Every rank gathered the same values: all stop alike.
+            if (!std::isfinite(rv[at + i]))
+              throw_non_finite(s_.layout, l, "the gathered gradient", iteration_);
+            g[ri[at + i]] += rv[at + i] / world;
+          }
           at += k_[l];
         }
       }
@@ -91,6 +98,7 @@ class TopkStrategy : public LiveStrategy {
   std::vector<uint8_t> send_, recv_;
   PhaseClock* clock_ = nullptr;
   int64_t steps_ = 0;
+  int iteration_ = 0;
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "workloads/train/train_setup.h"
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 
 #include "engine/error.h"
 #include "engine/phases.h"
@@ -70,6 +72,7 @@ TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
                                 static_cast<int>(train.channels())));
   s.train_samples_total = train.size();
   s.test_samples_total = test.size();
+  s.print_progress = comm.world_rank() == 0;
 
   ShardSpec spec{g.nodes(), g.gpus_per_node, comm.node(), comm.local_rank()};
   s.train_shard = shard(train, spec);
@@ -105,6 +108,9 @@ double run_local_steps(TrainSetup& s, PhaseClock& clock,
   s.model->train();
   const int64_t steps = steps_per_iteration(s);
   double loss_sum = 0;
+  using Clock = std::chrono::steady_clock;
+  const auto start = Clock::now();
+  auto last = start;
   for (int64_t i = 0; i < steps; ++i) {
     torch::Tensor loss;
     clock.time(phase::local_compute, [&] {
@@ -122,6 +128,15 @@ double run_local_steps(TrainSetup& s, PhaseClock& clock,
     clock.time(phase::local_compute, [&] { s.optimizer->step(); });
     if (after_step) after_step();
     loss_sum += loss.item<double>();
+    if (s.print_progress && i + 1 < steps &&
+        std::chrono::duration<double>(Clock::now() - last).count() >= s.progress_s) {
+      last = Clock::now();
+      std::printf("  step %lld/%lld  loss %.4f (mean so far)  %.0f s\n",
+                  static_cast<long long>(i + 1), static_cast<long long>(steps),
+                  loss_sum / static_cast<double>(i + 1),
+                  std::chrono::duration<double>(last - start).count());
+      std::fflush(stdout);
+    }
   }
   return steps ? loss_sum / steps : 0.0;
 }
@@ -207,11 +222,14 @@ void check_finite(const float* flat, const FlatLayout& fl, const ModelLayout& la
   for (size_t l = 0; l < fl.layers(); ++l) {
     const float* p = flat + fl.offset[l];
     for (int64_t i = 0; i < fl.numel[l]; ++i)
-      if (!std::isfinite(p[i]))
-        throw std::runtime_error(detail::concat("non-finite value in ", what, " of layer ",
-                                                layout.layers[l].name, " at iteration ", iteration,
-                                                " (try a smaller --lr)"));
+      if (!std::isfinite(p[i])) throw_non_finite(layout, l, what, iteration);
   }
+}
+
+void throw_non_finite(const ModelLayout& layout, size_t layer, const char* what, int iteration) {
+  throw std::runtime_error(detail::concat("non-finite value in ", what, " of layer ",
+                                          layout.layers[layer].name, " at iteration ", iteration,
+                                          " (try a smaller --lr)"));
 }
 
 }  // namespace prunex

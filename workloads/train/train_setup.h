@@ -43,6 +43,10 @@ struct TrainSetup {
   bool epoch_open = false;
   int64_t train_samples_total = 0;  // before sharding
   int64_t test_samples_total = 0;
+  // World rank 0: run_local_steps prints a progress line at least every progress_s seconds
+  // of a long outer iteration (steps done, mean loss so far).
+  bool print_progress = false;
+  double progress_s = 10;
 };
 
 // Loads data (this rank's shards), builds the model with a seed shared by every rank (so all
@@ -82,5 +86,9 @@ EvalResult evaluate(torch::nn::Module& model, TrainSetup& s, Communicator& comm)
 // NaN or Inf anywhere in flat -> runtime_error naming the layer and the iteration.
 void check_finite(const float* flat, const FlatLayout& fl, const ModelLayout& layout,
                   const char* what, int iteration);
+// The error check_finite throws, for a value found elsewhere (DDP's averaged gradient,
+// Top-K's gathered values): every rank holds the same values, so every rank stops alike.
+[[noreturn]] void throw_non_finite(const ModelLayout& layout, size_t layer, const char* what,
+                                   int iteration);
 
 }  // namespace prunex

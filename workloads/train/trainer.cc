@@ -55,7 +55,8 @@ double learning_rate(const TrainConfig& cfg, int k) {
 
 }  // namespace
 
-RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
+RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
+                       const std::function<void(const RunRecord&)>& on_iteration) {
   validate(cfg);
   const bool root = comm.world_rank() == 0;
   TrainSetup setup = make_setup(cfg, comm);
@@ -74,6 +75,7 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
   run.config["input"] = setup.layout.input_size;
   run.config["input-channels"] = setup.layout.input_channels;
   run.config["samples"] = setup.train_samples_total;
+  run.summary_extra["strategy"] = std::string(strategy_name(cfg.strategy));
   // Under `prunex emulate`: the emulated links (rate, latency, slowdown).
   if (const char* emu = std::getenv("PRUNEX_EMULATION"))
     run.config["emulation"] = nlohmann::json::parse(emu, nullptr, false);
@@ -118,6 +120,7 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
     }
     it.extra["lr"] = lr;
     run.iterations.push_back(std::move(it));
+    if (root && on_iteration) on_iteration(run);
     if (local.converged) {
       if (root) std::printf("train: stopping test passed at iteration %d\n", k);
       break;
@@ -127,7 +130,6 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm) {
   if (const nlohmann::json masks = strategy->masks(); !masks.is_null())
     run.extra_files["masks.json"] = masks;
   run.summary_extra["evaluation_seconds"] = eval_seconds;
-  run.summary_extra["strategy"] = std::string(strategy_name(cfg.strategy));
   if (!root) run.iterations.clear();
   return run;
 }

@@ -3,12 +3,17 @@
 // prints one progress line per outer iteration.
 #pragma once
 
+#include <functional>
+
 #include "engine/communicator.h"
 #include "records/run_record.h"
 #include "workloads/train/train_config.h"
 
 namespace prunex {
 
-RunRecord run_training(const TrainConfig& cfg, Communicator& comm);
+// on_iteration (rank 0 only): called with the record so far after every outer iteration
+// (cmd_train writes metrics.json there, so a killed run keeps what it measured).
+RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
+                       const std::function<void(const RunRecord&)>& on_iteration = {});
 
 }  // namespace prunex
