@@ -5,7 +5,7 @@
 # accuracy every run of the same shape and slowdown reaches), accuracy, inter-node bytes per
 # iteration against dense, and where the time went.
 #
-#   scripts/run_emulated.sh [--shapes 2x2,4x1] [--slowdowns 5000,20000]
+#   scripts/run_emulated.sh [--shapes 2x2,4x1] [--slowdowns 5000,10000]
 #                           [--strategies hsadmm,hsadmm-flat,ddp,topk] [--samples 8000]
 #                           [--iterations 6] [--out out/emulated]
 #
@@ -16,7 +16,7 @@
 # console.log) and OUT/table.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-shapes=2x2,4x1 slowdowns=5000,20000 strategies=hsadmm,hsadmm-flat,ddp,topk samples=8000
+shapes=2x2,4x1 slowdowns=5000,10000 strategies=hsadmm,hsadmm-flat,ddp,topk samples=8000
 iterations=6 out=out/emulated
 while [[ $# -gt 0 ]]; do
   case $1 in
