@@ -126,6 +126,7 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
   // leaders-only branches; one fence ends a phase and starts the next.
   if (steps.mask_sync) {
     timer.fence(comm_);
+    if (!comm_.is_leader()) timer.reached(phase::mask_sync);  // leaders: in time()
     if (comm_.is_leader()) {
       timer.time(phase::mask_sync, [&] {
         node_mask.to_bits(bits.data());
@@ -165,6 +166,7 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
   if (comm_.is_leader())
     timer.time(phase::pack, [&] { pack(*plan, zp.data(), vp.data(), buckets->data()); });
   timer.fence(comm_);
+  if (!comm_.is_leader()) timer.reached(phase::inter_allreduce);  // leaders: in time()
   if (comm_.is_leader()) {
     timer.time(phase::inter_allreduce, [&] {
       for (int b = 0; b < buckets->size(); ++b)

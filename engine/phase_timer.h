@@ -21,9 +21,15 @@ class PhaseTimer {
   // ticks). Default: nothing.
   virtual void fence(Communicator& /*comm*/) {}
 
+  // A rank reaches `phase` (time() calls it first; ranks that sit a phase out, such as the
+  // followers during the leaders' inter-node all-reduce, call it where the phase begins).
+  // PhaseClock fails here on purpose under --inject-failure. Default: nothing.
+  virtual void reached(Phase /*phase*/) {}
+
   // Times fn() as `phase`.
   template <typename Fn>
   auto time(Phase phase, Fn&& fn) {
+    reached(phase);
     struct Scope {
       PhaseTimer& t;
       Phase p;

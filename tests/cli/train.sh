@@ -101,6 +101,8 @@ check_bad "stray word" "${common[@]}" ddp
 echo '{"iterations": 2, "no_such_key": 1}' >"$tmp/cfg.json"
 check_bad "unknown config key" "${common[@]}" --config "$tmp/cfg.json"
 check_bad "missing data file" "${common[@]}" --dataset cifar10 --data-dir "$tmp/nowhere"
+check_bad "--inject-failure of no phase" "${common[@]}" --inject-failure 1:1:lunch
+check_bad "--inject-failure of no rank" "${common[@]}" --inject-failure 9:1:pack
 
 # 3. A diverging run stops (never hangs) naming the layer and iteration.
 set +e
@@ -129,6 +131,26 @@ for s in ddp topk; do
   [ $rc -ne 0 ] || fail "diverging $s run exited 0"
   grep -q "non-finite value in the [a-z]* gradient of layer .* at iteration" "$tmp/nan_$s.err" ||
     { cat "$tmp/nan_$s.err"; fail "no NaN message from $s"; }
+done
+
+# 3c. A rank that dies (--inject-failure: exits abruptly, no MPI finalize) ends the whole job
+# within 30 s, in compute and inside collectives (H-SADMM's inter-node all-reduce: rank 1 is
+# a follower, it dies where the phase begins), with a message naming the rank.
+for spec in hsadmm:1:1:local_compute hsadmm:1:2:intra_allreduce hsadmm:1:2:inter_allreduce \
+            ddp:2:1:allreduce; do
+  s=${spec%%:*} what=${spec#*:}
+  start=$(date +%s)
+  set +e
+  timeout 60 "${mpi[@]}" "$prunex" "${common[@]}" --iterations 3 --strategy "$s" \
+    --inject-failure "$what" --out "$tmp/inject" >"$tmp/inject.out" 2>"$tmp/inject.err"
+  rc=$?
+  set -e
+  took=$(( $(date +%s) - start ))
+  [ $rc -ne 124 ] || fail "--inject-failure $spec: the job hung"
+  [ $rc -ne 0 ] || fail "--inject-failure $spec: exit 0"
+  [ $took -le 30 ] || fail "--inject-failure $spec: the job took $took s to end"
+  grep -q "rank ${what%%:*}: injected failure" "$tmp/inject.err" ||
+    fail "--inject-failure $spec: no message naming the rank: $(cat "$tmp/inject.err")"
 done
 
 # 4. metrics.json after every outer iteration: read while the run goes on, it is whole and

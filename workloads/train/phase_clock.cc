@@ -1,6 +1,9 @@
 #include "workloads/train/phase_clock.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
 
 #include "engine/error.h"
 #include "engine/phases.h"
@@ -24,7 +27,22 @@ void PhaseClock::fence(Communicator& comm) {
   time(phase::sync_wait, [&] { comm.barrier(Group::world); });
 }
 
+void PhaseClock::arm_failure(int rank, int iteration, Phase phase) {
+  fail_rank_ = rank;
+  fail_iteration_ = iteration;
+  fail_phase_ = phase;
+}
+
+void PhaseClock::reached(Phase phase) {
+  if (fail_rank_ < 0 || iteration_ != fail_iteration_ || phase != fail_phase_) return;
+  std::fprintf(stderr, "prunex train: rank %d: injected failure at iteration %d, phase %s\n",
+               fail_rank_, iteration_, std::string(phase_name(phase)).c_str());
+  std::fflush(stderr);
+  std::_Exit(1);
+}
+
 std::vector<double> PhaseClock::take_iteration() {
+  ++iteration_;
   std::vector<double> out(seconds_.size(), 0.0);
   out.swap(seconds_);
   return out;

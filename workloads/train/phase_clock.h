@@ -26,6 +26,11 @@ class PhaseClock : public PhaseTimer {
   void add(Phase phase, double start, double seconds) override;
   void fence(Communicator& comm) override;
   bool sync_phases() const { return sync_; }
+  // --inject-failure: on reaching `phase` in outer iteration `iteration` (counted by
+  // take_iteration), print one line naming `rank` and exit with status 1 at once (no
+  // destructors, no MPI finalize: as a crashed or killed process ends).
+  void arm_failure(int rank, int iteration, Phase phase);
+  void reached(Phase phase) override;
 
   // This iteration's seconds per phase (kAllPhases order); resets them.
   std::vector<double> take_iteration();
@@ -36,6 +41,9 @@ class PhaseClock : public PhaseTimer {
  private:
   double t0_;
   bool sync_;
+  int iteration_ = 1;  // the outer iteration under way
+  int fail_rank_ = -1, fail_iteration_ = 0;
+  Phase fail_phase_ = Phase::local_compute;
   std::vector<double> seconds_;
   std::vector<double> events_;
 };

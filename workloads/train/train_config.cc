@@ -100,6 +100,10 @@ const std::vector<TrainField>& train_fields() {
                  &C::synthetic_samples),
       int_field("threads", "intra-op threads per rank", &C::threads),
       int_field("seed", "random seed", &C::seed),
+      str_field("inject-failure", "RANK:ITERATION:PHASE",
+                "tests: that rank exits abruptly (status 1, no MPI finalize) on reaching PHASE "
+                "in outer iteration ITERATION; the job must end within seconds",
+                &C::inject_failure),
       str_field("out", "DIR", "output folder (metrics.json, trace.json)", &C::out),
   };
   return fields;
@@ -113,7 +117,20 @@ nlohmann::json config_to_json(const TrainConfig& cfg) {
   return config_json(train_fields(), cfg);
 }
 
+InjectedFailure parse_inject_failure(const std::string& spec) {
+  InjectedFailure f;
+  if (spec.empty()) return f;
+  const auto a = spec.find(':'), b = a == std::string::npos ? a : spec.find(':', a + 1);
+  PRUNEX_USAGE(b != std::string::npos, "--inject-failure must be RANK:ITERATION:PHASE, got '", spec,
+               "'");
+  f.rank = parse_int(spec.substr(0, a), "--inject-failure rank", 0);
+  f.iteration = parse_int(spec.substr(a + 1, b - a - 1), "--inject-failure iteration", 1);
+  f.phase = parse_phase(spec.substr(b + 1));
+  return f;
+}
+
 void validate(const TrainConfig& c) {
+  parse_inject_failure(c.inject_failure);
   PRUNEX_USAGE(c.dataset == "fashion-mnist" || c.dataset == "cifar10" || c.dataset == "synthetic",
                "unknown dataset '", c.dataset, "' (expected fashion-mnist, cifar10 or synthetic)");
   PRUNEX_USAGE(c.keep > 0 && c.keep <= 1, "--keep must be in (0, 1], got ", c.keep);

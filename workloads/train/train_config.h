@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/phases.h"
 #include "engine/strategy.h"
 #include "records/config_fields.h"
 
@@ -52,8 +53,19 @@ struct TrainConfig {
   long synthetic_samples = 4096;
   int threads = 1;  // intra-op threads per rank
   int seed = 1;
+  // Fault injection for tests: "RANK:ITERATION:PHASE": that rank exits abruptly (no MPI
+  // finalize, exit status 1) when it reaches PHASE in outer iteration ITERATION. Empty: off.
+  std::string inject_failure;
   std::string out = "out/train";
 };
+
+// --inject-failure parsed (rank -1: off). UsageError naming the problem.
+struct InjectedFailure {
+  int rank = -1;
+  int iteration = 0;
+  Phase phase = Phase::local_compute;
+};
+InjectedFailure parse_inject_failure(const std::string& spec);
 
 using TrainField = ConfigField<TrainConfig>;
 

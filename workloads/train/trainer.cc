@@ -58,6 +58,9 @@ double learning_rate(const TrainConfig& cfg, int k) {
 RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
                        const std::function<void(const RunRecord&)>& on_iteration) {
   validate(cfg);
+  const InjectedFailure failure = parse_inject_failure(cfg.inject_failure);
+  PRUNEX_USAGE(failure.rank < comm.size(Group::world), "--inject-failure: no rank ", failure.rank,
+               " in a world of ", comm.size(Group::world));
   const bool root = comm.world_rank() == 0;
   TrainSetup setup = make_setup(cfg, comm);
   auto strategy = make_live_strategy(setup, comm);
@@ -91,6 +94,8 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
 
   comm.barrier(Group::world);
   PhaseClock clock(now_seconds(), cfg.sync_phases);
+  if (failure.rank == comm.world_rank())
+    clock.arm_failure(failure.rank, failure.iteration, failure.phase);
   double eval_seconds = 0;
   for (int k = 1; k <= cfg.iterations; ++k) {
     const double lr = learning_rate(cfg, k);
