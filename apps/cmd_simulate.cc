@@ -29,8 +29,8 @@ int run_simulate(const Args& args) {
     std::fflush(stdout);
     auto result = sim::simulate_run(spec);
     run = std::move(result.run);
-    if (result.has_failures) {
-      const sim::FailureEstimate& e = result.failures;
+    if (result.failures) {
+      const sim::FailureEstimate& e = *result.failures;
       std::printf(
           "failures: system MTBF %.2f h (%d nodes); failure-free %.2f h; with a checkpoint "
           "every %.1f min: expected %.2f h (%.1f failures); Young's interval %.1f min, "

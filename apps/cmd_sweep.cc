@@ -241,7 +241,7 @@ int run_sweep(const Args& args) {
         runs.push_back([&spec] {
           const auto res = sim::simulate_run(spec, /*records=*/false);
           return std::vector<double>{res.time_per_epoch_s, res.time_per_iteration_s, res.run_s,
-                                     res.has_failures ? res.failures.expected_s : 0.0};
+                                     res.failures ? res.failures->expected_s : 0.0};
         });
         bytes.push_back(spec.memory_bytes);
       }

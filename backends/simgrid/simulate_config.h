@@ -69,6 +69,10 @@ const std::vector<SimulateField>& simulate_fields();
 // point) exceeds the memory this machine has.
 SimulateSpec make_spec(const SimulateConfig& cfg, bool records = true);
 
+// --straggler-*, --degrade-nic (simulate_whatif.cc) into sim, for a run of sim.nodes x
+// sim.gpus_per_node on t; --mtbf-hours' companions checked. UsageError naming the flag.
+void apply_what_if(const SimulateConfig& cfg, const Topology& t, SimConfig& sim);
+
 // --calibration FILE (calibration.h) applied to a run of cfg.nodes x cfg.gpus_per_node: the
 // topology's links and speeds, and cfg's per-op costs.
 void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg);

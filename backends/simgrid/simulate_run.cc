@@ -136,7 +136,6 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   out.run_s = total;
   if (spec.failures.node_mtbf_s > 0) {
     const auto& f = spec.failures;
-    out.has_failures = true;
     out.failures = estimate_failures(total, spec.sim.nodes, f.node_mtbf_s, f.interval_s,
                                      f.checkpoint_s, f.restart_s);
   }
@@ -172,8 +171,8 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   run.summary_extra["strategy"] = std::string(strategy_name(spec.plan.strategy));
   run.summary_extra["time_per_epoch_s"] = out.time_per_epoch_s;
   run.summary_extra["run_s"] = out.run_s;
-  if (out.has_failures) {
-    const FailureEstimate& e = out.failures;
+  if (out.failures) {
+    const FailureEstimate& e = *out.failures;
     run.summary_extra["failures"] = {
         {"model",
          "independent exponential node failures; expected wall time with checkpoints (Daly "

@@ -12,6 +12,8 @@
 // One SimCluster per process (SimGrid): call once per process, fork for more (fork_run.h).
 #pragma once
 
+#include <optional>
+
 #include <nlohmann/json.hpp>
 
 #include "backends/simgrid/failures.h"
@@ -50,10 +52,9 @@ struct SimulateSpec {
 struct SimulationResult {
   RunRecord run;  // iterations and trace empty unless records were asked for
   double time_per_epoch_s = 0;
-  double time_per_iteration_s = 0;  // mean over the iterations
-  double run_s = 0;                 // the whole run, failure-free
-  bool has_failures = false;        // spec.failures given: `failures` holds the estimate
-  FailureEstimate failures;
+  double time_per_iteration_s = 0;          // mean over the iterations
+  double run_s = 0;                         // the whole run, failure-free
+  std::optional<FailureEstimate> failures;  // with spec.failures given
 };
 
 SimulationResult simulate_run(const SimulateSpec& spec, bool records = true);
