@@ -111,6 +111,38 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   return out;
 }
 
+void HsadmmConsensus::save_state(StateSections& s) const {
+  put_state(s, "consensus/z_i", zi_);
+  put_state(s, "consensus/z", z_);
+  put_state(s, "consensus/u", u_);
+  put_state(s, "consensus/v", v_);
+  put_state(s, "consensus/rho1", penalty_.rho1());
+  put_state(s, "consensus/rho2", penalty_.rho2());
+  put_state(s, "consensus/global_mask", global_mask_.to_bits());
+  put_state_value<uint8_t>(s, "consensus/frozen_two_back", frozen_two_back_);
+  freezer_.save_state(s, "consensus/freezer/");
+}
+
+void HsadmmConsensus::load_state(const StateSections& s) {
+  zi_ = get_state<float>(s, "consensus/z_i", n_);
+  z_ = get_state<float>(s, "consensus/z", n_);
+  u_ = get_state<float>(s, "consensus/u", n_);
+  v_ = get_state<float>(s, "consensus/v", n_);
+  const int64_t L = static_cast<int64_t>(layout_.layers.size());
+  penalty_.restore(get_state<double>(s, "consensus/rho1", L),
+                   get_state<double>(s, "consensus/rho2", L));
+  const auto bits = get_state<uint8_t>(s, "consensus/global_mask",
+                                       static_cast<int64_t>(global_mask_.bit_bytes()));
+  global_mask_.from_bits(bits.data(), bits.size());
+  frozen_two_back_ = get_state_value<uint8_t>(s, "consensus/frozen_two_back") != 0;
+  freezer_.load_state(s, "consensus/freezer/");
+  // The compaction plan kept while the mask is frozen is a function of that mask.
+  if (frozen_two_back_) {
+    plan_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
+    buckets_ = std::make_unique<BucketSet>(*plan_);
+  }
+}
+
 // Phase 4 (leaders) and the intra-node broadcast that ends it.
 ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask,
                                                 PhaseTimer& timer) {

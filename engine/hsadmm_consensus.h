@@ -26,6 +26,7 @@
 #include "engine/phase_timer.h"
 #include "engine/residuals.h"
 #include "engine/sparsity_spec.h"
+#include "engine/state_sections.h"
 #include "engine/strategy.h"
 
 namespace prunex {
@@ -71,6 +72,11 @@ class HsadmmConsensus {
   double rho1(int layer) const { return penalty_.rho1(layer); }
   // The mask is frozen: later iterations apply global_mask() instead of projecting.
   bool frozen() const { return freezer_.frozen(); }
+  // Checkpoints: z_i, z, u, v, the penalties, the global mask and the freeze state as
+  // sections named "consensus/..."; load_state() restores them into a consensus built with the
+  // same layout, spec and config, which then continues exactly as the saved one would have.
+  void save_state(StateSections& s) const;
+  void load_state(const StateSections& s);
   // Bytes of all layout tensors in fp32: what the inter tier carries without shrinkage.
   int64_t dense_bytes() const { return n_ * 4; }
 

@@ -31,4 +31,17 @@ bool MaskFreezer::observe(int k, const uint8_t* mask, std::size_t bytes) {
   return frozen();
 }
 
+void MaskFreezer::save_state(StateSections& s, const std::string& prefix) const {
+  put_state<int32_t>(s, prefix + "counters", {frozen_at_, unchanged_, seen_ ? 1 : 0});
+  put_state(s, prefix + "last_mask", last_);
+}
+
+void MaskFreezer::load_state(const StateSections& s, const std::string& prefix) {
+  const auto c = get_state<int32_t>(s, prefix + "counters", 3);
+  frozen_at_ = c[0];
+  unchanged_ = c[1];
+  seen_ = c[2] != 0;
+  last_ = get_state<uint8_t>(s, prefix + "last_mask");
+}
+
 }  // namespace prunex

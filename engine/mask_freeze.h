@@ -5,9 +5,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "engine/hsadmm_config.h"
+#include "engine/state_sections.h"
 
 namespace prunex {
 
@@ -34,6 +36,10 @@ class MaskFreezer {
   int frozen_at() const { return frozen_at_; }      // iteration whose mask was frozen, else -1
   int unchanged_run() const { return unchanged_; }  // consecutive unchanged observations
   const std::vector<uint8_t>& mask() const { return last_; }  // last (or frozen) mask
+
+  // Checkpoints: the whole state under prefix, and back (a freezer of the same settings).
+  void save_state(StateSections& s, const std::string& prefix) const;
+  void load_state(const StateSections& s, const std::string& prefix);
 
  private:
   int t_freeze_;

@@ -22,6 +22,14 @@ AdaptivePenalty::AdaptivePenalty(int layers, const HsadmmConfig& cfg)
   cfg.validate();
 }
 
+void AdaptivePenalty::restore(std::vector<double> rho1, std::vector<double> rho2) {
+  PRUNEX_USAGE(rho1.size() == rho1_.size() && rho2.size() == rho2_.size(),
+               "checkpoint holds penalties of ", rho1.size(), " layers, the model has ",
+               rho1_.size());
+  rho1_ = std::move(rho1);
+  rho2_ = std::move(rho2);
+}
+
 std::vector<PenaltyChange> AdaptivePenalty::update(const ResidualReport& report) {
   PRUNEX_CHECK_EQ(static_cast<int>(report.layers.size()), layers());
   std::vector<PenaltyChange> changes(rho1_.size());

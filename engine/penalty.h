@@ -34,6 +34,8 @@ class AdaptivePenalty {
   // Balances rho1 on (r_intra, s_intra) and rho2 on (r_inter, s_inter) per layer. Returns
   // one PenaltyChange per layer (all 1 when cfg.adaptive_penalty is false).
   std::vector<PenaltyChange> update(const ResidualReport& report);
+  // Checkpoints: restores penalties saved from rho1() and rho2() (one value per layer each).
+  void restore(std::vector<double> rho1, std::vector<double> rho2);
 
  private:
   HsadmmConfig cfg_;

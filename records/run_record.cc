@@ -1,11 +1,13 @@
 #include "records/run_record.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -51,6 +53,41 @@ nlohmann::json iteration_json(const IterationRecord& it) {
   j["mask_frozen"] = it.mask_frozen;
   for (const auto& [k, v] : it.extra.items()) j[k] = v;
   return j;
+}
+
+IterationRecord iteration_from_json(const nlohmann::json& j, const std::string& origin) {
+  IterationRecord it;
+  try {
+    PRUNEX_USAGE(j.is_object(), origin, ": an iteration record is not an object");
+    it.iteration = j.at("iteration").get<int>();
+    for (const auto& [name, p] : j.at("phases").items())
+      it.phase_seconds[parse_phase(name)] = p.at("per_rank_s").get<std::vector<double>>();
+    it.wall_seconds = j.at("wall_seconds").get<double>();
+    const auto& b = j.at("bytes");
+    it.bytes = {b.at("intra").get<double>(), b.at("inter").get<double>(),
+                b.at("world").get<double>()};
+    it.dense_inter_bytes = j.at("dense_inter_bytes").get<double>();
+    it.density = j.at("density").get<std::map<std::string, double>>();
+    for (const auto& [layer, arr] : j.at("residuals").items()) {
+      auto& per_rank = it.residuals[layer];
+      for (const auto& r : arr)
+        per_rank.push_back({r.at("r_intra").get<double>(), r.at("s_intra").get<double>(),
+                            r.at("r_inter").get<double>(), r.at("s_inter").get<double>()});
+    }
+    for (const auto& [layer, r] : j.at("rho").items())
+      it.rho[layer] = {r.at(0).get<double>(), r.at(1).get<double>()};
+    if (j.contains("loss")) it.loss = j["loss"].get<double>();
+    if (j.contains("accuracy")) it.accuracy = j["accuracy"].get<double>();
+    it.mask_frozen = j.at("mask_frozen").get<bool>();
+  } catch (const nlohmann::json::exception& e) {
+    PRUNEX_USAGE(false, origin, ": bad iteration record (", e.what(), ")");
+  }
+  static const char* known[] = {
+      "iteration", "phases", "wall_seconds", "bytes",    "dense_inter_bytes", "density",
+      "residuals", "rho",    "loss",         "accuracy", "mask_frozen"};
+  for (const auto& [k, v] : j.items())
+    if (std::find(std::begin(known), std::end(known), k) == std::end(known)) it.extra[k] = v;
+  return it;
 }
 
 nlohmann::json summary_json(const RunRecord& run) {
@@ -146,6 +183,44 @@ nlohmann::json read_json_file(const std::string& path, const std::string& what) 
   return {};
 }
 
+namespace {
+
+// The temporary file being written, for SIGINT/SIGTERM (mpirun forwards them to every rank):
+// the handler removes it and dies of the signal, so an interrupted run leaves whole files
+// only. One writer thread per process; unlink() is async-signal-safe.
+char g_temp_path[4096];
+volatile std::sig_atomic_t g_temp_set = 0;
+
+extern "C" void remove_temp_and_die(int sig) {
+  if (g_temp_set) unlink(g_temp_path);
+  std::signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+class TempFileGuard {
+ public:
+  explicit TempFileGuard(const std::string& tmp) {
+    static const bool installed = [] {
+      for (int sig : {SIGINT, SIGTERM}) {
+        struct sigaction old {};
+        sigaction(sig, nullptr, &old);
+        if (old.sa_handler == SIG_DFL) std::signal(sig, remove_temp_and_die);
+      }
+      return true;
+    }();
+    (void)installed;
+    if (tmp.size() >= sizeof g_temp_path) return;
+    g_temp_set = 0;
+    std::memcpy(g_temp_path, tmp.c_str(), tmp.size() + 1);
+    g_temp_set = 1;
+  }
+  ~TempFileGuard() { g_temp_set = 0; }
+  TempFileGuard(const TempFileGuard&) = delete;
+  TempFileGuard& operator=(const TempFileGuard&) = delete;
+};
+
+}  // namespace
+
 void write_file_atomic(const std::string& path, const std::string& text) {
   namespace fs = std::filesystem;
   const fs::path p(path);
@@ -160,6 +235,7 @@ void write_file_atomic(const std::string& path, const std::string& text) {
   static std::atomic<unsigned long> serial{0};
   const std::string tmp =
       path + ".tmp." + std::to_string(getpid()) + "." + std::to_string(serial++);
+  const TempFileGuard guard(tmp);
   const int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   PRUNEX_USAGE(fd >= 0, "cannot write ", tmp, " (", std::strerror(errno), ")");
   std::size_t done = 0;

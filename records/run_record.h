@@ -61,6 +61,9 @@ struct RunRecord {
 double critical_path(const std::vector<double>& per_rank);
 
 nlohmann::json iteration_json(const IterationRecord& it);
+// The inverse, for a record read back (a resumed run's earlier iterations): keys it does not
+// know go to extra. UsageError naming `origin` and the key when a value has the wrong type.
+IterationRecord iteration_from_json(const nlohmann::json& j, const std::string& origin);
 // summary: time_per_iteration_s, inter_node_bytes_per_iteration,
 // dense_inter_node_bytes_per_iteration, phase_fraction (share of communication time),
 // phase_seconds (mean critical path per phase), test_accuracy (last, when training), ...

@@ -71,6 +71,12 @@ void BatchLoader::start_epoch(int64_t epoch) {
   cursor_ = 0;
 }
 
+void BatchLoader::seek(int64_t position) {
+  PRUNEX_USAGE(position >= 0 && position <= data_.size(), "data position ", position,
+               " outside an epoch of ", data_.size(), " samples");
+  cursor_ = position;
+}
+
 std::optional<Batch> BatchLoader::next() {
   const int64_t n = data_.size();
   const int64_t take = std::min(options_.batch_size, n - cursor_);

@@ -48,6 +48,13 @@ class BatchLoader {
   // The next batch of the epoch, or nothing at its end.
   std::optional<Batch> next();
 
+  // Checkpoints: samples of the epoch already handed out, and a jump to such a position
+  // (after start_epoch of the same epoch); the augmentation generator, to save and restore.
+  int64_t position() const { return cursor_; }
+  void seek(int64_t position);
+  at::Generator& augment_generator() { return augment_gen_; }
+  const at::Generator& augment_generator() const { return augment_gen_; }
+
  private:
   Dataset data_;
   BatchOptions options_;

@@ -104,6 +104,9 @@ class HsadmmStrategy : public LiveStrategy {
     return {{"layers", layers}};
   }
 
+  void save_state(StateSections& s) const override { consensus_.save_state(s); }
+  void load_state(const StateSections& s) override { consensus_.load_state(s); }
+
   torch::nn::Module& eval_model() override {
     flat_to_params(consensus_.z(), s_.flat, eval_params_);
     recalibrate_bn(*eval_, s_, comm_, 20);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/mask.h"
+#include "engine/state_sections.h"
 #include "engine/strategy.h"
 #include "records/run_record.h"
 #include "workloads/train/train_setup.h"
@@ -39,6 +40,10 @@ class LiveStrategy {
   // The global structured masks of the pruned layers ({"layers": {name: {shape, keep_out,
   // keep_in}}}, analysis/plots/README.md), or null for strategies without masks.
   virtual nlohmann::json masks() const { return nullptr; }
+  // Checkpoints (workloads/train/train_checkpoint.h): what the strategy keeps from one outer
+  // iteration to the next beyond the model and the optimiser, as named sections.
+  virtual void save_state(StateSections& /*s*/) const {}
+  virtual void load_state(const StateSections& /*s*/) {}
 };
 
 // strategy: hsadmm or hsadmm_flat.

@@ -3,6 +3,7 @@
 // entries per layer by magnitude, and all-gathers (value, index) pairs for all layers in one
 // message; every rank sums the gathered entries and divides by the world size. What was not
 // sent stays in the residual.
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -37,6 +38,22 @@ class TopkStrategy : public LiveStrategy {
     out.dense_inter_bytes = static_cast<double>(s_.flat.total) * 4 * steps_;
     steps_ = 0;
     return out;
+  }
+
+  // Error feedback: what each layer has not sent yet.
+  void save_state(StateSections& s) const override {
+    for (size_t l = 0; l < residual_.size(); ++l) {
+      const float* p = residual_[l].data_ptr<float>();
+      put_state(s, "topk/residual/" + std::to_string(l),
+                std::vector<float>(p, p + residual_[l].numel()));
+    }
+  }
+  void load_state(const StateSections& s) override {
+    for (size_t l = 0; l < residual_.size(); ++l) {
+      const auto v =
+          get_state<float>(s, "topk/residual/" + std::to_string(l), residual_[l].numel());
+      std::copy(v.begin(), v.end(), residual_[l].data_ptr<float>());
+    }
   }
 
   torch::nn::Module& eval_model() override {

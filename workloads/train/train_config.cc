@@ -104,6 +104,16 @@ const std::vector<TrainField>& train_fields() {
                 "tests: that rank exits abruptly (status 1, no MPI finalize) on reaching PHASE "
                 "in outer iteration ITERATION; the job must end within seconds",
                 &C::inject_failure),
+      int_field("checkpoint-every",
+                "write a checkpoint every K outer iterations (0: never); the previous one is "
+                "kept until the new one is complete",
+                &C::checkpoint_every),
+      str_field("checkpoint-dir", "DIR", "checkpoint folder (default: OUT/checkpoint)",
+                &C::checkpoint_dir),
+      str_field("resume", "DIR",
+                "continue the newest checkpoint in DIR (same model, strategy, world size, "
+                "grouping and settings) up to --iterations in all",
+                &C::resume),
       str_field("out", "DIR", "output folder (metrics.json, trace.json)", &C::out),
   };
   return fields;
@@ -156,6 +166,8 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(c.threads >= 1, "--threads must be at least 1");
   PRUNEX_USAGE(c.t_freeze >= 0 && c.freeze_after >= 0, "freeze settings must be >= 0");
   PRUNEX_USAGE(!c.out.empty(), "--out must not be empty");
+  PRUNEX_USAGE(c.checkpoint_every >= 0, "--checkpoint-every must be >= 0, got ",
+               c.checkpoint_every);
 }
 
 }  // namespace prunex

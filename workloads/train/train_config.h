@@ -56,6 +56,11 @@ struct TrainConfig {
   // Fault injection for tests: "RANK:ITERATION:PHASE": that rank exits abruptly (no MPI
   // finalize, exit status 1) when it reaches PHASE in outer iteration ITERATION. Empty: off.
   std::string inject_failure;
+  // Checkpoints (records/checkpoint.h): every K outer iterations (0: none) into
+  // checkpoint_dir (empty: OUT/checkpoint); resume: continue the newest checkpoint in a folder.
+  int checkpoint_every = 0;
+  std::string checkpoint_dir;
+  std::string resume;
   std::string out = "out/train";
 };
 

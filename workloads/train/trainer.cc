@@ -3,10 +3,12 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "engine/strategy.h"
 #include "engine/tier_bytes.h"
 #include "workloads/train/live_strategy.h"
+#include "workloads/train/train_checkpoint.h"
 
 namespace prunex {
 namespace {
@@ -62,12 +64,18 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
   PRUNEX_USAGE(failure.rank < comm.size(Group::world), "--inject-failure: no rank ", failure.rank,
                " in a world of ", comm.size(Group::world));
   const bool root = comm.world_rank() == 0;
-  TrainSetup setup = make_setup(cfg, comm);
-  auto strategy = make_live_strategy(setup, comm);
-
   RunRecord run;
   run.ranks = comm.size(Group::world);
   run.config = config_to_json(cfg);
+  // --resume: the checkpoint is checked before any data is loaded.
+  std::optional<CheckpointManifest> resume;
+  if (!cfg.resume.empty())
+    resume = open_resume(cfg, run.config, run.ranks, comm.grouping().gpus_per_node);
+  const std::string checkpoint_dir =
+      cfg.checkpoint_dir.empty() ? cfg.out + "/checkpoint" : cfg.checkpoint_dir;
+  TrainSetup setup = make_setup(cfg, comm);
+  auto strategy = make_live_strategy(setup, comm);
+
   // The grouping used (with --gpus-per-node 0, the ranks per host found), so --config of
   // this config reproduces it; then what the run was (records/config_fields.h, recorded keys):
   // world size, nodes, the executor, and what a simulation of it needs (calibrate, simulate).
@@ -97,7 +105,18 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
   if (failure.rank == comm.world_rank())
     clock.arm_failure(failure.rank, failure.iteration, failure.phase);
   double eval_seconds = 0;
-  for (int k = 1; k <= cfg.iterations; ++k) {
+  int first = 1;
+  if (resume) {
+    restore_checkpoint(*resume, setup, *strategy, comm);
+    for (const auto& j : resume->json["record"]["iterations"])
+      run.iterations.push_back(iteration_from_json(j, resume->folder + "/manifest.json"));
+    eval_seconds = resume->json.value("evaluation_seconds", 0.0);
+    first = resume->iteration + 1;
+    if (root)
+      std::printf("train: resumed from %s at iteration %d\n", resume->folder.c_str(),
+                  resume->iteration);
+  }
+  for (int k = first; k <= cfg.iterations; ++k) {
     const double lr = learning_rate(cfg, k);
     for (auto& group : setup.optimizer->param_groups())
       static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
@@ -126,6 +145,15 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
     it.extra["lr"] = lr;
     run.iterations.push_back(std::move(it));
     if (root && on_iteration) on_iteration(run);
+    if (cfg.checkpoint_every > 0 && k % cfg.checkpoint_every == 0) {
+      const double t = now_seconds();
+      write_checkpoint(checkpoint_dir, k, run,
+                       {{"evaluation_seconds", eval_seconds}, {"converged", local.converged}},
+                       setup, *strategy, comm);
+      if (root)
+        std::printf("train: checkpoint of iteration %d in %s (%.1f s)\n", k, checkpoint_dir.c_str(),
+                    now_seconds() - t);
+    }
     if (local.converged) {
       if (root) std::printf("train: stopping test passed at iteration %d\n", k);
       break;

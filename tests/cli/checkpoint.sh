@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# prunex train --checkpoint-every / --resume on 4 ranks as 2 x 2, synthetic data:
+# 1. for every strategy, a run resumed from iteration 2 equals an uninterrupted 4-iteration run
+#    bit for bit: per-iteration loss and accuracy in metrics.json, and the iteration-4
+#    checkpoint files themselves (theta, z, z_i, u, v, momentum, masks, generators);
+# 2. a rank killed inside the inter-node all-reduce ends the job within 30 s, and the last
+#    complete checkpoint still resumes to the same losses;
+# 3. resume refuses (exit 2, one line, nothing written) another model, strategy, world size or
+#    grouping, a truncated, corrupt or swapped rank file, and a checkpoint with nothing left
+#    to run;
+# 4. SIGTERM to mpirun during a run leaves only whole files (no temporaries, every JSON parses).
+set -euo pipefail
+prunex=$(realpath "$1")
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi=(mpirun -q --oversubscribe -np 4)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+common=(train --gpus-per-node 2 --dataset synthetic --synthetic-samples 512 --model small_cnn
+        --batch 32 --lr 0.05 --local-steps 20 --t-freeze 3)
+
+same_run() {  # metrics A, metrics B: identical loss and accuracy in every iteration
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+ia, ib = a["iterations"], b["iterations"]
+assert len(ia) == len(ib) == 4, (len(ia), len(ib))
+for x, y in zip(ia, ib):
+    assert x["iteration"] == y["iteration"]
+    assert x["loss"] == y["loss"], (x["iteration"], x["loss"], y["loss"])
+    assert x.get("accuracy") == y.get("accuracy"), (x["iteration"], x.get("accuracy"), y.get("accuracy"))
+    assert x.get("test_loss") == y.get("test_loss"), x["iteration"]
+assert b["summary"]["completed"] is True
+PY
+}
+
+# 1. Every strategy: uninterrupted against stopped at 2 and resumed.
+for s in hsadmm hsadmm-flat ddp topk; do
+  "${mpi[@]}" "$prunex" "${common[@]}" --strategy $s --iterations 4 --checkpoint-every 1 \
+    --out "$tmp/$s/full" >"$tmp/$s.full.txt"
+  "${mpi[@]}" "$prunex" "${common[@]}" --strategy $s --iterations 2 --checkpoint-every 1 \
+    --out "$tmp/$s/first" >"$tmp/$s.first.txt"
+  "${mpi[@]}" "$prunex" "${common[@]}" --strategy $s --iterations 4 --checkpoint-every 1 \
+    --resume "$tmp/$s/first/checkpoint" --out "$tmp/$s/resumed" >"$tmp/$s.resumed.txt"
+  grep -q "resumed from .*iter-00000002 at iteration 2" "$tmp/$s.resumed.txt" ||
+    fail "$s: no resume line: $(cat "$tmp/$s.resumed.txt")"
+  same_run "$tmp/$s/full/metrics.json" "$tmp/$s/resumed/metrics.json" || fail "$s: resumed run differs"
+  for r in 0 1 2 3; do
+    f=checkpoint/iter-00000004/rank-0000$r.ckpt
+    cmp -s "$tmp/$s/full/$f" "$tmp/$s/resumed/$f" || fail "$s: rank $r's state after iteration 4 differs"
+  done
+  # Only the newest checkpoint is kept.
+  [ "$(ls "$tmp/$s/full/checkpoint")" = "$(printf 'LATEST\niter-00000004')" ] ||
+    fail "$s: checkpoint folder holds $(ls "$tmp/$s/full/checkpoint")"
+done
+
+# 2. Rank 1 dies in iteration 3's inter-node all-reduce: the job ends within 30 s naming it;
+# the checkpoint of iteration 2 resumes and the run ends as the uninterrupted one.
+start=$(date +%s)
+set +e
+timeout 60 "${mpi[@]}" "$prunex" "${common[@]}" --strategy hsadmm --iterations 4 \
+  --checkpoint-every 1 --inject-failure 1:3:inter_allreduce --out "$tmp/killed" \
+  >"$tmp/killed.out" 2>"$tmp/killed.err"
+rc=$?
+set -e
+took=$(( $(date +%s) - start ))
+[ $rc -ne 124 ] && [ $rc -ne 0 ] || fail "injected failure: exit $rc"
+[ $took -le 30 ] || fail "injected failure: the job took $took s to end"
+grep -q "rank 1: injected failure" "$tmp/killed.err" || fail "no message naming rank 1: $(cat "$tmp/killed.err")"
+[ "$(cat "$tmp/killed/checkpoint/LATEST")" = "iter-00000002" ] || fail "LATEST: $(cat "$tmp/killed/checkpoint/LATEST")"
+"${mpi[@]}" "$prunex" "${common[@]}" --strategy hsadmm --iterations 4 \
+  --resume "$tmp/killed/checkpoint" --out "$tmp/killed_resumed" >/dev/null
+same_run "$tmp/hsadmm/full/metrics.json" "$tmp/killed_resumed/metrics.json" ||
+  fail "resumed after the failure differs from the uninterrupted run"
+
+# 3. Refusals: exit 2, one line naming the problem, no --out written.
+check_bad() {
+  local what=$1 expect=$2 np=$3; shift 3
+  set +e
+  mpirun -q --oversubscribe -np "$np" "$prunex" "$@" --out "$tmp/bad" >"$tmp/bad.out" 2>"$tmp/bad.err"
+  local rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2 ($(cat "$tmp/bad.err"))"
+  [ "$(grep -c . "$tmp/bad.err")" -eq 1 ] || { cat "$tmp/bad.err"; fail "$what: stderr is not one line"; }
+  grep -q -- "$expect" "$tmp/bad.err" || fail "$what: message '$(cat "$tmp/bad.err")' lacks '$expect'"
+  [ ! -e "$tmp/bad" ] || fail "$what: left $tmp/bad behind"
+}
+ck="$tmp/hsadmm/first/checkpoint"
+check_bad "other model" "model" 4 "${common[@]}" --model resnet20 --iterations 4 --resume "$ck"
+check_bad "other strategy" "strategy" 4 "${common[@]}" --strategy ddp --iterations 4 --resume "$ck"
+check_bad "other world size" "of 4 ranks, this run has 2" 2 "${common[@]}" --gpus-per-node 1 \
+  --iterations 4 --resume "$ck"
+check_bad "other grouping" "nodes of 2 ranks" 4 "${common[@]}" --gpus-per-node 1 --iterations 4 --resume "$ck"
+check_bad "nothing left" "leaves nothing to run" 4 "${common[@]}" --iterations 2 --resume "$ck"
+check_bad "no checkpoint" "no complete checkpoint" 4 "${common[@]}" --iterations 4 --resume "$tmp"
+cp -r "$ck" "$tmp/cut"
+truncate -s -100 "$tmp/cut/iter-00000002/rank-00003.ckpt"
+check_bad "truncated rank file" "rank-00003.ckpt" 4 "${common[@]}" --iterations 4 --resume "$tmp/cut"
+cp -r "$ck" "$tmp/flip"
+python3 - "$tmp/flip/iter-00000002/rank-00001.ckpt" <<'PY'
+import sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+b[len(b) // 2] ^= 0x40
+open(p, "wb").write(b)
+PY
+check_bad "corrupt rank file" "rank-00001.ckpt: checksum" 4 "${common[@]}" --iterations 4 --resume "$tmp/flip"
+cp -r "$ck" "$tmp/swap"  # a whole, valid file of another rank in its place
+cp "$tmp/swap/iter-00000002/rank-00000.ckpt" "$tmp/swap/iter-00000002/rank-00002.ckpt"
+check_bad "another rank's file" "rank-00002.ckpt: checksum differs from the manifest" 4 \
+  "${common[@]}" --iterations 4 --resume "$tmp/swap"
+
+# 4. SIGTERM to mpirun while the run writes metrics and checkpoints every iteration.
+"${mpi[@]}" "$prunex" "${common[@]}" --strategy hsadmm --iterations 40 --checkpoint-every 1 \
+  --out "$tmp/term" >/dev/null 2>&1 &
+runner=$!
+for _ in $(seq 1 600); do
+  [ -e "$tmp/term/checkpoint/LATEST" ] && break
+  sleep 0.05
+done
+sleep 1.5
+kill -TERM $runner
+wait $runner || true
+leftover=$(find "$tmp/term" -name '*.tmp.*')
+[ -z "$leftover" ] || fail "SIGTERM left temporaries: $leftover"
+python3 - "$tmp/term" <<'PY'
+import glob, json, sys
+d = sys.argv[1]
+m = json.load(open(d + "/metrics.json"))
+assert m["summary"]["completed"] is False
+for f in glob.glob(d + "/checkpoint/iter-*/manifest.json"):
+    json.load(open(f))
+PY
+echo "checkpoint CLI: ok"

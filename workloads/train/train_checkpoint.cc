@@ -1,0 +1,187 @@
+#include "workloads/train/train_checkpoint.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "engine/error.h"
+#include "workloads/train/phase_clock.h"
+
+namespace prunex {
+namespace {
+
+std::string tensor_bytes(const torch::Tensor& t) {
+  const torch::Tensor c = t.contiguous();
+  return std::string(static_cast<const char*>(c.data_ptr()), c.numel() * c.element_size());
+}
+
+// Copies a section into t in place (t keeps its storage: the optimiser and the layout
+// views share it).
+void fill_tensor(torch::Tensor t, const StateSections& s, const std::string& name) {
+  const std::string& b = state_bytes(s, name);
+  PRUNEX_CHECK(t.is_contiguous(), name);
+  const size_t want = static_cast<size_t>(t.numel()) * t.element_size();
+  PRUNEX_USAGE(b.size() == want, "checkpoint section '", name, "' holds ", b.size(),
+               " bytes, this model's tensor ", want);
+  if (want) std::memcpy(t.data_ptr(), b.data(), want);
+}
+
+void put_generator(StateSections& s, const std::string& name, const at::Generator& g) {
+  s[name] = tensor_bytes(g.get_state());
+}
+
+void load_generator(at::Generator& g, const StateSections& s, const std::string& name) {
+  torch::Tensor state = g.get_state();  // the right size and dtype, overwritten
+  fill_tensor(state, s, name);
+  g.set_state(state);
+}
+
+// The optimiser's state key of a parameter (LibTorch 1.13: its TensorImpl's address as text).
+std::string state_key(const torch::Tensor& p) {
+  return c10::guts::to_string(p.unsafeGetTensorImpl());
+}
+
+}  // namespace
+
+StateSections save_rank_state(const TrainSetup& s, const LiveStrategy& strategy) {
+  StateSections out;
+  torch::NoGradGuard no_grad;
+  for (const auto& p : s.model->named_parameters(true))
+    out["model/" + p.key()] = tensor_bytes(p.value());
+  for (const auto& b : s.model->named_buffers(true))
+    out["buffer/" + b.key()] = tensor_bytes(b.value());
+  // SGD's momentum buffer per parameter (absent before the first step).
+  const auto& state = s.optimizer->state();
+  std::vector<uint8_t> has_momentum;
+  for (size_t l = 0; l < s.params.size(); ++l) {
+    const auto it = state.find(state_key(s.params[l]));
+    has_momentum.push_back(it != state.end());
+    if (it == state.end()) continue;
+    const auto& sgd = static_cast<const torch::optim::SGDParamState&>(*it->second);
+    out["momentum/" + std::to_string(l)] = tensor_bytes(sgd.momentum_buffer());
+  }
+  put_state(out, "momentum/present", has_momentum);
+  put_state_value<int64_t>(out, "data/epoch", s.epoch);
+  put_state_value<uint8_t>(out, "data/epoch_open", s.epoch_open);
+  put_state_value<int64_t>(out, "data/position", s.loader->position());
+  put_generator(out, "data/augment_generator", s.loader->augment_generator());
+  put_generator(out, "torch/default_generator", at::detail::getDefaultCPUGenerator());
+  strategy.save_state(out);
+  return out;
+}
+
+void load_rank_state(TrainSetup& s, LiveStrategy& strategy, const StateSections& in) {
+  torch::NoGradGuard no_grad;
+  for (const auto& p : s.model->named_parameters(true))
+    fill_tensor(p.value(), in, "model/" + p.key());
+  for (const auto& b : s.model->named_buffers(true))
+    fill_tensor(b.value(), in, "buffer/" + b.key());
+  const auto present =
+      get_state<uint8_t>(in, "momentum/present", static_cast<int64_t>(s.params.size()));
+  auto& state = s.optimizer->state();
+  for (size_t l = 0; l < s.params.size(); ++l) {
+    if (!present[l]) continue;
+    auto buf = torch::empty_like(s.params[l]);
+    fill_tensor(buf, in, "momentum/" + std::to_string(l));
+    auto st = std::make_unique<torch::optim::SGDParamState>();
+    st->momentum_buffer(buf);
+    state[state_key(s.params[l])] = std::move(st);
+  }
+  s.epoch = get_state_value<int64_t>(in, "data/epoch");
+  s.epoch_open = get_state_value<uint8_t>(in, "data/epoch_open") != 0;
+  const int64_t position = get_state_value<int64_t>(in, "data/position");
+  if (s.epoch_open) {
+    PRUNEX_USAGE(s.epoch >= 1 && position >= 0, "checkpoint: bad data loader position");
+    s.loader->start_epoch(s.epoch - 1);
+    s.loader->seek(position);
+  }
+  load_generator(s.loader->augment_generator(), in, "data/augment_generator");
+  at::Generator def = at::detail::getDefaultCPUGenerator();
+  load_generator(def, in, "torch/default_generator");
+  strategy.load_state(in);
+}
+
+CheckpointManifest open_resume(const TrainConfig& cfg, const nlohmann::json& config, int world_size,
+                               int gpus_per_node) {
+  CheckpointManifest m = read_latest_checkpoint(cfg.resume);
+  const std::string what = "--resume " + cfg.resume;
+  const nlohmann::json& saved = m.json["config"];
+  PRUNEX_USAGE(saved.value("world-size", -1) == world_size, what, ": the checkpoint is of ",
+               saved.value("world-size", -1), " ranks, this run has ", world_size);
+  PRUNEX_USAGE(saved.value("gpus-per-node", -1) == gpus_per_node, what,
+               ": the checkpoint is of nodes of ", saved.value("gpus-per-node", -1),
+               " ranks, this run groups ", gpus_per_node);
+  // Settings that change what the run computes must match; these may differ.
+  // (gpus-per-node: compared as resolved above; 0 means "by host" on the command line.)
+  static const char* free_keys[] = {"iterations",     "out",    "checkpoint-every",
+                                    "checkpoint-dir", "resume", "inject-failure",
+                                    "gpus-per-node"};
+  for (const auto& [key, value] : config.items()) {
+    if (std::find(std::begin(free_keys), std::end(free_keys), key) != std::end(free_keys)) continue;
+    PRUNEX_USAGE(saved.contains(key) && saved[key] == value, what,
+                 ": the checkpoint is of a run with --", key, " ",
+                 saved.contains(key) ? saved[key].dump() : std::string("(unset)"),
+                 ", this run has --", key, " ", value.dump());
+  }
+  PRUNEX_USAGE(!m.json.value("converged", false), what,
+               ": the run it comes from ended (stopping test passed at iteration ", m.iteration,
+               ")");
+  PRUNEX_USAGE(m.iteration < cfg.iterations, what, ": the checkpoint is at iteration ", m.iteration,
+               ", --iterations ", cfg.iterations, " leaves nothing to run");
+  PRUNEX_USAGE(m.json.contains("record") && m.json["record"].contains("iterations") &&
+                   m.json["record"]["iterations"].is_array() &&
+                   m.json["record"]["iterations"].size() == static_cast<size_t>(m.iteration),
+               what, ": the manifest's record does not hold ", m.iteration, " iterations");
+  return m;
+}
+
+void restore_checkpoint(const CheckpointManifest& m, TrainSetup& s, LiveStrategy& strategy,
+                        Communicator& comm) {
+  std::string error;
+  StateSections mine;
+  try {
+    mine = read_rank_checkpoint(m, comm.world_rank());
+  } catch (const UsageError& e) {
+    error = e.what();
+  }
+  // The highest bad rank, agreed by all; rank 0 names its file.
+  double bad = error.empty() ? 0 : comm.world_rank() + 1;
+  comm.allreduce(&bad, 1, DType::f64, ReduceOp::max, Group::world);
+  if (bad > 0) {
+    const int r = static_cast<int>(bad) - 1;
+    if (r != comm.world_rank()) {
+      error = "rank " + std::to_string(r) + "'s checkpoint file is bad";
+      try {
+        read_rank_checkpoint(m, r);
+      } catch (const UsageError& e) {
+        error = e.what();
+      }
+    }
+    throw UsageError("--resume: " + error);
+  }
+  load_rank_state(s, strategy, mine);
+}
+
+void write_checkpoint(const std::string& dir, int k, const RunRecord& run,
+                      const nlohmann::json& extra, const TrainSetup& s,
+                      const LiveStrategy& strategy, Communicator& comm) {
+  try {
+    const CheckpointFileInfo info =
+        write_rank_checkpoint(dir, k, comm.world_rank(), save_rank_state(s, strategy));
+    const std::vector<double> all =
+        gather_doubles(comm, {static_cast<double>(info.bytes), static_cast<double>(info.crc32)});
+    if (comm.world_rank() != 0) return;
+    std::vector<CheckpointFileInfo> infos;
+    for (size_t r = 0; r + 1 < all.size(); r += 2)
+      infos.push_back({static_cast<int64_t>(all[r]), static_cast<uint32_t>(all[r + 1])});
+    nlohmann::json manifest = extra;
+    manifest["config"] = run.config;
+    manifest["record"] = metrics_json(run);
+    publish_checkpoint(dir, k, manifest, infos);
+  } catch (const UsageError& e) {
+    throw std::runtime_error(std::string("checkpoint: ") + e.what());
+  }
+}
+
+}  // namespace prunex
