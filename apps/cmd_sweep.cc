@@ -22,6 +22,7 @@
 #include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
 #include "engine/text_parse.h"
+#include "records/host_memory.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
 #include "topologies/topology_io.h"
@@ -249,7 +250,7 @@ int run_sweep(const Args& args) {
                    points.size(), cfg.strategies.size(), cfg.gpus.size(), topology_name.c_str(),
                    std::min<int>(jobs, static_cast<int>(points.size())));
       std::size_t done = 0;
-      sim::fork_run_all(runs, jobs, bytes, sim::available_memory_bytes(),
+      sim::fork_run_all(runs, jobs, bytes, available_memory_bytes(),
                         [&](std::size_t i, const std::vector<double>& r) {
                           points[i].epoch_s = r.at(0);
                           points[i].iteration_s = r.at(1);

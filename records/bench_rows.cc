@@ -1,5 +1,7 @@
 #include "records/bench_rows.h"
 
+#include <cmath>
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -87,10 +89,20 @@ std::vector<std::size_t> bench_sizes(std::size_t min_bytes, std::size_t max_byte
   PRUNEX_USAGE(min_bytes > 0, "-b must be positive");
   PRUNEX_USAGE(max_bytes >= min_bytes, "-e (", max_bytes, ") is smaller than -b (", min_bytes, ")");
   PRUNEX_USAGE(factor > 1.0, "-f must be greater than 1, got ", factor);
+  // A factor barely above 1 would make a table of millions of rows (and repeat sizes):
+  // refused before any work.
+  constexpr double kMaxRows = 1000;
+  const double rows =
+      std::floor(std::log(static_cast<double>(max_bytes) / min_bytes) / std::log(factor) + 1e-9) +
+      1;
+  PRUNEX_USAGE(rows <= kMaxRows,
+               fmt::format("-b {} -e {} -f {} gives {:.0f} sizes, at most {:.0f} (a larger -f)",
+                           min_bytes, max_bytes, factor, rows, kMaxRows));
   std::vector<std::size_t> sizes;
   for (double s = static_cast<double>(min_bytes); s <= static_cast<double>(max_bytes) * 1.0000001;
        s *= factor)
-    sizes.push_back(static_cast<std::size_t>(s));
+    if (sizes.empty() || static_cast<std::size_t>(s) != sizes.back())
+      sizes.push_back(static_cast<std::size_t>(s));
   return sizes;
 }
 

@@ -57,9 +57,13 @@ int JsonFields::integer(const std::string& key) {
   double x = number(key);
   if (x != std::floor(x))
     fail(key, "must be a whole number (got " + nlohmann::json(x).dump() + ")");
-  if (std::fabs(x) > std::numeric_limits<int>::max())
+  if (std::fabs(x) > std::numeric_limits<int>::max()) {
+    // (a whole number beyond long long prints as a double: converting it would be undefined)
+    const std::string got =
+        std::fabs(x) < 9e18 ? std::to_string(static_cast<long long>(x)) : nlohmann::json(x).dump();
     fail(key, "must be at most " + std::to_string(std::numeric_limits<int>::max()) + " (got " +
-                  nlohmann::json(static_cast<long long>(x)).dump() + ")");
+                  got + ")");
+  }
   return static_cast<int>(x);
 }
 

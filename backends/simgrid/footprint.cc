@@ -1,39 +1,10 @@
 #include "backends/simgrid/footprint.h"
 
-#include <algorithm>
-#include <cstdio>
-#include <cstdlib>
-#include <fstream>
-#include <limits>
-#include <string>
-
-#include "engine/error.h"
-
 namespace prunex::sim {
-
 namespace {
 
 constexpr double kKiB = 1024.0;
 constexpr double kMiB = 1024.0 * kKiB;
-constexpr double kGiB = 1024.0 * kMiB;
-
-// First number in a file (memory.max may say "max": then no limit).
-double read_number(const std::string& path) {
-  std::ifstream in(path);
-  std::string word;
-  if (!(in >> word)) return std::numeric_limits<double>::infinity();
-  char* end = nullptr;
-  const double v = std::strtod(word.c_str(), &end);
-  return end != word.c_str() ? v : std::numeric_limits<double>::infinity();
-}
-
-double meminfo_available() {
-  std::ifstream in("/proc/meminfo");
-  double kib = 0;
-  for (std::string line; std::getline(in, line);)  // some lines have no unit: one at a time
-    if (std::sscanf(line.c_str(), "MemAvailable: %lf kB", &kib) == 1) return kib * kKiB;
-  return std::numeric_limits<double>::infinity();
-}
 
 }  // namespace
 
@@ -41,29 +12,6 @@ double estimate_simulation_bytes(long nodes, long gpus_per_node, long iterations
   const double n = static_cast<double>(nodes), p = static_cast<double>(gpus_per_node);
   const double per_node = 8 * kKiB + 4 * kKiB * p + 4 * kKiB * p * (p - 1) / 2;
   return 200 * kMiB + n * per_node + 256.0 * n * p * static_cast<double>(iterations);
-}
-
-double available_memory_bytes() {
-  if (const char* cap = std::getenv("PRUNEX_MAX_MEMORY_GIB")) {
-    char* end = nullptr;
-    const double gib = std::strtod(cap, &end);
-    PRUNEX_USAGE(end != cap && *end == '\0' && gib > 0,
-                 "PRUNEX_MAX_MEMORY_GIB must be a positive number of GiB (got '", cap, "')");
-    return gib * kGiB;
-  }
-  double cgroup = read_number("/sys/fs/cgroup/memory.max");
-  const double used = read_number("/sys/fs/cgroup/memory.current");
-  if (cgroup < std::numeric_limits<double>::infinity() && used < cgroup) cgroup -= used;
-  return std::min(meminfo_available(), cgroup);
-}
-
-void check_fits_in_memory(double need_bytes, const std::string& what) {
-  const double have = available_memory_bytes();
-  char line[256];
-  std::snprintf(line, sizeof line, "needs about %.1f GiB, this machine has %.1f GiB available",
-                need_bytes / kGiB, have / kGiB);
-  PRUNEX_USAGE(need_bytes <= have, what, " ", line,
-               " (fewer nodes or iterations, a bigger machine, or PRUNEX_MAX_MEMORY_GIB)");
 }
 
 }  // namespace prunex::sim

@@ -3,8 +3,6 @@
 // with one usage error (exit 2) instead of an out-of-memory kill half-way.
 #pragma once
 
-#include <string>
-
 namespace prunex::sim {
 
 // Peak resident bytes of `prunex simulate` for nodes x gpus_per_node GPUs and `iterations`
@@ -15,11 +13,6 @@ namespace prunex::sim {
 // recorded iteration (per-rank phase times in memory and in metrics.json).
 double estimate_simulation_bytes(long nodes, long gpus_per_node, long iterations);
 
-// Bytes this process may still use: PRUNEX_MAX_MEMORY_GIB when set, else the smaller of
-// MemAvailable (/proc/meminfo) and the cgroup's memory.max less its memory.current.
-double available_memory_bytes();
-
-// Throws UsageError naming the estimate and the machine's memory when need > available.
-void check_fits_in_memory(double need_bytes, const std::string& what);
+// What the machine can give it: records/host_memory.h.
 
 }  // namespace prunex::sim

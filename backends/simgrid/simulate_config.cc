@@ -8,6 +8,7 @@
 #include "engine/mask_model.h"
 #include "engine/sparsity_spec.h"
 #include "engine/text_parse.h"
+#include "records/host_memory.h"
 #include "topologies/topology_io.h"
 #include "workloads/layers/model_zoo.h"
 
@@ -195,6 +196,15 @@ std::map<std::string, double> densities_of(const nlohmann::json& d, const std::s
   return out;
 }
 
+// j[key] when j is an object that has it, else null (json::value() throws on a non-object:
+// a metrics.json that is a number or an array must be a usage error, not a crash).
+const nlohmann::json& member(const nlohmann::json& j, const char* key) {
+  static const nlohmann::json null;
+  if (!j.is_object()) return null;
+  const auto it = j.find(key);
+  return it == j.end() ? null : *it;
+}
+
 }  // namespace
 
 void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg) {
@@ -218,9 +228,9 @@ void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg
 }
 
 std::map<std::string, double> last_densities(const nlohmann::json& run, const std::string& where) {
-  const auto& its = run.value("iterations", nlohmann::json::array());
+  const auto& its = member(run, "iterations");
   PRUNEX_USAGE(its.is_array() && !its.empty(), where, ": no iterations recorded");
-  const auto& d = its.back().value("density", nlohmann::json::object());
+  const auto& d = member(its.back(), "density");
   PRUNEX_USAGE(d.is_object() && !d.empty(), where,
                ": the last iteration records no density (not an hsadmm run?)");
   return densities_of(d, where);
@@ -228,13 +238,13 @@ std::map<std::string, double> last_densities(const nlohmann::json& run, const st
 
 RecordedMasks payload_masks(const nlohmann::json& run, const ModelLayout& layout,
                             const SparsitySpec& spec, const std::string& where) {
-  const auto& its = run.value("iterations", nlohmann::json::array());
+  const auto& its = member(run, "iterations");
   PRUNEX_USAGE(its.is_array() && !its.empty(), where, ": no iterations recorded");
   RecordedMasks out;
   std::vector<std::map<std::string, double>> seen;
   for (size_t k = 0; k < its.size(); ++k) {
-    const char* key = its[k].contains("payload_density") ? "payload_density" : "density";
-    const auto& d = its[k].value(key, nlohmann::json::object());
+    const char* key = member(its[k], "payload_density").is_null() ? "density" : "payload_density";
+    const auto& d = member(its[k], key);
     PRUNEX_USAGE(d.is_object() && !d.empty(), where, ": iteration ", k + 1, " records no ", key,
                  " (not an hsadmm run?)");
     auto dens = densities_of(d, where);
@@ -260,8 +270,10 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
                cfg.gpus_per_node, ")");
   const double memory_bytes =
       estimate_simulation_bytes(cfg.nodes, cfg.gpus_per_node, records ? cfg.iterations : 0);
-  check_fits_in_memory(memory_bytes, "a platform of " + std::to_string(cfg.nodes) + " x " +
-                                         std::to_string(cfg.gpus_per_node) + " GPUs");
+  check_fits_in_memory(memory_bytes,
+                       "a platform of " + std::to_string(cfg.nodes) + " x " +
+                           std::to_string(cfg.gpus_per_node) + " GPUs",
+                       "fewer nodes or iterations, a bigger machine, or PRUNEX_MAX_MEMORY_GIB");
   if (cfg.nodes > topology.nodes) {
     std::fprintf(stderr, "note: topology %s has %d nodes; scaled out to %d (scale_to_nodes)\n",
                  topology.name.c_str(), topology.nodes, cfg.nodes);
@@ -300,11 +312,16 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   if (!cfg.masks.empty()) {
     const std::string where = "--masks " + cfg.masks;
     nlohmann::json run = read_json_file(cfg.masks, "--masks");
-    const nlohmann::json rcfg = canonical_config(run.value("config", nlohmann::json::object()));
-    const std::string m = rcfg.value("model", std::string());
-    PRUNEX_USAGE(m == cfg.model, where, ": recorded for model '", m, "', simulating '", cfg.model,
-                 "'");
-    cfg.sparsity = rcfg.value("sparsity", cfg.sparsity);
+    PRUNEX_USAGE(member(run, "config").is_object(), where,
+                 ": not a metrics.json (no \"config\" object)");
+    const nlohmann::json rcfg = canonical_config(run["config"]);
+    const nlohmann::json& m = member(rcfg, "model");
+    PRUNEX_USAGE(m.is_string() && m.get<std::string>() == cfg.model, where, ": recorded for model ",
+                 m.dump(), ", simulating '", cfg.model, "'");
+    if (const nlohmann::json& sp = member(rcfg, "sparsity"); !sp.is_null()) {
+      PRUNEX_USAGE(sp.is_string(), where, ": config.sparsity is not a string");
+      cfg.sparsity = sp.get<std::string>();
+    }
     cfg.union_growth = 0;  // not used: the recorded masks
     const SparsitySpec spec = SparsitySpec::build(s.layout, parse_sparsity_kinds(cfg.sparsity),
                                                   KeepRate::of_fraction(cfg.keep));

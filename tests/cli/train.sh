@@ -103,6 +103,10 @@ check_bad "unknown config key" "${common[@]}" --config "$tmp/cfg.json"
 check_bad "missing data file" "${common[@]}" --dataset cifar10 --data-dir "$tmp/nowhere"
 check_bad "--inject-failure of no phase" "${common[@]}" --inject-failure 1:1:lunch
 check_bad "--inject-failure of no rank" "${common[@]}" --inject-failure 9:1:pack
+check_bad "a model beyond the memory" "${common[@]}" --classes 1000000000
+check_bad "negative --checkpoint-every" "${common[@]}" --checkpoint-every -1
+check_bad "absurd thread count" "${common[@]}" --threads 100000
+check_bad "endless run" "${common[@]}" --iterations 1000000000
 
 # 3. A diverging run stops (never hangs) naming the layer and iteration.
 set +e

@@ -6,6 +6,7 @@
 
 #include "engine/error.h"
 #include "engine/phases.h"
+#include "records/host_memory.h"
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex {
@@ -20,13 +21,17 @@ FlatLayout::FlatLayout(const ModelLayout& layout) {
 
 namespace {
 
-Dataset load_split(const TrainConfig& cfg, bool train) {
+DatasetSpec data_spec(const TrainConfig& cfg) {
   DatasetSpec spec = dataset_spec(cfg.dataset);
   if (cfg.dataset == "synthetic") {
     spec.classes = cfg.classes;
     spec.train_samples = cfg.synthetic_samples;
     spec.test_samples = std::max<int64_t>(cfg.synthetic_samples / 4, 64);
   }
+  return spec;
+}
+
+Dataset load_split(const TrainConfig& cfg, const DatasetSpec& spec, bool train) {
   PRUNEX_USAGE(cfg.dataset != "cifar10" || !cfg.data_dir.empty(),
                "--data-dir is required for cifar10 (data_batch_1..5.bin, test_batch.bin)");
   return load_dataset(spec, cfg.data_dir, train, {}, static_cast<uint64_t>(cfg.seed));
@@ -58,18 +63,48 @@ std::vector<torch::nn::BatchNorm2dImpl*> batch_norms(torch::nn::Module& model) {
   return out;
 }
 
+// Before any data is loaded or model built: what this node's ranks will hold must fit in
+// memory (an absurd --classes, model or --synthetic-samples would otherwise die in the
+// allocator). Per rank: 12 fp32 copies of the model (the model, its gradients and momentum,
+// and H-SADMM's theta, z_i, z, u, v, the previous z_i and z, the sum buffer and the
+// evaluation model) and the whole data set as fp32 (each rank loads it, then keeps its
+// shard; synthetic sets also their class prototypes); activations come on top. Every rank
+// decides on the smallest memory any rank sees, so all stop alike.
+void check_fits(const TrainSetup& s, const DatasetSpec& spec, Communicator& comm) {
+  constexpr double kCopies = 12;
+  const double image = 4.0 * spec.channels * spec.image_size * spec.image_size;
+  double samples = static_cast<double>(spec.train_samples + spec.test_samples);
+  if (spec.name == "synthetic") samples += 2.0 * spec.classes;
+  const double model = static_cast<double>(s.layout.parameters()) * 4 * kCopies;
+  const double ranks_here = comm.size(Group::intra);
+  double minus_have = -available_memory_bytes();
+  comm.allreduce(&minus_have, 1, DType::f64, ReduceOp::max, Group::world);
+  char what[256];
+  std::snprintf(what, sizeof what,
+                "--model %s with %d classes (%.0f parameters, 12 fp32 copies) and %.0f images of "
+                "%s on each of %d ranks per node",
+                s.cfg.model.c_str(), s.cfg.classes, static_cast<double>(s.layout.parameters()),
+                samples, spec.name.c_str(), static_cast<int>(ranks_here));
+  check_fits_in_memory((model + samples * image) * ranks_here, what,
+                       "a smaller model, --classes or data set, fewer ranks per node, or "
+                       "PRUNEX_MAX_MEMORY_GIB",
+                       -minus_have);
+}
+
 }  // namespace
 
 TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
   torch::set_num_threads(cfg.threads);
   const NodeGrouping& g = comm.grouping();
-  Dataset train = first_n(load_split(cfg, true), cfg.train_samples);
-  Dataset test = first_n(load_split(cfg, false), cfg.test_samples);
+  const DatasetSpec data = data_spec(cfg);
+  TrainSetup s(cfg, make_layout(cfg.model, cfg.classes, data.image_size, data.channels));
+  check_fits(s, data, comm);
+  Dataset train = first_n(load_split(cfg, data, true), cfg.train_samples);
+  Dataset test = first_n(load_split(cfg, data, false), cfg.test_samples);
   PRUNEX_USAGE(train.classes <= cfg.classes, "dataset has ", train.classes,
                " classes but --classes is ", cfg.classes);
-
-  TrainSetup s(cfg, make_layout(cfg.model, cfg.classes, static_cast<int>(train.image_size()),
-                                static_cast<int>(train.channels())));
+  PRUNEX_CHECK(train.image_size() == data.image_size && train.channels() == data.channels,
+               "the data set's images are not the shape its spec says");
   s.train_samples_total = train.size();
   s.test_samples_total = test.size();
   s.print_progress = comm.world_rank() == 0;
