@@ -169,11 +169,10 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(c.threads >= 1, "--threads must be at least 1");
   // More intra-op threads than 4 per core only thrash; an absurd count would try to start them.
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
-  PRUNEX_USAGE(c.threads <= 4 * cores, "--threads ", c.threads, " is more than 4 per core (",
-               cores, " cores here)");
+  PRUNEX_USAGE(c.threads <= 4 * cores, "--threads ", c.threads, " is more than 4 per core (", cores,
+               " cores here)");
   // Every outer iteration keeps a record (per-rank phases, residuals per layer) in memory.
-  PRUNEX_USAGE(c.iterations <= 100000, "--iterations must be at most 100000, got ",
-               c.iterations);
+  PRUNEX_USAGE(c.iterations <= 100000, "--iterations must be at most 100000, got ", c.iterations);
   PRUNEX_USAGE(c.t_freeze >= 0 && c.freeze_after >= 0, "freeze settings must be >= 0");
   PRUNEX_USAGE(!c.out.empty(), "--out must not be empty");
   PRUNEX_USAGE(c.checkpoint_every >= 0, "--checkpoint-every must be >= 0, got ",
