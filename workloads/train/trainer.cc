@@ -151,7 +151,7 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
                        {{"evaluation_seconds", eval_seconds}, {"converged", local.converged}},
                        setup, *strategy, comm);
       if (root)
-        std::printf("train: checkpoint of iteration %d in %s (%.1f s)\n", k, checkpoint_dir.c_str(),
+        std::printf("train: checkpoint of iteration %d in %s (%.2f s)\n", k, checkpoint_dir.c_str(),
                     now_seconds() - t);
     }
     if (local.converged) {
