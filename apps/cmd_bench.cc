@@ -84,8 +84,8 @@ PRUNEX_REGISTER_COMMAND(Command{
          "auto"},
         {"flops", "F", "compute per GPU per iteration (sim --op iteration)", "0"},
         {"strategy", "S",
-         "sim --op iteration: the strategy whose engine plan runs (hsadmm, hsadmm-flat, ddp, "
-         "topk) on a synthetic 8-convolution model of -e bytes",
+         "sim --op iteration: the strategy whose engine plan runs (hsadmm, hsadmm-flat, "
+         "hsadmm-rail, ddp, topk) on a synthetic 8-convolution model of -e bytes",
          "hsadmm"},
         {"model", "M", "model for --op compaction", "resnet152"},
         {"classes", "C", "classes of the model head", "10"},

@@ -29,10 +29,13 @@ struct NodeGrouping {
   bool takes_part(Group g, int world_rank) const {
     return g != Group::inter || is_leader(world_rank);
   }
-  // Members of one group of kind g: world P x M, intra P, inter M.
+  // Members of one group of kind g: world P x M, intra P, inter and rail M.
   int group_size(Group g) const;
-  // How many disjoint groups of kind g exist: intra one per node, world and inter one.
-  int group_count(Group g) const { return g == Group::intra ? nodes() : 1; }
+  // How many disjoint groups of kind g exist: intra one per node, rail one per local rank,
+  // world and inter one.
+  int group_count(Group g) const {
+    return g == Group::intra ? nodes() : g == Group::rail ? gpus_per_node : 1;
+  }
   // The world ranks of every group of kind g, each group in rank order.
   std::vector<std::vector<int>> groups(Group g) const;
   // world_rank's rank inside its group of kind g (-1 for inter on a non-leader).

@@ -108,15 +108,19 @@ using LineVector = std::vector<float, LineAllocator<float>>;
 // from elsewhere work too; aligned ones pack faster).
 class BucketSet {
  public:
-  explicit BucketSet(const CompactionPlan& plan);
+  // pad_to > 1: each bucket's storage is rounded up to a multiple of pad_to floats, zeros
+  // past floats(b) (hsadmm-rail splits a bucket into pad_to equal slices).
+  explicit BucketSet(const CompactionPlan& plan, int pad_to = 1);
   float* const* data() { return ptrs_.data(); }
   const float* const* data() const { return ptrs_.data(); }
   float* bucket(int b) { return ptrs_[b]; }
-  int64_t floats(int b) const { return static_cast<int64_t>(storage_[b].size()); }
+  int64_t floats(int b) const { return floats_[b]; }
+  int64_t padded_floats(int b) const { return static_cast<int64_t>(storage_[b].size()); }
   int size() const { return static_cast<int>(storage_.size()); }
 
  private:
   std::vector<LineVector> storage_;
+  std::vector<int64_t> floats_;
   std::vector<float*> ptrs_;
 };
 

@@ -112,8 +112,13 @@ uint64_t CompactionPlan::fingerprint() const {
   return h;
 }
 
-BucketSet::BucketSet(const CompactionPlan& plan) {
-  for (int b = 0; b < plan.buckets(); ++b) storage_.emplace_back(plan.bucket_floats(b), 0.0f);
+BucketSet::BucketSet(const CompactionPlan& plan, int pad_to) {
+  PRUNEX_CHECK(pad_to >= 1, "pad_to ", pad_to);
+  for (int b = 0; b < plan.buckets(); ++b) {
+    const int64_t n = plan.bucket_floats(b);
+    floats_.push_back(n);
+    storage_.emplace_back((n + pad_to - 1) / pad_to * pad_to, 0.0f);
+  }
   for (auto& s : storage_) ptrs_.push_back(s.data());
 }
 

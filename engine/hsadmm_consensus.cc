@@ -17,11 +17,13 @@ HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, H
       cfg_(cfg),
       bucket_bytes_(bucket_bytes),
       flat_(strategy == Strategy::hsadmm_flat),
+      rail_(strategy == Strategy::hsadmm_rail),
       comm_(comm),
       penalty_(static_cast<int>(layout.layers.size()), cfg),
       freezer_(cfg),
       global_mask_(layout, spec_) {
-  PRUNEX_USAGE(is_consensus(strategy), "the consensus runs hsadmm or hsadmm-flat, not ",
+  PRUNEX_USAGE(is_consensus(strategy),
+               "the consensus runs hsadmm, hsadmm-flat or hsadmm-rail, not ",
                strategy_name(strategy));
   for (const auto& l : layout.layers) {
     offset_.push_back(n_);
@@ -139,11 +141,32 @@ void HsadmmConsensus::load_state(const StateSections& s) {
   // The compaction plan kept while the mask is frozen is a function of that mask.
   if (frozen_two_back_) {
     plan_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
-    buckets_ = std::make_unique<BucketSet>(*plan_);
+    buckets_ = std::make_unique<BucketSet>(*plan_, bucket_padding());
   }
 }
 
-// Phase 4 (leaders) and the intra-node broadcast that ends it.
+// hsadmm-rail: every rank of a node holds the same packed buckets; local rank r sums slice r
+// of each bucket across the nodes on rail r, then the node's ranks all-gather the slices.
+void HsadmmConsensus::rail_exchange(BucketSet& buckets, PhaseTimer& timer) {
+  const int P = comm_.grouping().gpus_per_node;
+  const int r = comm_.local_rank();
+  timer.time(phase::inter_allreduce, [&] {
+    for (int b = 0; b < buckets.size(); ++b) {
+      const int64_t slice = buckets.padded_floats(b) / P;
+      comm_.allreduce(buckets.bucket(b) + r * slice, slice, DType::f32, ReduceOp::sum, Group::rail);
+    }
+  });
+  timer.fence(comm_);
+  timer.time(phase::allgather, [&] {
+    for (int b = 0; b < buckets.size(); ++b) {
+      const int64_t slice = buckets.padded_floats(b) / P;
+      slice_.assign(buckets.bucket(b) + r * slice, buckets.bucket(b) + (r + 1) * slice);
+      comm_.allgather(slice_.data(), buckets.bucket(b), slice, DType::f32, Group::intra);
+    }
+  });
+}
+
+// Phase 4 (leaders; hsadmm-rail: every rank) and the intra-node exchange that ends it.
 ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mask,
                                                 PhaseTimer& timer) {
   const int L = static_cast<int>(layout_.layers.size());
@@ -182,7 +205,7 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
   if (steps.build_compaction) {
     timer.time(phase::pack, [&] {
       plan_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
-      buckets_ = std::make_unique<BucketSet>(*plan_);
+      buckets_ = std::make_unique<BucketSet>(*plan_, bucket_padding());
     });
   }
   CompactionPlan* plan = plan_.get();
@@ -195,22 +218,26 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
     vp[l] = at(v_, l);
     outp[l] = at(z_, l);
   }
-  if (comm_.is_leader())
+  if (comm_.is_leader() || rail_)
     timer.time(phase::pack, [&] { pack(*plan, zp.data(), vp.data(), buckets->data()); });
   timer.fence(comm_);
-  if (!comm_.is_leader()) timer.reached(phase::inter_allreduce);  // leaders: in time()
-  if (comm_.is_leader()) {
-    timer.time(phase::inter_allreduce, [&] {
+  if (rail_) {
+    rail_exchange(*buckets, timer);
+  } else {
+    if (!comm_.is_leader()) timer.reached(phase::inter_allreduce);  // leaders: in time()
+    if (comm_.is_leader()) {
+      timer.time(phase::inter_allreduce, [&] {
+        for (int b = 0; b < buckets->size(); ++b)
+          comm_.allreduce(buckets->bucket(b), buckets->floats(b), DType::f32, ReduceOp::sum,
+                          Group::inter);
+      });
+    }
+    timer.fence(comm_);
+    timer.time(phase::broadcast, [&] {
       for (int b = 0; b < buckets->size(); ++b)
-        comm_.allreduce(buckets->bucket(b), buckets->floats(b), DType::f32, ReduceOp::sum,
-                        Group::inter);
+        comm_.broadcast(buckets->bucket(b), buckets->floats(b), DType::f32, 0, Group::intra);
     });
   }
-  timer.fence(comm_);
-  timer.time(phase::broadcast, [&] {
-    for (int b = 0; b < buckets->size(); ++b)
-      comm_.broadcast(buckets->bucket(b), buckets->floats(b), DType::f32, 0, Group::intra);
-  });
   timer.fence(comm_);
   // Eq. 11: the average of z_i + v_i over the M nodes, zeros outside the union mask.
   timer.time(phase::unpack,

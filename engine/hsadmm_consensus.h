@@ -8,6 +8,9 @@
 // pack z_i + v_i by the union mask, bucketed inter-node SUM -> intra-node broadcast of the
 // union mask and the compact buckets -> every rank unpacks z = sum / M (eq. 11) -> duals
 // (eqs. 12, 13), residuals, adaptive penalties, stopping test.
+// hsadmm-rail: as hsadmm, but every rank packs and local rank r all-reduces slice r of each
+// compact bucket with the r-th ranks of the other nodes (Group::rail, its own NIC), then the
+// node all-gathers the slices: the same sums, each NIC carrying 1/P of the node's payload.
 // hsadmm-flat (PruneX (AR)): one level over the world: dense SUM of theta + u, z = projection of
 // the candidate, u += theta - z. No leaders, no shrinkage.
 #pragma once
@@ -67,7 +70,9 @@ class HsadmmConsensus {
   const ModelMask& global_mask() const { return global_mask_; }
   const SparsitySpec& spec() const { return spec_; }
   const ModelLayout& layout() const { return layout_; }
-  Strategy strategy() const { return flat_ ? Strategy::hsadmm_flat : Strategy::hsadmm; }
+  Strategy strategy() const {
+    return flat_ ? Strategy::hsadmm_flat : rail_ ? Strategy::hsadmm_rail : Strategy::hsadmm;
+  }
   // Penalty rho1 of layer l for the next local steps (eq. 8's proximal weight).
   double rho1(int layer) const { return penalty_.rho1(layer); }
   // The mask is frozen: later iterations apply global_mask() instead of projecting.
@@ -83,6 +88,9 @@ class HsadmmConsensus {
  private:
   // Returns the mask that compacted the payload (ConsensusStep::payload_mask).
   ModelMask inter_node_consensus(int k, const ModelMask& node_mask, PhaseTimer& timer);
+  void rail_exchange(BucketSet& buckets, PhaseTimer& timer);
+  // hsadmm-rail splits every bucket into one equal slice per local rank.
+  int bucket_padding() const { return rail_ ? comm_.grouping().gpus_per_node : 1; }
   // Whether the mask was frozen after the iteration before the previous one (freeze_steps).
   bool frozen_two_back_ = false;
   float* at(std::vector<float>& b, int l) { return b.data() + offset_[l]; }
@@ -92,13 +100,14 @@ class HsadmmConsensus {
   HsadmmConfig cfg_;
   int64_t bucket_bytes_;
   bool flat_;
+  bool rail_;
   Communicator& comm_;
   AdaptivePenalty penalty_;
   MaskFreezer freezer_;
   ModelMask global_mask_;
   std::vector<int64_t> offset_;
   int64_t n_ = 0;
-  std::vector<float> u_, v_, zi_, zi_prev_, z_, z_prev_, buf_;
+  std::vector<float> u_, v_, zi_, zi_prev_, z_, z_prev_, buf_, slice_;
   std::unique_ptr<CompactionPlan> plan_;  // for global_mask_; kept while the mask is frozen
   std::unique_ptr<BucketSet> buckets_;
 };

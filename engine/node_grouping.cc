@@ -9,6 +9,7 @@ int NodeGrouping::group_size(Group g) const {
     case Group::intra:
       return gpus_per_node;
     case Group::inter:
+    case Group::rail:
       return nodes();
   }
   return 0;
@@ -18,7 +19,7 @@ std::vector<std::vector<int>> NodeGrouping::groups(Group g) const {
   std::vector<std::vector<int>> out(group_count(g));
   for (int r = 0; r < world_size; ++r) {
     if (!takes_part(g, r)) continue;
-    out[g == Group::intra ? node_of(r) : 0].push_back(r);
+    out[g == Group::intra ? node_of(r) : g == Group::rail ? local_rank(r) : 0].push_back(r);
   }
   return out;
 }
@@ -31,6 +32,8 @@ int NodeGrouping::rank_in(Group g, int world_rank) const {
       return local_rank(world_rank);
     case Group::inter:
       return is_leader(world_rank) ? node_of(world_rank) : -1;
+    case Group::rail:
+      return node_of(world_rank);
   }
   return -1;
 }

@@ -44,6 +44,7 @@ void mark_warm(IterationPlan& plan) {
 IterationPlan strategy_plan(const PlanInputs& in) {
   switch (in.strategy) {
     case Strategy::hsadmm:
+    case Strategy::hsadmm_rail:
       return plan_detail::hsadmm_plan(in);
     case Strategy::hsadmm_flat:
       return plan_detail::hsadmm_flat_plan(in);

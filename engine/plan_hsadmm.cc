@@ -1,4 +1,5 @@
-// H-SADMM's iteration (engine/hsadmm_consensus.cc runs it live) and its flat variant.
+// H-SADMM's iteration (engine/hsadmm_consensus.cc runs it live), its rail-parallel variant
+// (hsadmm-rail: the same steps but the inter-node exchange) and its flat variant.
 #include "engine/compaction.h"
 #include "engine/error.h"
 #include "engine/phases.h"
@@ -46,13 +47,26 @@ IterationPlan hsadmm_plan(const PlanInputs& in) {
     plan.steps.back().memory_key = kCompactionPlanKey;
   }
   plan.steps.push_back(memory_step(phase::pack, 3 * c));
-  plan.steps.back().group = Group::inter;  // only leaders pack (records; same duration)
-  for (int b = 0; b < compact.buckets(); ++b)
-    plan.steps.push_back(collective_step(phase::inter_allreduce, Group::inter,
-                                         CollectiveOp::allreduce, compact.bucket_floats(b) * 4));
-  for (int b = 0; b < compact.buckets(); ++b)
-    plan.steps.push_back(collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
-                                         compact.bucket_floats(b) * 4));
+  if (in.strategy == Strategy::hsadmm_rail) {
+    // Every rank packs; slice r of each bucket (padded to P equal slices, as BucketSet
+    // pads it) is summed on rail r, then the node all-gathers the slices.
+    const int P = in.gpus_per_node;
+    auto slice_bytes = [&](int b) { return (compact.bucket_floats(b) + P - 1) / P * 4; };
+    for (int b = 0; b < compact.buckets(); ++b)
+      plan.steps.push_back(collective_step(phase::inter_allreduce, Group::rail,
+                                           CollectiveOp::allreduce, slice_bytes(b)));
+    for (int b = 0; b < compact.buckets(); ++b)
+      plan.steps.push_back(
+          collective_step(phase::allgather, Group::intra, CollectiveOp::allgather, slice_bytes(b)));
+  } else {
+    plan.steps.back().group = Group::inter;  // only leaders pack (records; same duration)
+    for (int b = 0; b < compact.buckets(); ++b)
+      plan.steps.push_back(collective_step(phase::inter_allreduce, Group::inter,
+                                           CollectiveOp::allreduce, compact.bucket_floats(b) * 4));
+    for (int b = 0; b < compact.buckets(); ++b)
+      plan.steps.push_back(collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
+                                           compact.bucket_floats(b) * 4));
+  }
   plan.steps.push_back(memory_step(phase::unpack, c + d));
   if (in.project_global) plan.steps.push_back(memory_step(phase::projection, d));
   plan.steps.push_back(memory_step(phase::dual_update, 24 * d));  // v, u, residual sums

@@ -10,6 +10,8 @@ std::string_view strategy_name(Strategy s) {
       return "hsadmm";
     case Strategy::hsadmm_flat:
       return "hsadmm-flat";
+    case Strategy::hsadmm_rail:
+      return "hsadmm-rail";
     case Strategy::ddp:
       return "ddp";
     case Strategy::topk:
@@ -19,14 +21,15 @@ std::string_view strategy_name(Strategy s) {
 }
 
 std::vector<Strategy> all_strategies() {
-  return {Strategy::hsadmm, Strategy::hsadmm_flat, Strategy::ddp, Strategy::topk};
+  return {Strategy::hsadmm, Strategy::hsadmm_flat, Strategy::hsadmm_rail, Strategy::ddp,
+          Strategy::topk};
 }
 
 Strategy parse_strategy(std::string_view name) {
   for (Strategy s : all_strategies())
     if (strategy_name(s) == name) return s;
-  throw UsageError(
-      detail::concat("unknown strategy '", name, "' (expected hsadmm, hsadmm-flat, ddp or topk)"));
+  throw UsageError(detail::concat("unknown strategy '", name,
+                                  "' (expected hsadmm, hsadmm-flat, hsadmm-rail, ddp or topk)"));
 }
 
 }  // namespace prunex

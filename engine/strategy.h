@@ -10,18 +10,20 @@ namespace prunex {
 enum class Strategy {
   hsadmm,       // hierarchical consensus ADMM with structured shrinkage (PruneX)
   hsadmm_flat,  // PruneX (AR): dense z all-reduced over the world, no leaders, no shrinkage
+  hsadmm_rail,  // hsadmm with the compact all-reduce split over the node's ranks (one per rail)
   ddp,          // dense gradient all-reduce every step, 25 MiB buckets overlapped with backward
   topk,         // top-1% gradient entries per layer, all-gather, error feedback
 };
 
 std::string_view strategy_name(Strategy s);
-// Node leaders carry the inter-node traffic (hsadmm); the others run over the world.
+// Node-level consensus: the inter-node traffic runs on node groups (hsadmm: the leaders;
+// hsadmm-rail: every rank on its rail); the others run their collectives over the world.
 constexpr bool has_leaders(Strategy s) {
-  return s == Strategy::hsadmm;
+  return s == Strategy::hsadmm || s == Strategy::hsadmm_rail;
 }
 // Consensus ADMM strategies (masks, residuals, z); the others synchronise gradients every step.
 constexpr bool is_consensus(Strategy s) {
-  return s == Strategy::hsadmm || s == Strategy::hsadmm_flat;
+  return s == Strategy::hsadmm || s == Strategy::hsadmm_flat || s == Strategy::hsadmm_rail;
 }
 // Throws UsageError naming the unknown strategy and the valid ones.
 Strategy parse_strategy(std::string_view name);

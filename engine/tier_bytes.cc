@@ -17,6 +17,7 @@ TierBytes tier_bytes(const std::vector<CallRecord>& calls, Strategy strategy,
         b.intra += bytes;
         break;
       case Group::inter:
+      case Group::rail:  // each rank's share of its node's inter-node traffic
         b.inter += bytes;
         break;
       case Group::world:

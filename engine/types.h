@@ -63,8 +63,9 @@ constexpr std::string_view reduce_op_name(ReduceOp op) {
 }
 
 // world: every rank. intra: the ranks of one node. inter: the node leaders (local rank 0),
-// one per node; only leaders are members.
-enum class Group { world, intra, inter };
+// one per node; only leaders are members. rail: local rank r of every node, one group per
+// local rank (hsadmm-rail's inter-node all-reduces; rank r's traffic leaves through its NIC).
+enum class Group { world, intra, inter, rail };
 
 constexpr std::string_view group_name(Group g) {
   switch (g) {
@@ -74,6 +75,8 @@ constexpr std::string_view group_name(Group g) {
       return "intra";
     case Group::inter:
       return "inter";
+    case Group::rail:
+      return "rail";
   }
   return "?";
 }

@@ -99,7 +99,7 @@ class DoneWork : public Work {
 class InProcessWorld {
  public:
   explicit InProcessWorld(NodeGrouping grouping) : grouping_(grouping) {
-    for (Group g : {Group::world, Group::intra, Group::inter}) {
+    for (Group g : {Group::world, Group::intra, Group::inter, Group::rail}) {
       auto& list = meet_[static_cast<int>(g)];
       for (int i = 0; i < grouping.group_count(g); ++i) {
         list.push_back(std::make_unique<Rendezvous>());
@@ -115,7 +115,10 @@ class InProcessWorld {
   Rendezvous& meeting(Group g, int world_rank) {
     PRUNEX_CHECK(grouping_.takes_part(g, world_rank), "rank ", world_rank, " is not in the ",
                  group_name(g), " group");
-    return *meet_[static_cast<int>(g)][g == Group::intra ? grouping_.node_of(world_rank) : 0];
+    const int which = g == Group::intra  ? grouping_.node_of(world_rank)
+                      : g == Group::rail ? grouping_.local_rank(world_rank)
+                                         : 0;
+    return *meet_[static_cast<int>(g)][which];
   }
 
   // Posts this rank's buffer and count, waits for every member and checks the counts agree.
@@ -140,7 +143,7 @@ class InProcessWorld {
 
  private:
   NodeGrouping grouping_;
-  std::vector<std::unique_ptr<Rendezvous>> meet_[3];
+  std::vector<std::unique_ptr<Rendezvous>> meet_[4];  // indexed by Group
   std::atomic<bool> aborted_{false};
 };
 

@@ -106,18 +106,22 @@ class MpiAllreduceWork : public Work {
   bool done_ = false;
 };
 
-MpiCommunicator::MpiCommunicator(NodeGrouping grouping, MpiComm world, MpiComm intra, MpiComm inter)
+MpiCommunicator::MpiCommunicator(NodeGrouping grouping, MpiComm world, MpiComm intra, MpiComm inter,
+                                 MpiComm rail)
     : grouping_(grouping) {
   world_rank_ = world.rank();
   comms_[group_index(Group::world)] = std::move(world);
   comms_[group_index(Group::intra)] = std::move(intra);
   comms_[group_index(Group::inter)] = std::move(inter);
+  comms_[group_index(Group::rail)] = std::move(rail);
   // The splits must agree with the grouping's arithmetic the rest of the engine relies on.
   PRUNEX_CHECK_EQ(comms_[0].size(), grouping_.world_size);
   PRUNEX_CHECK_EQ(comms_[1].size(), grouping_.gpus_per_node);
   PRUNEX_CHECK_EQ(comms_[1].rank(), grouping_.local_rank(world_rank_));
   PRUNEX_CHECK_EQ(static_cast<bool>(comms_[2]), grouping_.is_leader(world_rank_));
-  for (int i = 0; i < 3; ++i) {
+  PRUNEX_CHECK_EQ(comms_[3].size(), grouping_.nodes());
+  PRUNEX_CHECK_EQ(comms_[3].rank(), grouping_.node_of(world_rank_));
+  for (int i = 0; i < 4; ++i) {
     if (!comms_[i]) continue;
     ranks_[i] = comms_[i].rank();
     sizes_[i] = comms_[i].size();
@@ -198,7 +202,9 @@ std::unique_ptr<MpiCommunicator> make_mpi_communicator(int gpus_per_node) {
   const int r = world.rank();
   MpiComm intra = MpiComm::split(world.get(), g.node_of(r), g.local_rank(r));
   MpiComm inter = MpiComm::split(world.get(), g.is_leader(r) ? 0 : MPI_UNDEFINED, g.node_of(r));
-  return std::make_unique<MpiCommunicator>(g, std::move(world), std::move(intra), std::move(inter));
+  MpiComm rail = MpiComm::split(world.get(), g.local_rank(r), g.node_of(r));
+  return std::make_unique<MpiCommunicator>(g, std::move(world), std::move(intra), std::move(inter),
+                                           std::move(rail));
 }
 
 }  // namespace prunex

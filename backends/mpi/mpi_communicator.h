@@ -14,7 +14,7 @@ class MpiCommunicator : public Communicator {
  public:
   // world: a private duplicate of MPI_COMM_WORLD; intra: this rank's node; inter: the node
   // leaders (null on other ranks). Use make_mpi_communicator() rather than this.
-  MpiCommunicator(NodeGrouping grouping, MpiComm world, MpiComm intra, MpiComm inter);
+  MpiCommunicator(NodeGrouping grouping, MpiComm world, MpiComm intra, MpiComm inter, MpiComm rail);
 
   const NodeGrouping& grouping() const override { return grouping_; }
   int world_rank() const override { return world_rank_; }
@@ -36,8 +36,8 @@ class MpiCommunicator : public Communicator {
   friend class MpiAllreduceWork;  // records its call when it completes
   NodeGrouping grouping_;
   int world_rank_ = 0;
-  std::array<MpiComm, 3> comms_;  // indexed by Group
-  std::array<int, 3> ranks_{}, sizes_{};
+  std::array<MpiComm, 4> comms_;  // indexed by Group
+  std::array<int, 4> ranks_{}, sizes_{};
 };
 
 // Splits MPI_COMM_WORLD into nodes: gpus_per_node > 0 groups consecutive ranks into emulated

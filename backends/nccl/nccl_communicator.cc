@@ -87,7 +87,7 @@ NcclCommunicator::NcclCommunicator(MPI_Comm world, NodeGrouping grouping)
   ncclComm_t c = nullptr;
   PRUNEX_NCCL_CHECK(ncclCommInitRank(&c, grouping_.world_size, id, rank_));
   world_ = NcclComm(c);
-  // Both splits are collective over the world communicator: every rank calls both.
+  // The splits are collective over the world communicator: every rank calls each.
   c = nullptr;
   PRUNEX_NCCL_CHECK(ncclCommSplit(world_.get(), grouping_.node_of(rank_),
                                   grouping_.local_rank(rank_), &c, nullptr));
@@ -97,10 +97,15 @@ NcclCommunicator::NcclCommunicator(MPI_Comm world, NodeGrouping grouping)
   PRUNEX_NCCL_CHECK(ncclCommSplit(world_.get(), leader ? 0 : NCCL_SPLIT_NOCOLOR,
                                   grouping_.node_of(rank_), &c, nullptr));
   inter_ = NcclComm(c);
+  c = nullptr;
+  PRUNEX_NCCL_CHECK(ncclCommSplit(world_.get(), grouping_.local_rank(rank_),
+                                  grouping_.node_of(rank_), &c, nullptr));
+  rail_ = NcclComm(c);
 }
 
 // Sub-communicators go before the world one they were split from.
 NcclCommunicator::~NcclCommunicator() {
+  rail_ = NcclComm();
   inter_ = NcclComm();
   intra_ = NcclComm();
 }
@@ -114,6 +119,8 @@ ncclComm_t NcclCommunicator::comm(Group g) const {
     case Group::inter:
       PRUNEX_CHECK(inter_, "rank ", rank_, " is not a node leader: it has no inter-node group");
       return inter_.get();
+    case Group::rail:
+      return rail_.get();
   }
   return nullptr;
 }
@@ -126,6 +133,8 @@ int NcclCommunicator::rank(Group g) const {
       return grouping_.local_rank(rank_);
     case Group::inter:
       PRUNEX_CHECK(grouping_.is_leader(rank_), "rank ", rank_, " is not a node leader");
+      return grouping_.node_of(rank_);
+    case Group::rail:
       return grouping_.node_of(rank_);
   }
   return 0;
@@ -140,12 +149,14 @@ int NcclCommunicator::size(Group g) const {
     case Group::inter:
       PRUNEX_CHECK(grouping_.is_leader(rank_), "rank ", rank_, " is not a node leader");
       return grouping_.nodes();
+    case Group::rail:
+      return grouping_.nodes();
   }
   return 0;
 }
 
 void NcclCommunicator::check_async_errors() const {
-  for (const NcclComm* c : {&world_, &intra_, &inter_}) {
+  for (const NcclComm* c : {&world_, &intra_, &inter_, &rail_}) {
     if (!*c) continue;
     ncclResult_t async = ncclSuccess;
     PRUNEX_NCCL_CHECK(ncclCommGetAsyncError(c->get(), &async));

@@ -70,7 +70,7 @@ class NcclCommunicator : public Communicator {
   NodeGrouping grouping_;
   int rank_ = 0;
   int device_ = 0;  // set (cudaSetDevice) before the stream below is created
-  NcclComm world_, intra_, inter_;
+  NcclComm world_, intra_, inter_, rail_;
   CudaStream stream_;
   DeviceArray<uint8_t> barrier_byte_;
 };

@@ -168,14 +168,16 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
   result.network_model = model_description();
   // The calibrated cost of op on a group of n ranks for this size (nullptr: none).
   auto cost_of = [&](Group g) -> const SimConfig::OpCost* {
-    const std::string key = op_cost_key(op, g);
+    // A rail communicator crosses the nodes as the leaders' does: the inter tier's cost (its
+    // flows still share the node's NICs with the other rails').
+    const std::string key = op_cost_key(op, g == Group::rail ? Group::inter : g);
     const auto& table = warm && impl_->config.op_costs_warm.count(key) ? impl_->config.op_costs_warm
                                                                        : impl_->config.op_costs;
     const auto costs = table.find(key);
     if (costs == table.end() || costs->second.empty()) return nullptr;
-    const int n = g == Group::intra   ? layout.gpus_per_node
-                  : g == Group::inter ? layout.nodes
-                                      : layout.world();
+    const int n = g == Group::intra                       ? layout.gpus_per_node
+                  : g == Group::inter || g == Group::rail ? layout.nodes
+                                                          : layout.world();
     const double size = static_cast<double>(bytes) * (op == CollectiveOp::allgather ? n : 1);
     for (const auto& c : costs->second)
       if (size <= c.max_bytes) return &c;

@@ -72,7 +72,7 @@ const std::vector<SimulateField>& simulate_fields() {
               kMaxScaledNodes),
       integer("gpus-per-node", "P", "GPUs per node (0: the topology's; at most the topology's)",
               &C::gpus_per_node, 0, 1 << 20),
-      {"strategy", "S", "hsadmm, hsadmm-flat, ddp or topk",
+      {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp or topk",
        [](C& c, const std::string& v) { c.strategy = parse_strategy(v); },
        [](const C& c) { return nlohmann::json(std::string(strategy_name(c.strategy))); }},
       text("model", "M", "model from the layer tables (prunex model-info)", &C::model, true),

@@ -64,6 +64,7 @@ IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k,
   it.bytes = {R * per_run.intra, R * per_run.inter, R * per_run.world};
   it.dense_inter_bytes =
       tier_carries(Group::inter, grouping, R * static_cast<double>(spec.layout.fp32_bytes()));
+  if (st == Strategy::hsadmm_rail) it.dense_inter_bytes /= grouping.gpus_per_node;  // per rank
   if (is_consensus(st)) {
     for (size_t l = 0; l < spec.layout.layers.size(); ++l)
       if (spec.mask.pruned(l)) it.density[spec.layout.layers[l].name] = spec.mask[l].density();

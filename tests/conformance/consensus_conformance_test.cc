@@ -73,14 +73,14 @@ void expect_conformance(Strategy strategy, Shape shape) {
       const Observed& o = seen[r][k - 1];
       auto frozen_after = [&](int i) { return i >= 1 && seen[r][i - 1].frozen; };
       // The freeze happens where the config says: the plan's freeze state is not circular.
-      EXPECT_EQ(o.frozen, strategy == Strategy::hsadmm && k >= t_freeze);
+      EXPECT_EQ(o.frozen, strategy != Strategy::hsadmm_flat && k >= t_freeze);
       PlanInputs in;
       in.layout = &layout;
       in.strategy = strategy;
       in.nodes = shape.nodes;
       in.gpus_per_node = shape.gpus_per_node;
       in.bucket_bytes = int64_t(64) << 10;
-      in.global_mask = strategy == Strategy::hsadmm ? &o.payload_mask : nullptr;
+      in.global_mask = strategy != Strategy::hsadmm_flat ? &o.payload_mask : nullptr;
       set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
       const auto plan = plan_calls(build_plan(in), grouping, r);
       EXPECT_TRUE(same_calls(without_barriers(o.calls), plan));
@@ -102,6 +102,14 @@ TEST(ConsensusConformance, HsadmmOneNodeOfFour) {
 
 TEST(ConsensusConformance, HsadmmFourNodesOfOne) {
   expect_conformance(Strategy::hsadmm, {4, 1});
+}
+
+TEST(ConsensusConformance, HsadmmRailTwoNodesOfTwo) {
+  expect_conformance(Strategy::hsadmm_rail, {2, 2});
+}
+
+TEST(ConsensusConformance, HsadmmRailThreeNodesOfFour) {
+  expect_conformance(Strategy::hsadmm_rail, {3, 4});
 }
 
 TEST(ConsensusConformance, HsadmmFlatTwoNodesOfTwo) {

@@ -87,6 +87,10 @@ TEST(StrategyConformance, HsadmmTwoNodesOfTwo) {
   expect_conformance(Strategy::hsadmm, 2, 2, false);
 }
 
+TEST(StrategyConformance, HsadmmRailTwoNodesOfTwo) {
+  expect_conformance(Strategy::hsadmm_rail, 2, 2, false);
+}
+
 TEST(StrategyConformance, HsadmmFlatTwoNodesOfTwo) {
   expect_conformance(Strategy::hsadmm_flat, 2, 2, false);
 }

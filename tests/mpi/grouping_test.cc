@@ -35,6 +35,7 @@ TEST_P(GroupingTest, GroupMembersAreTheExpectedWorldRanks) {
     for (int i = 0; i < n; ++i) {
       const int want = g == Group::world   ? i
                        : g == Group::intra ? (world_rank() / p_) * p_ + i
+                       : g == Group::rail  ? i * p_ + world_rank() % p_
                                            : i * p_;
       EXPECT_EQ(members[i], want) << group_name(g) << " member " << i;
     }

@@ -42,7 +42,7 @@ inline int ranks_on_my_host() {
   return same;
 }
 
-constexpr Group kGroups[] = {Group::world, Group::intra, Group::inter};
+constexpr Group kGroups[] = {Group::world, Group::intra, Group::inter, Group::rail};
 
 // Parameter: --gpus-per-node (0 = ranks sharing a host). Skipped when it doesn't divide the
 // world; every rank sees the same world size, so every rank skips alike.

@@ -87,8 +87,11 @@ class HsadmmStrategy : public LiveStrategy {
     out.payload_mask = step.payload_mask;
     out.converged = step.global.converged;
     out.frozen = step.frozen;
-    // Flat: the world all-reduce carries the dense buffer, which is also its dense size.
+    // Flat: the world all-reduce carries the dense buffer, which is also its dense size;
+    // rail: each rank's inter-node share is 1/P of it.
     out.dense_inter_bytes = static_cast<double>(consensus_.dense_bytes());
+    if (consensus_.strategy() == Strategy::hsadmm_rail)
+      out.dense_inter_bytes /= comm_.grouping().gpus_per_node;
     return out;
   }
 
@@ -128,6 +131,7 @@ std::unique_ptr<LiveStrategy> make_live_strategy(TrainSetup& s, Communicator& co
   switch (s.cfg.strategy) {
     case Strategy::hsadmm:
     case Strategy::hsadmm_flat:
+    case Strategy::hsadmm_rail:
       return make_hsadmm(s, comm, s.cfg.strategy);
     case Strategy::ddp:
       return make_ddp(s, comm);

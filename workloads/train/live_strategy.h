@@ -46,7 +46,7 @@ class LiveStrategy {
   virtual void load_state(const StateSections& /*s*/) {}
 };
 
-// strategy: hsadmm or hsadmm_flat.
+// strategy: hsadmm, hsadmm_flat or hsadmm_rail.
 std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, Strategy strategy);
 std::unique_ptr<LiveStrategy> make_ddp(TrainSetup& s, Communicator& comm);
 std::unique_ptr<LiveStrategy> make_topk(TrainSetup& s, Communicator& comm);

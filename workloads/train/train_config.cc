@@ -51,7 +51,7 @@ const std::vector<TrainField>& train_fields() {
       str_field("dataset", "D", "fashion-mnist, cifar10 or synthetic", &C::dataset),
       str_field("data-dir", "DIR", "dataset folder (cifar10: data_batch_*.bin, test_batch.bin)",
                 &C::data_dir),
-      {"strategy", "S", "hsadmm, hsadmm-flat, ddp or topk",
+      {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp or topk",
        [](C& c, const std::string& v) { c.strategy = parse_strategy(v); },
        [](const C& c) { return nlohmann::json(std::string(strategy_name(c.strategy))); }},
       int_field("classes", "classes of the model head", &C::classes),
