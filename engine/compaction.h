@@ -23,6 +23,7 @@
 
 #include "engine/layer_layout.h"
 #include "engine/mask.h"
+#include "engine/types.h"
 
 namespace prunex {
 
@@ -124,6 +125,24 @@ class BucketSet {
   std::vector<float*> ptrs_;
 };
 
+// The same buckets in a 16-bit wire type (bf16 or f16; engine/wire_dtype.h), one uint16_t
+// per value: the compact payload of --wire-dtype, half the bytes.
+class WireBucketSet {
+ public:
+  explicit WireBucketSet(const CompactionPlan& plan, int pad_to = 1);
+  uint16_t* const* data() { return ptrs_.data(); }
+  const uint16_t* const* data() const { return ptrs_.data(); }
+  uint16_t* bucket(int b) { return ptrs_[b]; }
+  int64_t values(int b) const { return floats_[b]; }
+  int64_t padded_values(int b) const { return static_cast<int64_t>(storage_[b].size()); }
+  int size() const { return static_cast<int>(storage_.size()); }
+
+ private:
+  std::vector<std::vector<uint16_t>> storage_;
+  std::vector<int64_t> floats_;
+  std::vector<uint16_t*> ptrs_;
+};
+
 // buckets[b] <- compact(z + v); v may be null (pack z alone). z[l], v[l]: layer l, full size.
 void pack(const CompactionPlan& plan, const float* const* z, const float* const* v,
           float* const* buckets);
@@ -131,5 +150,11 @@ void pack(const CompactionPlan& plan, const float* const* z, const float* const*
 // all-reduced sum into the average.
 void unpack(const CompactionPlan& plan, const float* const* buckets, float* const* out,
             float scale = 1.0f);
+// The same with wire buckets: each value converted to `wire` as it is packed, and back to
+// fp32 (then scaled) as it is unpacked (compaction_wire.cc).
+void pack_wire(const CompactionPlan& plan, DType wire, const float* const* z, const float* const* v,
+               uint16_t* const* buckets);
+void unpack_wire(const CompactionPlan& plan, DType wire, const uint16_t* const* buckets,
+                 float* const* out, float scale = 1.0f);
 
 }  // namespace prunex

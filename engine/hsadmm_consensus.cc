@@ -11,7 +11,7 @@ namespace prunex {
 
 HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, HsadmmConfig cfg,
                                  int64_t bucket_bytes, Strategy strategy, Communicator& comm,
-                                 const float* theta0)
+                                 const float* theta0, DType wire)
     : layout_(layout),
       spec_(std::move(spec)),
       cfg_(cfg),
@@ -21,10 +21,13 @@ HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, H
       comm_(comm),
       penalty_(static_cast<int>(layout.layers.size()), cfg),
       freezer_(cfg),
-      global_mask_(layout, spec_) {
+      global_mask_(layout, spec_),
+      wire_(wire) {
   PRUNEX_USAGE(is_consensus(strategy),
                "the consensus runs hsadmm, hsadmm-flat or hsadmm-rail, not ",
                strategy_name(strategy));
+  PRUNEX_USAGE(wire == DType::f32 || (!flat_ && (wire == DType::bf16 || wire == DType::f16)),
+               "--wire-dtype ", dtype_name(wire), " applies to hsadmm and hsadmm-rail only");
   for (const auto& l : layout.layers) {
     offset_.push_back(n_);
     n_ += l.numel();
@@ -141,27 +144,53 @@ void HsadmmConsensus::load_state(const StateSections& s) {
   // The compaction plan kept while the mask is frozen is a function of that mask.
   if (frozen_two_back_) {
     plan_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
-    buckets_ = std::make_unique<BucketSet>(*plan_, bucket_padding());
+    make_buckets();
   }
+}
+
+void HsadmmConsensus::make_buckets() {
+  const int pad = rail_ ? comm_.grouping().gpus_per_node : 1;  // rail: P equal slices
+  if (wire_ == DType::f32)
+    buckets_ = std::make_unique<BucketSet>(*plan_, pad);
+  else
+    wire_buckets_ = std::make_unique<WireBucketSet>(*plan_, pad);
+}
+
+void* HsadmmConsensus::bucket_data(int b) {
+  return wire_ == DType::f32 ? static_cast<void*>(buckets_->bucket(b))
+                             : static_cast<void*>(wire_buckets_->bucket(b));
+}
+int64_t HsadmmConsensus::bucket_values(int b) const {
+  return wire_ == DType::f32 ? buckets_->floats(b) : wire_buckets_->values(b);
+}
+int64_t HsadmmConsensus::bucket_padded(int b) const {
+  return wire_ == DType::f32 ? buckets_->padded_floats(b) : wire_buckets_->padded_values(b);
+}
+int HsadmmConsensus::bucket_count() const {
+  return wire_ == DType::f32 ? buckets_->size() : wire_buckets_->size();
 }
 
 // hsadmm-rail: every rank of a node holds the same packed buckets; local rank r sums slice r
 // of each bucket across the nodes on rail r, then the node's ranks all-gather the slices.
-void HsadmmConsensus::rail_exchange(BucketSet& buckets, PhaseTimer& timer) {
+void HsadmmConsensus::rail_exchange(PhaseTimer& timer) {
   const int P = comm_.grouping().gpus_per_node;
   const int r = comm_.local_rank();
+  const std::size_t esz = dtype_size(wire_);
+  auto slice_at = [&](int b, int64_t slice) {
+    return static_cast<char*>(bucket_data(b)) + r * slice * esz;
+  };
   timer.time(phase::inter_allreduce, [&] {
-    for (int b = 0; b < buckets.size(); ++b) {
-      const int64_t slice = buckets.padded_floats(b) / P;
-      comm_.allreduce(buckets.bucket(b) + r * slice, slice, DType::f32, ReduceOp::sum, Group::rail);
+    for (int b = 0; b < bucket_count(); ++b) {
+      const int64_t slice = bucket_padded(b) / P;
+      comm_.allreduce(slice_at(b, slice), slice, wire_, ReduceOp::sum, Group::rail);
     }
   });
   timer.fence(comm_);
   timer.time(phase::allgather, [&] {
-    for (int b = 0; b < buckets.size(); ++b) {
-      const int64_t slice = buckets.padded_floats(b) / P;
-      slice_.assign(buckets.bucket(b) + r * slice, buckets.bucket(b) + (r + 1) * slice);
-      comm_.allgather(slice_.data(), buckets.bucket(b), slice, DType::f32, Group::intra);
+    for (int b = 0; b < bucket_count(); ++b) {
+      const int64_t slice = bucket_padded(b) / P;
+      slice_bytes_.assign(slice_at(b, slice), slice_at(b, slice) + slice * esz);
+      comm_.allgather(slice_bytes_.data(), bucket_data(b), slice, wire_, Group::intra);
     }
   });
 }
@@ -205,11 +234,10 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
   if (steps.build_compaction) {
     timer.time(phase::pack, [&] {
       plan_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
-      buckets_ = std::make_unique<BucketSet>(*plan_, bucket_padding());
+      make_buckets();
     });
   }
   CompactionPlan* plan = plan_.get();
-  BucketSet* buckets = buckets_.get();
   ModelMask payload_mask = global_mask_;
   std::vector<const float*> zp(L), vp(L);
   std::vector<float*> outp(L);
@@ -219,29 +247,38 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
     outp[l] = at(z_, l);
   }
   if (comm_.is_leader() || rail_)
-    timer.time(phase::pack, [&] { pack(*plan, zp.data(), vp.data(), buckets->data()); });
+    timer.time(phase::pack, [&] {
+      if (wire_ == DType::f32)
+        pack(*plan, zp.data(), vp.data(), buckets_->data());
+      else
+        pack_wire(*plan, wire_, zp.data(), vp.data(), wire_buckets_->data());
+    });
   timer.fence(comm_);
   if (rail_) {
-    rail_exchange(*buckets, timer);
+    rail_exchange(timer);
   } else {
     if (!comm_.is_leader()) timer.reached(phase::inter_allreduce);  // leaders: in time()
     if (comm_.is_leader()) {
       timer.time(phase::inter_allreduce, [&] {
-        for (int b = 0; b < buckets->size(); ++b)
-          comm_.allreduce(buckets->bucket(b), buckets->floats(b), DType::f32, ReduceOp::sum,
-                          Group::inter);
+        for (int b = 0; b < bucket_count(); ++b)
+          comm_.allreduce(bucket_data(b), bucket_values(b), wire_, ReduceOp::sum, Group::inter);
       });
     }
     timer.fence(comm_);
     timer.time(phase::broadcast, [&] {
-      for (int b = 0; b < buckets->size(); ++b)
-        comm_.broadcast(buckets->bucket(b), buckets->floats(b), DType::f32, 0, Group::intra);
+      for (int b = 0; b < bucket_count(); ++b)
+        comm_.broadcast(bucket_data(b), bucket_values(b), wire_, 0, Group::intra);
     });
   }
   timer.fence(comm_);
   // Eq. 11: the average of z_i + v_i over the M nodes, zeros outside the union mask.
-  timer.time(phase::unpack,
-             [&] { unpack(*plan, buckets->data(), outp.data(), 1.0f / static_cast<float>(M)); });
+  timer.time(phase::unpack, [&] {
+    const float scale = 1.0f / static_cast<float>(M);
+    if (wire_ == DType::f32)
+      unpack(*plan, buckets_->data(), outp.data(), scale);
+    else
+      unpack_wire(*plan, wire_, wire_buckets_->data(), outp.data(), scale);
+  });
   if (freeze_steps(frozen_two_back, was_frozen, freezer_.frozen()).project_global) {
     // Retraining keeps the mask of the projected global z: identical on every rank (z is)
     // and exactly the configured keep rate, where the union of node masks (eq. 14) can keep

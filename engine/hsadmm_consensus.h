@@ -52,9 +52,12 @@ struct ConsensusStep {
 class HsadmmConsensus {
  public:
   // theta0: the initial parameters (identical on every rank): z_i = z = theta0, duals 0.
-  // strategy: hsadmm or hsadmm_flat (UsageError otherwise).
+  // strategy: hsadmm, hsadmm_flat or hsadmm_rail (UsageError otherwise). wire: the type of
+  // the compact inter-node payload (f32, or bf16 / f16 for hsadmm and hsadmm-rail: converted
+  // in pack and unpack, summed in that type).
   HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, HsadmmConfig cfg,
-                  int64_t bucket_bytes, Strategy strategy, Communicator& comm, const float* theta0);
+                  int64_t bucket_bytes, Strategy strategy, Communicator& comm, const float* theta0,
+                  DType wire = DType::f32);
 
   // Eq. 8's extra gradient term for layer l: grad += rho1_l * (theta - z_i + u).
   void add_proximal(int layer, float* grad, const float* theta) const;
@@ -88,9 +91,14 @@ class HsadmmConsensus {
  private:
   // Returns the mask that compacted the payload (ConsensusStep::payload_mask).
   ModelMask inter_node_consensus(int k, const ModelMask& node_mask, PhaseTimer& timer);
-  void rail_exchange(BucketSet& buckets, PhaseTimer& timer);
-  // hsadmm-rail splits every bucket into one equal slice per local rank.
-  int bucket_padding() const { return rail_ ? comm_.grouping().gpus_per_node : 1; }
+  // The compact buckets in the wire type: their storage, values and padded length.
+  void* bucket_data(int b);
+  int64_t bucket_values(int b) const;
+  int64_t bucket_padded(int b) const;
+  int bucket_count() const;
+  void rail_exchange(PhaseTimer& timer);
+  // The plan's buckets in the wire type (hsadmm-rail: padded to P equal slices).
+  void make_buckets();
   // Whether the mask was frozen after the iteration before the previous one (freeze_steps).
   bool frozen_two_back_ = false;
   float* at(std::vector<float>& b, int l) { return b.data() + offset_[l]; }
@@ -107,9 +115,12 @@ class HsadmmConsensus {
   ModelMask global_mask_;
   std::vector<int64_t> offset_;
   int64_t n_ = 0;
-  std::vector<float> u_, v_, zi_, zi_prev_, z_, z_prev_, buf_, slice_;
-  std::unique_ptr<CompactionPlan> plan_;  // for global_mask_; kept while the mask is frozen
-  std::unique_ptr<BucketSet> buckets_;
+  std::vector<float> u_, v_, zi_, zi_prev_, z_, z_prev_, buf_;
+  std::unique_ptr<CompactionPlan> plan_;         // for global_mask_; kept while the mask is frozen
+  std::unique_ptr<BucketSet> buckets_;           // fp32 wire
+  std::unique_ptr<WireBucketSet> wire_buckets_;  // bf16 / f16 wire
+  DType wire_ = DType::f32;
+  std::vector<uint8_t> slice_bytes_;
 };
 
 }  // namespace prunex

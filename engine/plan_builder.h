@@ -77,6 +77,9 @@ struct PlanInputs {
   // hsadmm: the iteration that freezes the mask projects the global z once more.
   bool project_global = false;
   int64_t bucket_bytes = int64_t(32) << 20;  // hsadmm inter-node buckets
+  // hsadmm / hsadmm-rail: the compact payload's type on the wire (f32, bf16 or f16): its
+  // collectives carry dtype_size bytes per value (the memory passes are counted as fp32).
+  DType wire_dtype = DType::f32;
   double topk_ratio = 0.01;
 };
 

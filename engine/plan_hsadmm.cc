@@ -47,25 +47,28 @@ IterationPlan hsadmm_plan(const PlanInputs& in) {
     plan.steps.back().memory_key = kCompactionPlanKey;
   }
   plan.steps.push_back(memory_step(phase::pack, 3 * c));
+  const DType wire = in.wire_dtype;
+  const auto value_bytes = static_cast<int64_t>(dtype_size(wire));
   if (in.strategy == Strategy::hsadmm_rail) {
     // Every rank packs; slice r of each bucket (padded to P equal slices, as BucketSet
     // pads it) is summed on rail r, then the node all-gathers the slices.
     const int P = in.gpus_per_node;
-    auto slice_bytes = [&](int b) { return (compact.bucket_floats(b) + P - 1) / P * 4; };
+    auto slice_bytes = [&](int b) { return (compact.bucket_floats(b) + P - 1) / P * value_bytes; };
     for (int b = 0; b < compact.buckets(); ++b)
       plan.steps.push_back(collective_step(phase::inter_allreduce, Group::rail,
-                                           CollectiveOp::allreduce, slice_bytes(b)));
+                                           CollectiveOp::allreduce, slice_bytes(b), wire));
     for (int b = 0; b < compact.buckets(); ++b)
-      plan.steps.push_back(
-          collective_step(phase::allgather, Group::intra, CollectiveOp::allgather, slice_bytes(b)));
+      plan.steps.push_back(collective_step(phase::allgather, Group::intra, CollectiveOp::allgather,
+                                           slice_bytes(b), wire));
   } else {
     plan.steps.back().group = Group::inter;  // only leaders pack (records; same duration)
     for (int b = 0; b < compact.buckets(); ++b)
       plan.steps.push_back(collective_step(phase::inter_allreduce, Group::inter,
-                                           CollectiveOp::allreduce, compact.bucket_floats(b) * 4));
+                                           CollectiveOp::allreduce,
+                                           compact.bucket_floats(b) * value_bytes, wire));
     for (int b = 0; b < compact.buckets(); ++b)
       plan.steps.push_back(collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
-                                           compact.bucket_floats(b) * 4));
+                                           compact.bucket_floats(b) * value_bytes, wire));
   }
   plan.steps.push_back(memory_step(phase::unpack, c + d));
   if (in.project_global) plan.steps.push_back(memory_step(phase::projection, d));

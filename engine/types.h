@@ -11,7 +11,8 @@
 
 namespace prunex {
 
-enum class DType { f32, f64, i32, i64, u8 };
+// bf16 and f16: 16-bit floats on the wire (engine/wire_dtype.h), summed in their own type.
+enum class DType { f32, f64, i32, i64, u8, bf16, f16 };
 
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
@@ -25,6 +26,9 @@ constexpr std::size_t dtype_size(DType t) {
       return 8;
     case DType::u8:
       return 1;
+    case DType::bf16:
+    case DType::f16:
+      return 2;
   }
   return 0;
 }
@@ -41,6 +45,10 @@ constexpr std::string_view dtype_name(DType t) {
       return "int64";
     case DType::u8:
       return "uint8";
+    case DType::bf16:
+      return "bfloat16";
+    case DType::f16:
+      return "half";
   }
   return "?";
 }

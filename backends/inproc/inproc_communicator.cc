@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/error.h"
+#include "engine/wire_dtype.h"
 
 namespace prunex {
 namespace {
@@ -85,6 +86,16 @@ void reduce(std::vector<const void*>& in, std::size_t n, DType dtype, ReduceOp o
       return reduce_into(in, n, op, static_cast<int64_t*>(out));
     case DType::u8:
       return reduce_into(in, n, op, static_cast<uint8_t*>(out));
+    case DType::bf16:
+    case DType::f16: {  // summed in the wire type, rank by rank
+      PRUNEX_CHECK(op == ReduceOp::sum, dtype_name(dtype), " reduces by sum only");
+      std::vector<uint16_t> acc(static_cast<const uint16_t*>(in[0]),
+                                static_cast<const uint16_t*>(in[0]) + n);
+      for (std::size_t r = 1; r < in.size(); ++r)
+        wire_add(dtype, acc.data(), static_cast<const uint16_t*>(in[r]), n);
+      std::copy(acc.begin(), acc.end(), static_cast<uint16_t*>(out));
+      return;
+    }
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include "backends/mpi/mpi_grouping.h"
 #include "engine/error.h"
+#include "engine/wire_dtype.h"
 
 namespace prunex {
 namespace {
@@ -21,11 +22,32 @@ int checked_count(std::size_t count) {
   return static_cast<int>(count);
 }
 
-// avg is a sum followed by a division, so it needs a floating type; bor works on bytes.
+// Sums of 16-bit floats in their own type (engine/wire_dtype.h), as user ops: MPI has no
+// bf16 or half.
+template <DType T>
+void wire_sum(void* in, void* inout, int* len, MPI_Datatype*) {
+  wire_add(T, static_cast<uint16_t*>(inout), static_cast<const uint16_t*>(in),
+           static_cast<std::size_t>(*len));
+}
+
+MPI_Op wire_sum_op(DType t) {
+  static MPI_Op bf16 = MPI_OP_NULL, f16 = MPI_OP_NULL;
+  MPI_Op& op = t == DType::bf16 ? bf16 : f16;
+  if (op == MPI_OP_NULL)
+    PRUNEX_MPI_CHECK(MPI_Op_create(t == DType::bf16 ? wire_sum<DType::bf16> : wire_sum<DType::f16>,
+                                   1, &op));
+  return op;
+}
+
+bool is_wire(DType t) { return t == DType::bf16 || t == DType::f16; }
+
+// avg is a sum followed by a division, so it needs float or double; bor works on bytes; the
+// 16-bit floats only sum.
 MPI_Op mpi_op(ReduceOp op, DType t) {
+  PRUNEX_CHECK(!is_wire(t) || op == ReduceOp::sum, dtype_name(t), " reduces by sum only");
   switch (op) {
     case ReduceOp::sum:
-      return MPI_SUM;
+      return is_wire(t) ? wire_sum_op(t) : MPI_SUM;
     case ReduceOp::max:
       return MPI_MAX;
     case ReduceOp::avg:

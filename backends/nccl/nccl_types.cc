@@ -16,6 +16,10 @@ ncclDataType_t nccl_type(DType t) {
       return ncclInt64;
     case DType::u8:
       return ncclUint8;
+    case DType::bf16:
+      return ncclBfloat16;
+    case DType::f16:
+      return ncclFloat16;
   }
   PRUNEX_CHECK(false, "unknown dtype");
   return ncclFloat32;

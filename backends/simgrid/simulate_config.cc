@@ -8,6 +8,7 @@
 #include "engine/mask_model.h"
 #include "engine/sparsity_spec.h"
 #include "engine/text_parse.h"
+#include "engine/wire_dtype.h"
 #include "records/host_memory.h"
 #include "topologies/topology_io.h"
 #include "workloads/layers/model_zoo.h"
@@ -119,6 +120,14 @@ const std::vector<SimulateField>& simulate_fields() {
       integer("t-freeze", "T", "mask frozen after iteration T (no mask_sync afterwards); 0 = never",
               &C::t_freeze, 0, kMaxCount),
       real("bucket-mib", "MIB", "H-SADMM inter-node bucket size", &C::bucket_mib, 0, 4096, true),
+      {"wire-dtype", "T",
+       "hsadmm / hsadmm-rail: the compact inter-node payload's type, fp32, bf16 or fp16 (summed "
+       "in that type)",
+       [](C& c, const std::string& v) {
+         parse_wire_dtype(v);
+         c.wire_dtype = v;
+       },
+       [](const C& c) { return nlohmann::json(c.wire_dtype); }},
       real("topk-ratio", "R", "Top-K: kept fraction of each layer's gradient", &C::topk_ratio, 0, 1,
            true),
       {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB",
@@ -290,6 +299,10 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.plan.local_steps = cfg.local_steps;
   s.plan.ddp_overlap = cfg.ddp_overlap;
   s.plan.bucket_bytes = static_cast<int64_t>(cfg.bucket_mib * (1 << 20));
+  s.plan.wire_dtype = parse_wire_dtype(cfg.wire_dtype);
+  PRUNEX_USAGE(s.plan.wire_dtype == DType::f32 || cfg.strategy == Strategy::hsadmm ||
+                   cfg.strategy == Strategy::hsadmm_rail,
+               "--wire-dtype ", cfg.wire_dtype, " applies to hsadmm and hsadmm-rail only");
   s.plan.topk_ratio = cfg.topk_ratio;
   s.iterations = cfg.iterations;
   s.t_freeze = cfg.t_freeze;

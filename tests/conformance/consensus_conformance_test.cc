@@ -30,7 +30,8 @@ struct Observed {
 // Runs `iterations` consensus steps of `strategy` on small_cnn; theta differs by rank so
 // node masks disagree and the union keeps more than the keep rate before freezing.
 std::vector<std::vector<Observed>> run_consensus(Strategy strategy, Shape shape, int iterations,
-                                                 int t_freeze, const ModelLayout& layout) {
+                                                 int t_freeze, const ModelLayout& layout,
+                                                 DType wire = DType::f32) {
   const NodeGrouping grouping{shape.nodes * shape.gpus_per_node, shape.gpus_per_node};
   std::vector<std::vector<Observed>> seen(grouping.world_size);
   std::vector<float> theta0;
@@ -43,7 +44,8 @@ std::vector<std::vector<Observed>> run_consensus(Strategy strategy, Shape shape,
     cfg.t_freeze = t_freeze;
     const SparsitySpec spec = SparsitySpec::build(layout, kChannel, KeepRate::of_fraction(0.5));
     // 64 KiB buckets, so the compact payload spans several buckets.
-    HsadmmConsensus admm(layout, spec, cfg, int64_t(64) << 10, strategy, comm, theta0.data());
+    HsadmmConsensus admm(layout, spec, cfg, int64_t(64) << 10, strategy, comm, theta0.data(),
+                         wire);
     NullPhaseTimer timer;
     std::vector<float> theta(theta0.size());
     for (int k = 1; k <= iterations; ++k) {
@@ -58,12 +60,12 @@ std::vector<std::vector<Observed>> run_consensus(Strategy strategy, Shape shape,
   return seen;
 }
 
-void expect_conformance(Strategy strategy, Shape shape) {
+void expect_conformance(Strategy strategy, Shape shape, DType wire = DType::f32) {
   SCOPED_TRACE(std::string(strategy_name(strategy)) + " on " + std::to_string(shape.nodes) + " x " +
                std::to_string(shape.gpus_per_node));
   const ModelLayout layout = make_layout("small_cnn", 10, 28, 1);
   const int iterations = 5, t_freeze = 2;  // unfrozen 1-2, freezes after 2, frozen 3-5
-  const auto seen = run_consensus(strategy, shape, iterations, t_freeze, layout);
+  const auto seen = run_consensus(strategy, shape, iterations, t_freeze, layout, wire);
   const NodeGrouping grouping{shape.nodes * shape.gpus_per_node, shape.gpus_per_node};
   for (int r = 0; r < grouping.world_size; ++r) {
     ASSERT_EQ(static_cast<int>(seen[r].size()), iterations);
@@ -80,6 +82,7 @@ void expect_conformance(Strategy strategy, Shape shape) {
       in.nodes = shape.nodes;
       in.gpus_per_node = shape.gpus_per_node;
       in.bucket_bytes = int64_t(64) << 10;
+      in.wire_dtype = wire;
       in.global_mask = strategy != Strategy::hsadmm_flat ? &o.payload_mask : nullptr;
       set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
       const auto plan = plan_calls(build_plan(in), grouping, r);
@@ -110,6 +113,14 @@ TEST(ConsensusConformance, HsadmmRailTwoNodesOfTwo) {
 
 TEST(ConsensusConformance, HsadmmRailThreeNodesOfFour) {
   expect_conformance(Strategy::hsadmm_rail, {3, 4});
+}
+
+TEST(ConsensusConformance, HsadmmBf16WireTwoNodesOfTwo) {
+  expect_conformance(Strategy::hsadmm, {2, 2}, DType::bf16);
+}
+
+TEST(ConsensusConformance, HsadmmRailFp16WireThreeNodesOfTwo) {
+  expect_conformance(Strategy::hsadmm_rail, {3, 2}, DType::f16);
 }
 
 TEST(ConsensusConformance, HsadmmFlatTwoNodesOfTwo) {

@@ -3,6 +3,7 @@
 #include "engine/error.h"
 #include "engine/hsadmm_consensus.h"
 #include "engine/phases.h"
+#include "engine/wire_dtype.h"
 #include "workloads/train/live_strategy.h"
 
 namespace prunex {
@@ -40,7 +41,7 @@ class HsadmmStrategy : public LiveStrategy {
                    SparsitySpec::build(s.layout, parse_sparsity_kinds(s.cfg.sparsity),
                                        KeepRate::of_fraction(s.cfg.keep)),
                    admm_config(s.cfg), static_cast<int64_t>(s.cfg.bucket_mib * (1 << 20)), strategy,
-                   comm, theta_.data()),
+                   comm, theta_.data(), parse_wire_dtype(s.cfg.wire_dtype)),
         eval_(make_model(s.cfg.model, s.cfg.classes, s.layout.input_channels)),
         eval_params_(parameters_in_layout_order(*eval_, s.layout)) {}
 

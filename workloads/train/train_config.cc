@@ -6,6 +6,7 @@
 #include "engine/error.h"
 #include "engine/strategy.h"
 #include "engine/text_parse.h"
+#include "engine/wire_dtype.h"
 
 namespace prunex {
 namespace {
@@ -88,6 +89,10 @@ const std::vector<TrainField>& train_fields() {
       dbl_field("eps-abs", "absolute tolerance of the stopping test", &C::eps_abs),
       dbl_field("eps-rel", "relative tolerance of the stopping test", &C::eps_rel),
       dbl_field("bucket-mib", "inter-node bucket size in MiB", &C::bucket_mib),
+      str_field("wire-dtype", "T",
+                "hsadmm / hsadmm-rail: the compact inter-node payload's type, fp32, bf16 or fp16 "
+                "(converted in pack and unpack, summed in that type)",
+                &C::wire_dtype),
       dbl_field("topk-ratio", "kept fraction of gradient entries (topk)", &C::topk_ratio),
       int_field("eval-every", "evaluate z on the test set every N iterations", &C::eval_every),
       bool_field(
@@ -162,6 +167,9 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(c.local_steps >= 0, "--local-steps must be >= 0, got ", c.local_steps);
   PRUNEX_USAGE(c.gpus_per_node >= 0, "--gpus-per-node must be >= 0");
   PRUNEX_USAGE(c.bucket_mib > 0, "--bucket-mib must be positive");
+  PRUNEX_USAGE(parse_wire_dtype(c.wire_dtype) == DType::f32 || c.strategy == Strategy::hsadmm ||
+                   c.strategy == Strategy::hsadmm_rail,
+               "--wire-dtype ", c.wire_dtype, " applies to hsadmm and hsadmm-rail only");
   PRUNEX_USAGE(c.topk_ratio > 0 && c.topk_ratio <= 1, "--topk-ratio must be in (0, 1]");
   PRUNEX_USAGE(c.eval_every >= 1, "--eval-every must be at least 1");
   PRUNEX_USAGE(c.train_samples >= 0 && c.test_samples >= 0, "sample limits must be >= 0");
