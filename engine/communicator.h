@@ -1,5 +1,6 @@
-// The engine's only view of a network: collectives on the three groups of the hierarchy.
-// Backends (backends/mpi, backends/nccl) implement it; nothing here includes their headers.
+// The engine's only view of a network: collectives on the groups of the hierarchy (world,
+// intra, inter, rail; engine/types.h). Backends (backends/mpi, backends/nccl) implement it;
+// nothing here includes their headers.
 // Every call is recorded (op, group, bytes, seconds) so phases can be measured.
 #pragma once
 

@@ -1,5 +1,5 @@
 // Basic vocabulary shared by the engine and every backend: element types, reduction
-// operators, collective operations and the three process groups of the hierarchy. Each enum
+// operators, collective operations and the process groups of the hierarchy. Each enum
 // has one name table (its *_name function) and one parser (parse_*), used at every text
 // boundary (command line, JSON records, calibration files); inside the program the enums
 // travel, not strings.
