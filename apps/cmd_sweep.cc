@@ -232,9 +232,12 @@ int run_sweep(const Args& args) {
         sim::SimulateConfig c = cfg.sim;
         c.strategy = list[i].first;
         c.nodes = list[i].second / c.gpus_per_node;
-        // --wire-dtype shapes hsadmm's and hsadmm-rail's payload; the others stay fp32.
-        if (c.strategy != Strategy::hsadmm && c.strategy != Strategy::hsadmm_rail)
+        // --wire-dtype and --pipeline-buckets shape hsadmm's and hsadmm-rail's payload; the
+        // others run as they are.
+        if (c.strategy != Strategy::hsadmm && c.strategy != Strategy::hsadmm_rail) {
           c.wire_dtype = "fp32";
+          c.pipeline_buckets = false;
+        }
         specs.push_back(sim::make_spec(c, /*records=*/false));
         topology_name = specs.back().topology.name;
         points.push_back({std::string(strategy_name(c.strategy)), list[i].second, c.nodes});

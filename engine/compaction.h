@@ -152,6 +152,18 @@ void unpack(const CompactionPlan& plan, const float* const* buckets, float* cons
             float scale = 1.0f);
 // The same with wire buckets: each value converted to `wire` as it is packed, and back to
 // fp32 (then scaled) as it is unpacked (compaction_wire.cc).
+// One bucket b only (pipelined buckets, compaction_bucket.cc): the same values as the
+// whole-plan calls put in or take from that bucket; unpack_bucket also writes the zeros of
+// every layer whose first compact value lies in bucket b, so unpacking all buckets in any
+// order writes every position once.
+void pack_bucket(const CompactionPlan& plan, const float* const* z, const float* const* v,
+                 float* bucket, int b);
+void unpack_bucket(const CompactionPlan& plan, const float* bucket, float* const* out, float scale,
+                   int b);
+void pack_wire_bucket(const CompactionPlan& plan, DType wire, const float* const* z,
+                      const float* const* v, uint16_t* bucket, int b);
+void unpack_wire_bucket(const CompactionPlan& plan, DType wire, const uint16_t* bucket,
+                        float* const* out, float scale, int b);
 void pack_wire(const CompactionPlan& plan, DType wire, const float* const* z, const float* const* v,
                uint16_t* const* buckets);
 void unpack_wire(const CompactionPlan& plan, DType wire, const uint16_t* const* buckets,

@@ -246,12 +246,33 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
     vp[l] = at(v_, l);
     outp[l] = at(z_, l);
   }
+  // Eq. 11: the average of z_i + v_i over the M nodes, zeros outside the union mask.
+  const float scale = 1.0f / static_cast<float>(M);
+  if (pipelined_ && bucket_count() >= 2)
+    pipelined_exchange(*plan, zp.data(), vp.data(), outp.data(), scale, timer);
+  else
+    whole_exchange(*plan, zp.data(), vp.data(), outp.data(), scale, timer);
+  if (freeze_steps(frozen_two_back, was_frozen, freezer_.frozen()).project_global) {
+    // Retraining keeps the mask of the projected global z: identical on every rank (z is)
+    // and exactly the configured keep rate, where the union of node masks (eq. 14) can keep
+    // more groups while nodes still disagree.
+    timer.time(phase::projection,
+               [&] { global_mask_ = project_model(outp.data(), layout_, spec_); });
+    plan_.reset();  // built for the union mask; the frozen mask needs its own
+  }
+  return payload_mask;
+}
+
+// Pack every bucket, exchange them, unpack every bucket.
+void HsadmmConsensus::whole_exchange(const CompactionPlan& plan, const float* const* z,
+                                     const float* const* v, float* const* out, float scale,
+                                     PhaseTimer& timer) {
   if (comm_.is_leader() || rail_)
     timer.time(phase::pack, [&] {
       if (wire_ == DType::f32)
-        pack(*plan, zp.data(), vp.data(), buckets_->data());
+        pack(plan, z, v, buckets_->data());
       else
-        pack_wire(*plan, wire_, zp.data(), vp.data(), wire_buckets_->data());
+        pack_wire(plan, wire_, z, v, wire_buckets_->data());
     });
   timer.fence(comm_);
   if (rail_) {
@@ -271,23 +292,69 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
     });
   }
   timer.fence(comm_);
-  // Eq. 11: the average of z_i + v_i over the M nodes, zeros outside the union mask.
   timer.time(phase::unpack, [&] {
-    const float scale = 1.0f / static_cast<float>(M);
     if (wire_ == DType::f32)
-      unpack(*plan, buckets_->data(), outp.data(), scale);
+      unpack(plan, buckets_->data(), out, scale);
     else
-      unpack_wire(*plan, wire_, wire_buckets_->data(), outp.data(), scale);
+      unpack_wire(plan, wire_, wire_buckets_->data(), out, scale);
   });
-  if (freeze_steps(frozen_two_back, was_frozen, freezer_.frozen()).project_global) {
-    // Retraining keeps the mask of the projected global z: identical on every rank (z is)
-    // and exactly the configured keep rate, where the union of node masks (eq. 14) can keep
-    // more groups while nodes still disagree.
-    timer.time(phase::projection,
-               [&] { global_mask_ = project_model(outp.data(), layout_, spec_); });
-    plan_.reset();  // built for the union mask; the frozen mask needs its own
+}
+
+// Bucket by bucket: b's non-blocking inter-node all-reduce starts once b is packed and runs
+// while b + 1 is packed; then each bucket is waited for, spread inside the node and unpacked
+// while the later ones travel. Phases time what is not hidden: the pack, the launch and the
+// wait of each all-reduce, the intra-node step, the unpack. No fences inside (--sync-phases
+// fences the pipeline as a whole).
+void HsadmmConsensus::pipelined_exchange(const CompactionPlan& plan, const float* const* z,
+                                         const float* const* v, float* const* out, float scale,
+                                         PhaseTimer& timer) {
+  const int B = bucket_count();
+  const int P = comm_.grouping().gpus_per_node, r = comm_.local_rank();
+  const std::size_t esz = dtype_size(wire_);
+  const bool sends = comm_.is_leader() || rail_;
+  auto pack_b = [&](int b) {
+    if (wire_ == DType::f32)
+      pack_bucket(plan, z, v, static_cast<float*>(bucket_data(b)), b);
+    else
+      pack_wire_bucket(plan, wire_, z, v, static_cast<uint16_t*>(bucket_data(b)), b);
+  };
+  auto unpack_b = [&](int b) {
+    if (wire_ == DType::f32)
+      unpack_bucket(plan, static_cast<const float*>(bucket_data(b)), out, scale, b);
+    else
+      unpack_wire_bucket(plan, wire_, static_cast<const uint16_t*>(bucket_data(b)), out, scale, b);
+  };
+  // rail: slice r of each bucket on rail r; leaders: the whole bucket on the inter group.
+  auto slice = [&](int b) { return rail_ ? bucket_padded(b) / P : bucket_values(b); };
+  auto slice_ptr = [&](int b) {
+    return static_cast<char*>(bucket_data(b)) + (rail_ ? r * slice(b) * esz : 0);
+  };
+  timer.fence(comm_);
+  std::vector<std::unique_ptr<Work>> work(B);
+  if (!sends) timer.reached(phase::inter_allreduce);
+  if (sends)
+    for (int b = 0; b < B; ++b) {
+      timer.time(phase::pack, [&] { pack_b(b); });
+      timer.time(phase::inter_allreduce, [&] {
+        work[b] = comm_.allreduce_async(slice_ptr(b), slice(b), wire_, ReduceOp::sum,
+                                        rail_ ? Group::rail : Group::inter);
+      });
+    }
+  for (int b = 0; b < B; ++b) {
+    if (sends) timer.time(phase::inter_allreduce, [&] { work[b]->wait(); });
+    if (rail_) {
+      timer.time(phase::allgather, [&] {
+        slice_bytes_.assign(slice_ptr(b), slice_ptr(b) + slice(b) * esz);
+        comm_.allgather(slice_bytes_.data(), bucket_data(b), slice(b), wire_, Group::intra);
+      });
+    } else {
+      timer.time(phase::broadcast, [&] {
+        comm_.broadcast(bucket_data(b), bucket_values(b), wire_, 0, Group::intra);
+      });
+    }
+    timer.time(phase::unpack, [&] { unpack_b(b); });
   }
-  return payload_mask;
+  timer.fence(comm_);
 }
 
 }  // namespace prunex

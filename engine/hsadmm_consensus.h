@@ -85,6 +85,11 @@ class HsadmmConsensus {
   // same layout, spec and config, which then continues exactly as the saved one would have.
   void save_state(StateSections& s) const;
   void load_state(const StateSections& s);
+  // Pipelined buckets (hsadmm, hsadmm-rail): with several buckets, bucket b's inter-node
+  // all-reduce is started (non-blocking) as soon as it is packed, so it runs while b + 1 is
+  // packed, and bucket b is received and unpacked while b + 1 still travels.
+  void set_pipelined(bool on) { pipelined_ = on && !flat_; }
+  bool pipelined() const { return pipelined_; }
   // Bytes of all layout tensors in fp32: what the inter tier carries without shrinkage.
   int64_t dense_bytes() const { return n_ * 4; }
 
@@ -97,6 +102,10 @@ class HsadmmConsensus {
   int64_t bucket_padded(int b) const;
   int bucket_count() const;
   void rail_exchange(PhaseTimer& timer);
+  void whole_exchange(const CompactionPlan& plan, const float* const* z, const float* const* v,
+                      float* const* out, float scale, PhaseTimer& timer);
+  void pipelined_exchange(const CompactionPlan& plan, const float* const* z, const float* const* v,
+                          float* const* out, float scale, PhaseTimer& timer);
   // The plan's buckets in the wire type (hsadmm-rail: padded to P equal slices).
   void make_buckets();
   // Whether the mask was frozen after the iteration before the previous one (freeze_steps).
@@ -120,6 +129,7 @@ class HsadmmConsensus {
   std::unique_ptr<BucketSet> buckets_;           // fp32 wire
   std::unique_ptr<WireBucketSet> wire_buckets_;  // bf16 / f16 wire
   DType wire_ = DType::f32;
+  bool pipelined_ = false;
   std::vector<uint8_t> slice_bytes_;
 };
 

@@ -39,6 +39,10 @@ struct PlanStep {
   // Earliest start inside the overlapped step, as a fraction of its duration (DDP: a bucket
   // is ready when the backward pass has produced its gradients).
   double ready_fraction = 0;
+  // When not empty (and overlap_with is -1): the step starts once all these earlier steps
+  // have ended, not after everything before it (pipelined buckets: bucket b's all-reduce
+  // after its pack and the previous all-reduce, while bucket b + 1 is packed).
+  std::vector<int> after;
   // Collectives: no compute step has run since the previous collective and the step does not
   // overlap compute (mark_warm(): H-SADMM's mask sync, inter-node all-reduce and broadcasts,
   // which follow communication and passes over the model; DDP's later buckets without

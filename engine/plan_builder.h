@@ -80,6 +80,10 @@ struct PlanInputs {
   // hsadmm / hsadmm-rail: the compact payload's type on the wire (f32, bf16 or f16): its
   // collectives carry dtype_size bytes per value (the memory passes are counted as fp32).
   DType wire_dtype = DType::f32;
+  // hsadmm / hsadmm-rail: pipelined buckets (HsadmmConsensus::set_pipelined): per bucket, pack,
+  // the inter-node all-reduce after its pack and the previous bucket's, then the intra-node
+  // step and unpack after that all-reduce and the previous bucket's unpack.
+  bool pipeline_buckets = false;
   double topk_ratio = 0.01;
 };
 

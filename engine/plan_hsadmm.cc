@@ -46,31 +46,67 @@ IterationPlan hsadmm_plan(const PlanInputs& in) {
     plan.steps.push_back(memory_step(phase::pack, 2 * c));
     plan.steps.back().memory_key = kCompactionPlanKey;
   }
-  plan.steps.push_back(memory_step(phase::pack, 3 * c));
   const DType wire = in.wire_dtype;
   const auto value_bytes = static_cast<int64_t>(dtype_size(wire));
-  if (in.strategy == Strategy::hsadmm_rail) {
-    // Every rank packs; slice r of each bucket (padded to P equal slices, as BucketSet
-    // pads it) is summed on rail r, then the node all-gathers the slices.
-    const int P = in.gpus_per_node;
-    auto slice_bytes = [&](int b) { return (compact.bucket_floats(b) + P - 1) / P * value_bytes; };
-    for (int b = 0; b < compact.buckets(); ++b)
-      plan.steps.push_back(collective_step(phase::inter_allreduce, Group::rail,
-                                           CollectiveOp::allreduce, slice_bytes(b), wire));
-    for (int b = 0; b < compact.buckets(); ++b)
-      plan.steps.push_back(collective_step(phase::allgather, Group::intra, CollectiveOp::allgather,
-                                           slice_bytes(b), wire));
+  const bool rail = in.strategy == Strategy::hsadmm_rail;
+  const int P = in.gpus_per_node;
+  const int B = compact.buckets();
+  // The inter-node payload of bucket b per participating rank, and the intra-node step that
+  // spreads it: the leader's whole bucket and its broadcast, or (rail: every rank packs) slice
+  // r of the bucket padded to P equal slices, as BucketSet pads it, and the all-gather.
+  auto inter_bytes = [&](int b) {
+    return rail ? (compact.bucket_floats(b) + P - 1) / P * value_bytes
+                : compact.bucket_floats(b) * value_bytes;
+  };
+  auto inter_step = [&](int b) {
+    return collective_step(phase::inter_allreduce, rail ? Group::rail : Group::inter,
+                           CollectiveOp::allreduce, inter_bytes(b), wire);
+  };
+  auto intra_step = [&](int b) {
+    return rail ? collective_step(phase::allgather, Group::intra, CollectiveOp::allgather,
+                                  inter_bytes(b), wire)
+                : collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
+                                  inter_bytes(b), wire);
+  };
+  auto leaders_only = [&](PlanStep s) {
+    if (!rail) s.group = Group::inter;  // only leaders pack (records; same duration)
+    return s;
+  };
+  if (in.pipeline_buckets && B >= 2) {
+    // Per bucket: pack b (after pack b - 1), its all-reduce after that pack and the previous
+    // all-reduce (one stream), while pack b + 1 runs; then, per bucket, the intra-node step
+    // after its all-reduce and the previous bucket's unpack, and its unpack. Memory passes
+    // split by the bucket's share of the compact floats; unpack's dense zeros with bucket 0.
+    std::vector<int> ar(B);
+    for (int b = 0; b < B; ++b) {
+      const double share = static_cast<double>(compact.bucket_floats(b)) / std::max(1.0, c / 4);
+      PlanStep pk = leaders_only(memory_step(phase::pack, 3 * c * share));
+      if (b > 0) pk.after = {static_cast<int>(plan.steps.size()) - 2};  // pack b - 1
+      plan.steps.push_back(pk);
+      PlanStep s = inter_step(b);
+      s.after = {static_cast<int>(plan.steps.size()) - 1};
+      if (b > 0) s.after.push_back(ar[b - 1]);
+      ar[b] = static_cast<int>(plan.steps.size());
+      plan.steps.push_back(s);
+    }
+    int last_unpack = -1;
+    for (int b = 0; b < B; ++b) {
+      const double share = static_cast<double>(compact.bucket_floats(b)) / std::max(1.0, c / 4);
+      PlanStep s = intra_step(b);
+      s.after = {ar[b]};
+      if (last_unpack >= 0) s.after.push_back(last_unpack);
+      plan.steps.push_back(s);
+      PlanStep up = memory_step(phase::unpack, c * share + (b == 0 ? d : 0));
+      up.after = {static_cast<int>(plan.steps.size()) - 1};
+      last_unpack = static_cast<int>(plan.steps.size());
+      plan.steps.push_back(up);
+    }
   } else {
-    plan.steps.back().group = Group::inter;  // only leaders pack (records; same duration)
-    for (int b = 0; b < compact.buckets(); ++b)
-      plan.steps.push_back(collective_step(phase::inter_allreduce, Group::inter,
-                                           CollectiveOp::allreduce,
-                                           compact.bucket_floats(b) * value_bytes, wire));
-    for (int b = 0; b < compact.buckets(); ++b)
-      plan.steps.push_back(collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
-                                           compact.bucket_floats(b) * value_bytes, wire));
+    plan.steps.push_back(leaders_only(memory_step(phase::pack, 3 * c)));
+    for (int b = 0; b < B; ++b) plan.steps.push_back(inter_step(b));
+    for (int b = 0; b < B; ++b) plan.steps.push_back(intra_step(b));
+    plan.steps.push_back(memory_step(phase::unpack, c + d));
   }
-  plan.steps.push_back(memory_step(phase::unpack, c + d));
   if (in.project_global) plan.steps.push_back(memory_step(phase::projection, d));
   plan.steps.push_back(memory_step(phase::dual_update, 24 * d));  // v, u, residual sums
   add_residual_allreduce(layout, plan);

@@ -2,7 +2,8 @@
 // executions on every GPU host, memory passes as sleeps, collectives as flows), then placed on
 // the timeline: a step starts when the previous one ends, or, with overlap_with = j, once
 // step j has run ready_fraction of its duration (and after the previous step if that one is
-// not j itself: overlapped buckets queue on one stream, as in DDP).
+// not j itself: overlapped buckets queue on one stream, as in DDP), or, with `after`, once
+// the listed steps have ended (pipelined buckets).
 #include <algorithm>
 
 #include "backends/simgrid/collectives.h"
@@ -37,7 +38,15 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
             run_collective(step.op, cfg.plan_algo, step.group, step.bytes, step.warm).seconds;
         break;
     }
-    if (step.overlap_with < 0) {
+    if (!step.after.empty()) {
+      PRUNEX_USAGE(step.overlap_with < 0, "plan step ", i, ": both after and overlap_with");
+      st.start_s = 0;
+      for (int j : step.after) {
+        PRUNEX_USAGE(j >= 0 && j < static_cast<int>(i), "plan step ", i, " (",
+                     phase_name(step.phase), ") waits for step ", j, ", which is not before it");
+        st.start_s = std::max(st.start_s, timing.steps[j].start_s + timing.steps[j].seconds);
+      }
+    } else if (step.overlap_with < 0) {
       st.start_s = frontier;
     } else {
       PRUNEX_USAGE(step.overlap_with < static_cast<int>(i), "plan step ", i, " (",

@@ -128,6 +128,15 @@ const std::vector<SimulateField>& simulate_fields() {
          c.wire_dtype = v;
        },
        [](const C& c) { return nlohmann::json(c.wire_dtype); }},
+      {"pipeline-buckets", "BOOL",
+       "hsadmm / hsadmm-rail: bucket b's inter-node all-reduce runs while b + 1 is packed and "
+       "b - 1 unpacked",
+       [](C& c, const std::string& v) {
+         PRUNEX_USAGE(v == "true" || v == "false",
+                      "--pipeline-buckets must be true or false, got '", v, "'");
+         c.pipeline_buckets = v == "true";
+       },
+       [](const C& c) { return nlohmann::json(c.pipeline_buckets); }},
       real("topk-ratio", "R", "Top-K: kept fraction of each layer's gradient", &C::topk_ratio, 0, 1,
            true),
       {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB",
@@ -300,6 +309,10 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.plan.ddp_overlap = cfg.ddp_overlap;
   s.plan.bucket_bytes = static_cast<int64_t>(cfg.bucket_mib * (1 << 20));
   s.plan.wire_dtype = parse_wire_dtype(cfg.wire_dtype);
+  s.plan.pipeline_buckets = cfg.pipeline_buckets;
+  PRUNEX_USAGE(!cfg.pipeline_buckets || cfg.strategy == Strategy::hsadmm ||
+                   cfg.strategy == Strategy::hsadmm_rail,
+               "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
   PRUNEX_USAGE(s.plan.wire_dtype == DType::f32 || cfg.strategy == Strategy::hsadmm ||
                    cfg.strategy == Strategy::hsadmm_rail,
                "--wire-dtype ", cfg.wire_dtype, " applies to hsadmm and hsadmm-rail only");

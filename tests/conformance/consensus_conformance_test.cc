@@ -31,7 +31,7 @@ struct Observed {
 // node masks disagree and the union keeps more than the keep rate before freezing.
 std::vector<std::vector<Observed>> run_consensus(Strategy strategy, Shape shape, int iterations,
                                                  int t_freeze, const ModelLayout& layout,
-                                                 DType wire = DType::f32) {
+                                                 DType wire = DType::f32, bool pipelined = false) {
   const NodeGrouping grouping{shape.nodes * shape.gpus_per_node, shape.gpus_per_node};
   std::vector<std::vector<Observed>> seen(grouping.world_size);
   std::vector<float> theta0;
@@ -44,8 +44,8 @@ std::vector<std::vector<Observed>> run_consensus(Strategy strategy, Shape shape,
     cfg.t_freeze = t_freeze;
     const SparsitySpec spec = SparsitySpec::build(layout, kChannel, KeepRate::of_fraction(0.5));
     // 64 KiB buckets, so the compact payload spans several buckets.
-    HsadmmConsensus admm(layout, spec, cfg, int64_t(64) << 10, strategy, comm, theta0.data(),
-                         wire);
+    HsadmmConsensus admm(layout, spec, cfg, int64_t(64) << 10, strategy, comm, theta0.data(), wire);
+    admm.set_pipelined(pipelined);
     NullPhaseTimer timer;
     std::vector<float> theta(theta0.size());
     for (int k = 1; k <= iterations; ++k) {
@@ -60,12 +60,13 @@ std::vector<std::vector<Observed>> run_consensus(Strategy strategy, Shape shape,
   return seen;
 }
 
-void expect_conformance(Strategy strategy, Shape shape, DType wire = DType::f32) {
+void expect_conformance(Strategy strategy, Shape shape, DType wire = DType::f32,
+                        bool pipelined = false) {
   SCOPED_TRACE(std::string(strategy_name(strategy)) + " on " + std::to_string(shape.nodes) + " x " +
                std::to_string(shape.gpus_per_node));
   const ModelLayout layout = make_layout("small_cnn", 10, 28, 1);
   const int iterations = 5, t_freeze = 2;  // unfrozen 1-2, freezes after 2, frozen 3-5
-  const auto seen = run_consensus(strategy, shape, iterations, t_freeze, layout, wire);
+  const auto seen = run_consensus(strategy, shape, iterations, t_freeze, layout, wire, pipelined);
   const NodeGrouping grouping{shape.nodes * shape.gpus_per_node, shape.gpus_per_node};
   for (int r = 0; r < grouping.world_size; ++r) {
     ASSERT_EQ(static_cast<int>(seen[r].size()), iterations);
@@ -83,6 +84,7 @@ void expect_conformance(Strategy strategy, Shape shape, DType wire = DType::f32)
       in.gpus_per_node = shape.gpus_per_node;
       in.bucket_bytes = int64_t(64) << 10;
       in.wire_dtype = wire;
+      in.pipeline_buckets = pipelined;
       in.global_mask = strategy != Strategy::hsadmm_flat ? &o.payload_mask : nullptr;
       set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
       const auto plan = plan_calls(build_plan(in), grouping, r);
@@ -121,6 +123,14 @@ TEST(ConsensusConformance, HsadmmBf16WireTwoNodesOfTwo) {
 
 TEST(ConsensusConformance, HsadmmRailFp16WireThreeNodesOfTwo) {
   expect_conformance(Strategy::hsadmm_rail, {3, 2}, DType::f16);
+}
+
+TEST(ConsensusConformance, HsadmmPipelinedTwoNodesOfTwo) {
+  expect_conformance(Strategy::hsadmm, {2, 2}, DType::f32, true);
+}
+
+TEST(ConsensusConformance, HsadmmRailPipelinedBf16ThreeNodesOfTwo) {
+  expect_conformance(Strategy::hsadmm_rail, {3, 2}, DType::bf16, true);
 }
 
 TEST(ConsensusConformance, HsadmmFlatTwoNodesOfTwo) {

@@ -72,6 +72,40 @@ TEST(SimPlan, StepsAndOverlapFollowTheirArithmetic) {
   EXPECT_NEAR(r[19], 2 * d_intra, 1e-9);
 }
 
+// Pipelined buckets: a pack of 1 ms, its inter all-reduce after it, the next pack after the
+// first (so it runs during that all-reduce), the second all-reduce after both its pack and the
+// first all-reduce, a final pass after everything.
+TEST(SimPlan, AfterStartsOnceTheListedStepsEnd) {
+  const double s = 1e8;
+  IterationPlan plan;
+  PlanStep ar0 = allreduce(Phase::inter_allreduce, Group::inter, s);
+  ar0.after = {0};
+  PlanStep pack1 = memory(8e8);
+  pack1.after = {0};
+  PlanStep ar1 = allreduce(Phase::inter_allreduce, Group::inter, s);
+  ar1.after = {2, 1};
+  plan.steps = {memory(8e8), ar0, pack1, ar1, memory(8e8)};
+  const auto r = sim::fork_run([&] {
+    sim::SimCluster c(star_topology(4, 2), {4, 2});
+    const sim::PlanTiming t = c.run_plan(plan);
+    std::vector<double> v{t.iteration_seconds};
+    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+    return v;
+  });
+  const double d_inter = 6 * kNicLat + 1.5 * s / kNicBw;  // > 1 ms: the packs hide behind it
+  ASSERT_GT(d_inter, 1e-3);
+  const double want[][2] = {{0, 1e-3},
+                            {1e-3, d_inter},
+                            {1e-3, 1e-3},  // during ar0
+                            {1e-3 + d_inter, d_inter},
+                            {1e-3 + 2 * d_inter, 1e-3}};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_NEAR(r[1 + 2 * i], want[i][0], 1e-9) << "start of step " << i;
+    EXPECT_NEAR(r[2 + 2 * i], want[i][1], 1e-6 * want[i][1]) << "duration of step " << i;
+  }
+  EXPECT_NEAR(r[0], 2e-3 + 2 * d_inter, 1e-6);
+}
+
 TEST(SimPlan, BadOverlapIsAUsageError) {
   IterationPlan plan;
   plan.steps = {allreduce(Phase::allreduce, Group::world, 1e6, 0)};  // overlaps itself

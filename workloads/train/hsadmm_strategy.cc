@@ -43,7 +43,9 @@ class HsadmmStrategy : public LiveStrategy {
                    admm_config(s.cfg), static_cast<int64_t>(s.cfg.bucket_mib * (1 << 20)), strategy,
                    comm, theta_.data(), parse_wire_dtype(s.cfg.wire_dtype)),
         eval_(make_model(s.cfg.model, s.cfg.classes, s.layout.input_channels)),
-        eval_params_(parameters_in_layout_order(*eval_, s.layout)) {}
+        eval_params_(parameters_in_layout_order(*eval_, s.layout)) {
+    consensus_.set_pipelined(s.cfg.pipeline_buckets);
+  }
 
   LocalIteration iterate(int k, PhaseClock& clock) override {
     LocalIteration out;

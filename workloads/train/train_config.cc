@@ -93,6 +93,10 @@ const std::vector<TrainField>& train_fields() {
                 "hsadmm / hsadmm-rail: the compact inter-node payload's type, fp32, bf16 or fp16 "
                 "(converted in pack and unpack, summed in that type)",
                 &C::wire_dtype),
+      bool_field("pipeline-buckets",
+                 "hsadmm / hsadmm-rail: start each bucket's inter-node all-reduce (non-blocking) "
+                 "once it is packed and unpack each as it arrives, overlapping the buckets",
+                 &C::pipeline_buckets),
       dbl_field("topk-ratio", "kept fraction of gradient entries (topk)", &C::topk_ratio),
       int_field("eval-every", "evaluate z on the test set every N iterations", &C::eval_every),
       bool_field(
@@ -170,6 +174,9 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(parse_wire_dtype(c.wire_dtype) == DType::f32 || c.strategy == Strategy::hsadmm ||
                    c.strategy == Strategy::hsadmm_rail,
                "--wire-dtype ", c.wire_dtype, " applies to hsadmm and hsadmm-rail only");
+  PRUNEX_USAGE(
+      !c.pipeline_buckets || c.strategy == Strategy::hsadmm || c.strategy == Strategy::hsadmm_rail,
+      "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
   PRUNEX_USAGE(c.topk_ratio > 0 && c.topk_ratio <= 1, "--topk-ratio must be in (0, 1]");
   PRUNEX_USAGE(c.eval_every >= 1, "--eval-every must be at least 1");
   PRUNEX_USAGE(c.train_samples >= 0 && c.test_samples >= 0, "sample limits must be >= 0");
