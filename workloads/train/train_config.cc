@@ -117,7 +117,7 @@ const std::vector<TrainField>& train_fields() {
                 "in outer iteration ITERATION; the job must end within seconds",
                 &C::inject_failure),
       int_field("checkpoint-every",
-                "write a checkpoint every K outer iterations (0: never); the previous one is "
+                "write a checkpoint every N outer iterations (0: never); the previous one is "
                 "kept until the new one is complete",
                 &C::checkpoint_every),
       str_field("checkpoint-dir", "DIR", "checkpoint folder (default: OUT/checkpoint)",
