@@ -157,7 +157,7 @@ int run_nccl_bench(const Args& args) {
   long pack_wrong = 0;
   for (int b = 0; b < cpu_buckets.size(); ++b)
     pack_wrong += count_bit_diffs(got.data() + b * plan.bucket_capacity(), cpu_buckets.bucket(b),
-                                  cpu_buckets.floats(b));
+                                  cpu_buckets.values(b));
   long unpack_wrong = 0;
   {
     std::vector<std::vector<float>> want(n_layers);

@@ -234,7 +234,7 @@ int run_sweep(const Args& args) {
         c.nodes = list[i].second / c.gpus_per_node;
         // --wire-dtype and --pipeline-buckets shape hsadmm's and hsadmm-rail's payload; the
         // others run as they are.
-        if (c.strategy != Strategy::hsadmm && c.strategy != Strategy::hsadmm_rail) {
+        if (!packs_compact_payload(c.strategy)) {
           c.wire_dtype = "fp32";
           c.pipeline_buckets = false;
         }

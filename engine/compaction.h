@@ -105,43 +105,31 @@ struct LineAllocator {
 };
 using LineVector = std::vector<float, LineAllocator<float>>;
 
-// Owns one float buffer per bucket of a plan, sized by it, each 64-byte aligned (buckets
-// from elsewhere work too; aligned ones pack faster).
-class BucketSet {
+// Owns one buffer per bucket of a plan, sized by it, each 64-byte aligned (buckets from
+// elsewhere work too; aligned ones pack faster): fp32 values (BucketSet), or the 16-bit wire
+// type of --wire-dtype, one uint16_t per value (WireBucketSet, engine/wire_dtype.h).
+template <typename T>
+class BasicBucketSet {
  public:
-  // pad_to > 1: each bucket's storage is rounded up to a multiple of pad_to floats, zeros
-  // past floats(b) (hsadmm-rail splits a bucket into pad_to equal slices).
-  explicit BucketSet(const CompactionPlan& plan, int pad_to = 1);
-  float* const* data() { return ptrs_.data(); }
-  const float* const* data() const { return ptrs_.data(); }
-  float* bucket(int b) { return ptrs_[b]; }
-  int64_t floats(int b) const { return floats_[b]; }
-  int64_t padded_floats(int b) const { return static_cast<int64_t>(storage_[b].size()); }
-  int size() const { return static_cast<int>(storage_.size()); }
-
- private:
-  std::vector<LineVector> storage_;
-  std::vector<int64_t> floats_;
-  std::vector<float*> ptrs_;
-};
-
-// The same buckets in a 16-bit wire type (bf16 or f16; engine/wire_dtype.h), one uint16_t
-// per value: the compact payload of --wire-dtype, half the bytes.
-class WireBucketSet {
- public:
-  explicit WireBucketSet(const CompactionPlan& plan, int pad_to = 1);
-  uint16_t* const* data() { return ptrs_.data(); }
-  const uint16_t* const* data() const { return ptrs_.data(); }
-  uint16_t* bucket(int b) { return ptrs_[b]; }
-  int64_t values(int b) const { return floats_[b]; }
+  // pad_to > 1: each bucket's storage is rounded up to a multiple of pad_to values, zeros
+  // past values(b) (hsadmm-rail splits a bucket into pad_to equal slices).
+  explicit BasicBucketSet(const CompactionPlan& plan, int pad_to = 1);
+  T* const* data() { return ptrs_.data(); }
+  const T* const* data() const { return ptrs_.data(); }
+  T* bucket(int b) { return ptrs_[b]; }
+  int64_t values(int b) const { return values_[b]; }
   int64_t padded_values(int b) const { return static_cast<int64_t>(storage_[b].size()); }
   int size() const { return static_cast<int>(storage_.size()); }
 
  private:
-  std::vector<std::vector<uint16_t>> storage_;
-  std::vector<int64_t> floats_;
-  std::vector<uint16_t*> ptrs_;
+  std::vector<std::vector<T, LineAllocator<T>>> storage_;
+  std::vector<int64_t> values_;
+  std::vector<T*> ptrs_;
 };
+using BucketSet = BasicBucketSet<float>;
+using WireBucketSet = BasicBucketSet<uint16_t>;
+extern template class BasicBucketSet<float>;
+extern template class BasicBucketSet<uint16_t>;
 
 // buckets[b] <- compact(z + v); v may be null (pack z alone). z[l], v[l]: layer l, full size.
 void pack(const CompactionPlan& plan, const float* const* z, const float* const* v,
@@ -151,7 +139,7 @@ void pack(const CompactionPlan& plan, const float* const* z, const float* const*
 void unpack(const CompactionPlan& plan, const float* const* buckets, float* const* out,
             float scale = 1.0f);
 // The same with wire buckets: each value converted to `wire` as it is packed, and back to
-// fp32 (then scaled) as it is unpacked (compaction_wire.cc).
+// fp32 (then scaled) as it is unpacked (compaction_bucket.cc).
 // One bucket b only (pipelined buckets, compaction_bucket.cc): the same values as the
 // whole-plan calls put in or take from that bucket; unpack_bucket also writes the zeros of
 // every layer whose first compact value lies in bucket b, so unpacking all buckets in any

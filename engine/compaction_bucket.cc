@@ -1,4 +1,6 @@
-// pack / unpack of one bucket at a time, for pipelined buckets (hsadmm --pipeline-buckets):
+// pack / unpack of one bucket at a time, for pipelined buckets (hsadmm --pipeline-buckets),
+// and the 16-bit wire type's pack / unpack (--wire-dtype), converting each value as it is
+// gathered or scattered:
 // bucket b can travel while b + 1 is packed and b - 1 unpacked. Each call walks the layers
 // that overlap the bucket in stream order and copies only what falls in it; unpack writes a
 // layer's zeros (pruned filters and channels) with the bucket that holds the layer's first
@@ -111,6 +113,21 @@ void pack_wire_bucket(const CompactionPlan& plan, DType wire, const float* const
 void unpack_wire_bucket(const CompactionPlan& plan, DType wire, const uint16_t* bucket,
                         float* const* out, float scale, int b) {
   unpack_one(plan, bucket, out, scale, b, [wire](uint16_t x) { return from_wire(wire, x); });
+}
+
+// The whole plan in a wire type: every bucket in turn (the fp32 calls have vectorised paths
+// of their own in compaction.cc; the converting ones share this walk).
+void pack_wire(const CompactionPlan& plan, DType wire, const float* const* z, const float* const* v,
+               uint16_t* const* buckets) {
+  PRUNEX_CHECK(is_wire_dtype(wire), "wire type ", dtype_name(wire));
+  for (int b = 0; b < plan.buckets(); ++b) pack_wire_bucket(plan, wire, z, v, buckets[b], b);
+}
+
+void unpack_wire(const CompactionPlan& plan, DType wire, const uint16_t* const* buckets,
+                 float* const* out, float scale) {
+  PRUNEX_CHECK(is_wire_dtype(wire), "wire type ", dtype_name(wire));
+  for (int b = 0; b < plan.buckets(); ++b)
+    unpack_wire_bucket(plan, wire, buckets[b], out, scale, b);
 }
 
 }  // namespace prunex

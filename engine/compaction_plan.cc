@@ -112,14 +112,18 @@ uint64_t CompactionPlan::fingerprint() const {
   return h;
 }
 
-BucketSet::BucketSet(const CompactionPlan& plan, int pad_to) {
+template <typename T>
+BasicBucketSet<T>::BasicBucketSet(const CompactionPlan& plan, int pad_to) {
   PRUNEX_CHECK(pad_to >= 1, "pad_to ", pad_to);
   for (int b = 0; b < plan.buckets(); ++b) {
     const int64_t n = plan.bucket_floats(b);
-    floats_.push_back(n);
-    storage_.emplace_back((n + pad_to - 1) / pad_to * pad_to, 0.0f);
+    values_.push_back(n);
+    storage_.emplace_back((n + pad_to - 1) / pad_to * pad_to, T{0});
   }
   for (auto& s : storage_) ptrs_.push_back(s.data());
 }
+
+template class BasicBucketSet<float>;
+template class BasicBucketSet<uint16_t>;
 
 }  // namespace prunex

@@ -6,6 +6,7 @@
 #include "engine/hsadmm_updates.h"
 #include "engine/phases.h"
 #include "engine/projection.h"
+#include "engine/wire_dtype.h"
 
 namespace prunex {
 
@@ -26,8 +27,8 @@ HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, H
   PRUNEX_USAGE(is_consensus(strategy),
                "the consensus runs hsadmm, hsadmm-flat or hsadmm-rail, not ",
                strategy_name(strategy));
-  PRUNEX_USAGE(wire == DType::f32 || (!flat_ && (wire == DType::bf16 || wire == DType::f16)),
-               "--wire-dtype ", dtype_name(wire), " applies to hsadmm and hsadmm-rail only");
+  PRUNEX_USAGE(wire == DType::f32 || (!flat_ && is_wire_dtype(wire)), "--wire-dtype ",
+               dtype_name(wire), " applies to hsadmm and hsadmm-rail only");
   for (const auto& l : layout.layers) {
     offset_.push_back(n_);
     n_ += l.numel();
@@ -161,37 +162,39 @@ void* HsadmmConsensus::bucket_data(int b) {
                              : static_cast<void*>(wire_buckets_->bucket(b));
 }
 int64_t HsadmmConsensus::bucket_values(int b) const {
-  return wire_ == DType::f32 ? buckets_->floats(b) : wire_buckets_->values(b);
+  return wire_ == DType::f32 ? buckets_->values(b) : wire_buckets_->values(b);
 }
 int64_t HsadmmConsensus::bucket_padded(int b) const {
-  return wire_ == DType::f32 ? buckets_->padded_floats(b) : wire_buckets_->padded_values(b);
+  return wire_ == DType::f32 ? buckets_->padded_values(b) : wire_buckets_->padded_values(b);
 }
 int HsadmmConsensus::bucket_count() const {
   return wire_ == DType::f32 ? buckets_->size() : wire_buckets_->size();
 }
 
+// hsadmm-rail: local rank r's slice of bucket b (the bucket padded to P equal slices).
+int64_t HsadmmConsensus::rail_slice(int b) const {
+  return bucket_padded(b) / comm_.grouping().gpus_per_node;
+}
+char* HsadmmConsensus::rail_slice_ptr(int b) {
+  return static_cast<char*>(bucket_data(b)) +
+         comm_.local_rank() * rail_slice(b) * dtype_size(wire_);
+}
+// The node's ranks all-gather their summed slices of bucket b.
+void HsadmmConsensus::rail_gather(int b) {
+  slice_bytes_.assign(rail_slice_ptr(b), rail_slice_ptr(b) + rail_slice(b) * dtype_size(wire_));
+  comm_.allgather(slice_bytes_.data(), bucket_data(b), rail_slice(b), wire_, Group::intra);
+}
+
 // hsadmm-rail: every rank of a node holds the same packed buckets; local rank r sums slice r
 // of each bucket across the nodes on rail r, then the node's ranks all-gather the slices.
 void HsadmmConsensus::rail_exchange(PhaseTimer& timer) {
-  const int P = comm_.grouping().gpus_per_node;
-  const int r = comm_.local_rank();
-  const std::size_t esz = dtype_size(wire_);
-  auto slice_at = [&](int b, int64_t slice) {
-    return static_cast<char*>(bucket_data(b)) + r * slice * esz;
-  };
   timer.time(phase::inter_allreduce, [&] {
-    for (int b = 0; b < bucket_count(); ++b) {
-      const int64_t slice = bucket_padded(b) / P;
-      comm_.allreduce(slice_at(b, slice), slice, wire_, ReduceOp::sum, Group::rail);
-    }
+    for (int b = 0; b < bucket_count(); ++b)
+      comm_.allreduce(rail_slice_ptr(b), rail_slice(b), wire_, ReduceOp::sum, Group::rail);
   });
   timer.fence(comm_);
   timer.time(phase::allgather, [&] {
-    for (int b = 0; b < bucket_count(); ++b) {
-      const int64_t slice = bucket_padded(b) / P;
-      slice_bytes_.assign(slice_at(b, slice), slice_at(b, slice) + slice * esz);
-      comm_.allgather(slice_bytes_.data(), bucket_data(b), slice, wire_, Group::intra);
-    }
+    for (int b = 0; b < bucket_count(); ++b) rail_gather(b);
   });
 }
 
@@ -309,8 +312,6 @@ void HsadmmConsensus::pipelined_exchange(const CompactionPlan& plan, const float
                                          const float* const* v, float* const* out, float scale,
                                          PhaseTimer& timer) {
   const int B = bucket_count();
-  const int P = comm_.grouping().gpus_per_node, r = comm_.local_rank();
-  const std::size_t esz = dtype_size(wire_);
   const bool sends = comm_.is_leader() || rail_;
   auto pack_b = [&](int b) {
     if (wire_ == DType::f32)
@@ -325,10 +326,8 @@ void HsadmmConsensus::pipelined_exchange(const CompactionPlan& plan, const float
       unpack_wire_bucket(plan, wire_, static_cast<const uint16_t*>(bucket_data(b)), out, scale, b);
   };
   // rail: slice r of each bucket on rail r; leaders: the whole bucket on the inter group.
-  auto slice = [&](int b) { return rail_ ? bucket_padded(b) / P : bucket_values(b); };
-  auto slice_ptr = [&](int b) {
-    return static_cast<char*>(bucket_data(b)) + (rail_ ? r * slice(b) * esz : 0);
-  };
+  auto slice = [&](int b) { return rail_ ? rail_slice(b) : bucket_values(b); };
+  auto slice_ptr = [&](int b) { return rail_ ? rail_slice_ptr(b) : bucket_data(b); };
   timer.fence(comm_);
   std::vector<std::unique_ptr<Work>> work(B);
   if (!sends) timer.reached(phase::inter_allreduce);
@@ -343,10 +342,7 @@ void HsadmmConsensus::pipelined_exchange(const CompactionPlan& plan, const float
   for (int b = 0; b < B; ++b) {
     if (sends) timer.time(phase::inter_allreduce, [&] { work[b]->wait(); });
     if (rail_) {
-      timer.time(phase::allgather, [&] {
-        slice_bytes_.assign(slice_ptr(b), slice_ptr(b) + slice(b) * esz);
-        comm_.allgather(slice_bytes_.data(), bucket_data(b), slice(b), wire_, Group::intra);
-      });
+      timer.time(phase::allgather, [&] { rail_gather(b); });
     } else {
       timer.time(phase::broadcast, [&] {
         comm_.broadcast(bucket_data(b), bucket_values(b), wire_, 0, Group::intra);

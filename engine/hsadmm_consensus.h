@@ -101,6 +101,9 @@ class HsadmmConsensus {
   int64_t bucket_values(int b) const;
   int64_t bucket_padded(int b) const;
   int bucket_count() const;
+  int64_t rail_slice(int b) const;
+  char* rail_slice_ptr(int b);
+  void rail_gather(int b);
   void rail_exchange(PhaseTimer& timer);
   void whole_exchange(const CompactionPlan& plan, const float* const* z, const float* const* v,
                       float* const* out, float scale, PhaseTimer& timer);

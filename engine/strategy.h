@@ -21,6 +21,11 @@ std::string_view strategy_name(Strategy s);
 constexpr bool has_leaders(Strategy s) {
   return s == Strategy::hsadmm || s == Strategy::hsadmm_rail;
 }
+// Strategies that pack a compact payload for the inter-node all-reduce: the ones that take
+// --wire-dtype and --pipeline-buckets.
+constexpr bool packs_compact_payload(Strategy s) {
+  return s == Strategy::hsadmm || s == Strategy::hsadmm_rail;
+}
 // Consensus ADMM strategies (masks, residuals, z); the others synchronise gradients every step.
 constexpr bool is_consensus(Strategy s) {
   return s == Strategy::hsadmm || s == Strategy::hsadmm_flat || s == Strategy::hsadmm_rail;

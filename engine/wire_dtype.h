@@ -70,6 +70,10 @@ inline float f16_to_float(uint16_t h) {
   return f;
 }
 
+constexpr bool is_wire_dtype(DType t) {
+  return t == DType::bf16 || t == DType::f16;
+}
+
 // --wire-dtype: "fp32" (f32), "bf16" or "fp16" (f16); UsageError naming the valid ones.
 DType parse_wire_dtype(const std::string& name);
 std::string wire_dtype_name(DType t);  // the inverse

@@ -34,20 +34,18 @@ MPI_Op wire_sum_op(DType t) {
   static MPI_Op bf16 = MPI_OP_NULL, f16 = MPI_OP_NULL;
   MPI_Op& op = t == DType::bf16 ? bf16 : f16;
   if (op == MPI_OP_NULL)
-    PRUNEX_MPI_CHECK(MPI_Op_create(t == DType::bf16 ? wire_sum<DType::bf16> : wire_sum<DType::f16>,
-                                   1, &op));
+    PRUNEX_MPI_CHECK(
+        MPI_Op_create(t == DType::bf16 ? wire_sum<DType::bf16> : wire_sum<DType::f16>, 1, &op));
   return op;
 }
-
-bool is_wire(DType t) { return t == DType::bf16 || t == DType::f16; }
 
 // avg is a sum followed by a division, so it needs float or double; bor works on bytes; the
 // 16-bit floats only sum.
 MPI_Op mpi_op(ReduceOp op, DType t) {
-  PRUNEX_CHECK(!is_wire(t) || op == ReduceOp::sum, dtype_name(t), " reduces by sum only");
+  PRUNEX_CHECK(!is_wire_dtype(t) || op == ReduceOp::sum, dtype_name(t), " reduces by sum only");
   switch (op) {
     case ReduceOp::sum:
-      return is_wire(t) ? wire_sum_op(t) : MPI_SUM;
+      return is_wire_dtype(t) ? wire_sum_op(t) : MPI_SUM;
     case ReduceOp::max:
       return MPI_MAX;
     case ReduceOp::avg:

@@ -310,11 +310,9 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.plan.bucket_bytes = static_cast<int64_t>(cfg.bucket_mib * (1 << 20));
   s.plan.wire_dtype = parse_wire_dtype(cfg.wire_dtype);
   s.plan.pipeline_buckets = cfg.pipeline_buckets;
-  PRUNEX_USAGE(!cfg.pipeline_buckets || cfg.strategy == Strategy::hsadmm ||
-                   cfg.strategy == Strategy::hsadmm_rail,
+  PRUNEX_USAGE(!cfg.pipeline_buckets || packs_compact_payload(cfg.strategy),
                "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
-  PRUNEX_USAGE(s.plan.wire_dtype == DType::f32 || cfg.strategy == Strategy::hsadmm ||
-                   cfg.strategy == Strategy::hsadmm_rail,
+  PRUNEX_USAGE(s.plan.wire_dtype == DType::f32 || packs_compact_payload(cfg.strategy),
                "--wire-dtype ", cfg.wire_dtype, " applies to hsadmm and hsadmm-rail only");
   s.plan.topk_ratio = cfg.topk_ratio;
   s.iterations = cfg.iterations;

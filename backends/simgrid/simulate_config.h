@@ -38,7 +38,8 @@ struct SimulateConfig {
   int t_freeze = 0;
   double bucket_mib = 32;
   std::string wire_dtype = "fp32";
-  bool pipeline_buckets = false;  // hsadmm / hsadmm-rail: pipelined inter-node buckets  // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
+  bool pipeline_buckets = false;  // hsadmm / hsadmm-rail: pipelined inter-node buckets  // hsadmm /
+                                  // hsadmm-rail compact payload: fp32, bf16, fp16
   double topk_ratio = 0.01;
   std::string network_model = "CM02";
   FabricRouting fabric_routing = FabricRouting::pooled;

@@ -89,11 +89,11 @@ void check_round_trip_once(const Model& m, const ModelMask& mask, int64_t bucket
   ASSERT_EQ(plan.buckets(), int((int64_t(ref.size()) + cap - 1) / cap));
 
   BucketSet buckets(plan);
-  for (int b = 0; b < buckets.size(); ++b) std::fill_n(buckets.bucket(b), buckets.floats(b), -7.0f);
+  for (int b = 0; b < buckets.size(); ++b) std::fill_n(buckets.bucket(b), buckets.values(b), -7.0f);
   pack(plan, m.zp.data(), with_v ? m.vp.data() : nullptr, buckets.data());
   for (int b = 0; b < plan.buckets(); ++b) {
-    ASSERT_EQ(buckets.floats(b), std::min<int64_t>(cap, int64_t(ref.size()) - b * cap));
-    for (int64_t i = 0; i < buckets.floats(b); ++i)
+    ASSERT_EQ(buckets.values(b), std::min<int64_t>(cap, int64_t(ref.size()) - b * cap));
+    for (int64_t i = 0; i < buckets.values(b); ++i)
       ASSERT_EQ(buckets.bucket(b)[i], ref[b * cap + i]) << "bucket " << b << " at " << i;
   }
 

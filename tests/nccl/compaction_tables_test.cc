@@ -85,7 +85,7 @@ void check_against_cpu(const ModelLayout& layout, const ModelMask& mask, int64_t
     const std::vector<float> stream = host_pack(t, zc, with_v ? &vc : nullptr);
     int64_t pos = 0;
     for (int b = 0; b < buckets.size(); ++b)
-      for (int64_t i = 0; i < buckets.floats(b); ++i, ++pos)
+      for (int64_t i = 0; i < buckets.values(b); ++i, ++pos)
         ASSERT_TRUE(same_bits(stream[pos], buckets.bucket(b)[i]))
             << "bucket " << b << " float " << i << ": " << stream[pos] << " vs "
             << buckets.bucket(b)[i];

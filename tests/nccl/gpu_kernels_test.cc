@@ -140,7 +140,7 @@ TEST(GpuCompaction, PackUnpackEqualCpuBitForBit) {
       const auto got = stream.download();
       ASSERT_EQ(gc.buckets(), buckets.size());
       for (int b = 0; b < buckets.size(); ++b)
-        for (int64_t i = 0; i < buckets.floats(b); ++i)
+        for (int64_t i = 0; i < buckets.values(b); ++i)
           ASSERT_TRUE(same_bits(got[b * plan.bucket_capacity() + i], buckets.bucket(b)[i]))
               << "bucket " << b << " float " << i;
       std::vector<std::vector<float>> want(z.size());

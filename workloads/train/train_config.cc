@@ -171,12 +171,10 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(c.local_steps >= 0, "--local-steps must be >= 0, got ", c.local_steps);
   PRUNEX_USAGE(c.gpus_per_node >= 0, "--gpus-per-node must be >= 0");
   PRUNEX_USAGE(c.bucket_mib > 0, "--bucket-mib must be positive");
-  PRUNEX_USAGE(parse_wire_dtype(c.wire_dtype) == DType::f32 || c.strategy == Strategy::hsadmm ||
-                   c.strategy == Strategy::hsadmm_rail,
+  PRUNEX_USAGE(parse_wire_dtype(c.wire_dtype) == DType::f32 || packs_compact_payload(c.strategy),
                "--wire-dtype ", c.wire_dtype, " applies to hsadmm and hsadmm-rail only");
-  PRUNEX_USAGE(
-      !c.pipeline_buckets || c.strategy == Strategy::hsadmm || c.strategy == Strategy::hsadmm_rail,
-      "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
+  PRUNEX_USAGE(!c.pipeline_buckets || packs_compact_payload(c.strategy),
+               "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
   PRUNEX_USAGE(c.topk_ratio > 0 && c.topk_ratio <= 1, "--topk-ratio must be in (0, 1]");
   PRUNEX_USAGE(c.eval_every >= 1, "--eval-every must be at least 1");
   PRUNEX_USAGE(c.train_samples >= 0 && c.test_samples >= 0, "sample limits must be >= 0");

@@ -43,7 +43,8 @@ struct TrainConfig {
   double eps_abs = 1e-4, eps_rel = 1e-3;
   double bucket_mib = 32;  // inter-node buckets (hsadmm) / DDP buckets use 25 MiB
   std::string wire_dtype = "fp32";
-  bool pipeline_buckets = false;  // hsadmm / hsadmm-rail: pipelined inter-node buckets  // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
+  bool pipeline_buckets = false;  // hsadmm / hsadmm-rail: pipelined inter-node buckets  // hsadmm /
+                                  // hsadmm-rail compact payload: fp32, bf16, fp16
   double topk_ratio = 0.01;
   int eval_every = 1;
   // Measurement mode: world barriers before and after every communication phase (their waits
