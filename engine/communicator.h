@@ -81,6 +81,15 @@ class Communicator {
   // recv holds size(g) * count elements, rank r's block at r * count.
   virtual void allgather(const void* send, void* recv, std::size_t count, DType dtype, Group g) = 0;
   virtual void barrier(Group g) = 0;
+  // Point-to-point messages (CGX's reductions), non-blocking: peer is a rank within group g;
+  // the buffer must stay valid until the Work completes. Messages from one rank to another on
+  // one group arrive in the order they were sent, and a recv's count must equal its send's.
+  // A send records its bytes (CollectiveOp::send); a recv records CollectiveOp::recv, whose
+  // bytes are the sender's and count in no tier (engine/tier_bytes.h).
+  virtual std::unique_ptr<Work> send(const void* data, std::size_t count, DType dtype, int peer,
+                                     Group g) = 0;
+  virtual std::unique_ptr<Work> recv(void* data, std::size_t count, DType dtype, int peer,
+                                     Group g) = 0;
   // Ends every rank (used when one rank fails, so nobody hangs).
   virtual void abort(int code) = 0;
 

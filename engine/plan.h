@@ -50,6 +50,10 @@ struct PlanStep {
   // --from-warm), which can differ from the same collective right after compute
   // (docs/calibration.md).
   bool warm = false;
+  // > 0: the step stands for point-to-point messages (cgx's reductions) whose flows the op
+  // states (alltoall; a ring's hops as the ring all-gather that moves the same blocks), and
+  // a rank records one send of these bytes (what it sends in the step) instead of the op.
+  std::size_t sent_bytes = 0;
 };
 
 struct IterationPlan {

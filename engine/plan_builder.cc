@@ -25,6 +25,11 @@ void check_inputs(const PlanInputs& in) {
   PRUNEX_USAGE(in.bucket_bytes >= 4, "bucket size must be >= 4 bytes (got ", in.bucket_bytes, ")");
   PRUNEX_USAGE(in.topk_ratio > 0 && in.topk_ratio <= 1, "topk ratio must be in (0, 1] (got ",
                in.topk_ratio, ")");
+  PRUNEX_USAGE(in.prune_ratio >= 0 && in.prune_ratio < 1, "prune ratio must be in [0, 1) (got ",
+               in.prune_ratio, ")");
+  PRUNEX_USAGE(in.cgx_bits >= 1 && in.cgx_bits <= 8 && in.cgx_bucket >= 1,
+               "cgx bits must be in 1..8 and the bucket positive (got ", in.cgx_bits, ", ",
+               in.cgx_bucket, ")");
 }
 
 // PlanStep::warm from the order of the steps: a collective is warm when no compute step ran
@@ -52,6 +57,12 @@ IterationPlan strategy_plan(const PlanInputs& in) {
       return plan_detail::ddp_plan(in);
     case Strategy::topk:
       return plan_detail::topk_plan(in);
+    case Strategy::fp16:
+      return plan_detail::fp16_plan(in);
+    case Strategy::pactrain:
+      return plan_detail::pactrain_plan(in);
+    case Strategy::cgx:
+      return plan_detail::cgx_plan(in);
   }
   return {};
 }
@@ -117,7 +128,10 @@ std::vector<CallRecord> plan_calls(const IterationPlan& plan, const NodeGrouping
   std::vector<CallRecord> out;
   auto add = [&](const PlanStep& s) {
     if (s.kind != StepKind::collective || !grouping.takes_part(s.group, world_rank)) return;
-    out.push_back({s.op, s.group, s.dtype, s.bytes, 0});
+    if (s.sent_bytes > 0)
+      out.push_back({CollectiveOp::send, s.group, DType::u8, s.sent_bytes, 0});
+    else
+      out.push_back({s.op, s.group, s.dtype, s.bytes, 0});
   };
   for (const auto& s : plan.steps) add(s);
   for (const auto& s : plan.untimed) add(s);

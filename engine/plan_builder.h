@@ -85,6 +85,13 @@ struct PlanInputs {
   // step and unpack after that all-reduce and the previous bucket's unpack.
   bool pipeline_buckets = false;
   double topk_ratio = 0.01;
+  // pactrain: pruned fraction of conv / fc weights; buckets travel compact (the steady state
+  // once masks are stable, engine/pactrain.h); ternary levels on the wire.
+  double prune_ratio = 0.5;
+  bool ternary = false;
+  // cgx: bits per value and values per quantization bucket (engine/cgx_codec.h).
+  int cgx_bits = 4;
+  int cgx_bucket = 1024;
 };
 
 int world_size(const PlanInputs& in);

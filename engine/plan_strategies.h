@@ -13,5 +13,9 @@ IterationPlan hsadmm_plan(const PlanInputs& in);
 IterationPlan hsadmm_flat_plan(const PlanInputs& in);
 IterationPlan ddp_plan(const PlanInputs& in);
 IterationPlan topk_plan(const PlanInputs& in);
+// plan_peers.cc
+IterationPlan fp16_plan(const PlanInputs& in);
+IterationPlan pactrain_plan(const PlanInputs& in);
+IterationPlan cgx_plan(const PlanInputs& in);
 
 }  // namespace prunex::plan_detail

@@ -16,20 +16,27 @@ std::string_view strategy_name(Strategy s) {
       return "ddp";
     case Strategy::topk:
       return "topk";
+    case Strategy::fp16:
+      return "fp16";
+    case Strategy::pactrain:
+      return "pactrain";
+    case Strategy::cgx:
+      return "cgx";
   }
   return "?";
 }
 
 std::vector<Strategy> all_strategies() {
   return {Strategy::hsadmm, Strategy::hsadmm_flat, Strategy::hsadmm_rail, Strategy::ddp,
-          Strategy::topk};
+          Strategy::topk,   Strategy::fp16,        Strategy::pactrain,    Strategy::cgx};
 }
 
 Strategy parse_strategy(std::string_view name) {
   for (Strategy s : all_strategies())
     if (strategy_name(s) == name) return s;
-  throw UsageError(detail::concat("unknown strategy '", name,
-                                  "' (expected hsadmm, hsadmm-flat, hsadmm-rail, ddp or topk)"));
+  throw UsageError(detail::concat(
+      "unknown strategy '", name,
+      "' (expected hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain or cgx)"));
 }
 
 }  // namespace prunex

@@ -13,6 +13,9 @@ enum class Strategy {
   hsadmm_rail,  // hsadmm with the compact all-reduce split over the node's ranks (one per rail)
   ddp,          // dense gradient all-reduce every step, 25 MiB buckets overlapped with backward
   topk,         // top-1% gradient entries per layer, all-gather, error feedback
+  fp16,         // ddp with the buckets cast to fp16 for the all-reduce (PyTorch's fp16 hook)
+  pactrain,     // pruned once, masked gradients, compact buckets once the mask is stable
+  cgx,          // max-min quantized buckets, scatter-reduce-allgather and ring over send/recv
 };
 
 std::string_view strategy_name(Strategy s);
@@ -29,6 +32,11 @@ constexpr bool packs_compact_payload(Strategy s) {
 // Consensus ADMM strategies (masks, residuals, z); the others synchronise gradients every step.
 constexpr bool is_consensus(Strategy s) {
   return s == Strategy::hsadmm || s == Strategy::hsadmm_flat || s == Strategy::hsadmm_rail;
+}
+// Strategies built on DDP's gradient buckets, all-reduced every step as backward produces
+// them (ddp, fp16, pactrain; cgx uses the same buckets with its own reduction).
+constexpr bool uses_ddp_buckets(Strategy s) {
+  return s == Strategy::ddp || s == Strategy::fp16 || s == Strategy::pactrain || s == Strategy::cgx;
 }
 // Throws UsageError naming the unknown strategy and the valid ones.
 Strategy parse_strategy(std::string_view name);

@@ -11,6 +11,7 @@ TierBytes tier_bytes(const std::vector<CallRecord>& calls, Strategy strategy,
   TierBytes b;
   const int nodes = grouping.nodes();
   for (const auto& c : calls) {
+    if (c.op == CollectiveOp::recv) continue;  // the sender's bytes, counted at its send
     const double bytes = tier_carries(c.group, grouping, static_cast<double>(c.bytes));
     switch (c.group) {
       case Group::intra:
@@ -25,7 +26,8 @@ TierBytes tier_bytes(const std::vector<CallRecord>& calls, Strategy strategy,
         break;
     }
   }
-  if (!has_leaders(strategy) && nodes > 1) b.inter = b.world;
+  // World collectives cross the nodes; cgx adds them to its leaders' ring (none today).
+  if (!has_leaders(strategy) && nodes > 1) b.inter += b.world;
   return b;
 }
 

@@ -28,10 +28,11 @@ Group parse_group(std::string_view text) {
 }
 
 CollectiveOp parse_collective_op(std::string_view text) {
-  return parse_by_name(text, "collective",
-                       {CollectiveOp::allreduce, CollectiveOp::broadcast, CollectiveOp::allgather,
-                        CollectiveOp::barrier},
-                       collective_op_name);
+  return parse_by_name(
+      text, "collective",
+      {CollectiveOp::allreduce, CollectiveOp::broadcast, CollectiveOp::allgather,
+       CollectiveOp::barrier, CollectiveOp::alltoall, CollectiveOp::send, CollectiveOp::recv},
+      collective_op_name);
 }
 
 }  // namespace prunex

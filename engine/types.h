@@ -12,7 +12,8 @@
 namespace prunex {
 
 // bf16 and f16: 16-bit floats on the wire (engine/wire_dtype.h), summed in their own type.
-enum class DType { f32, f64, i32, i64, u8, bf16, f16 };
+// i8: signed bytes (PacTrain's ternary levels, summed).
+enum class DType { f32, f64, i32, i64, u8, bf16, f16, i8 };
 
 constexpr std::size_t dtype_size(DType t) {
   switch (t) {
@@ -25,6 +26,7 @@ constexpr std::size_t dtype_size(DType t) {
     case DType::i64:
       return 8;
     case DType::u8:
+    case DType::i8:
       return 1;
     case DType::bf16:
     case DType::f16:
@@ -49,6 +51,8 @@ constexpr std::string_view dtype_name(DType t) {
       return "bfloat16";
     case DType::f16:
       return "half";
+    case DType::i8:
+      return "int8";
   }
   return "?";
 }
@@ -90,8 +94,11 @@ constexpr std::string_view group_name(Group g) {
 }
 
 // The collectives a Communicator offers and a plan may contain. barrier carries no data; it
-// appears in call records (measurement fences), never in a plan.
-enum class CollectiveOp { allreduce, broadcast, allgather, barrier };
+// appears in call records (measurement fences), never in a plan. send and recv are the
+// point-to-point messages (CGX's reductions): records only; a plan states their pattern as
+// alltoall (every member sends `bytes` to every other member at once, CGX's scatter-reduce-
+// allgather) or as the ring collective whose edges carry the same blocks.
+enum class CollectiveOp { allreduce, broadcast, allgather, barrier, alltoall, send, recv };
 
 constexpr std::string_view collective_op_name(CollectiveOp op) {
   switch (op) {
@@ -103,6 +110,12 @@ constexpr std::string_view collective_op_name(CollectiveOp op) {
       return "allgather";
     case CollectiveOp::barrier:
       return "barrier";
+    case CollectiveOp::alltoall:
+      return "alltoall";
+    case CollectiveOp::send:
+      return "send";
+    case CollectiveOp::recv:
+      return "recv";
   }
   return "?";
 }

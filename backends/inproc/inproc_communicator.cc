@@ -3,9 +3,13 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstring>
+#include <deque>
 #include <exception>
+#include <map>
 #include <mutex>
 #include <thread>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "engine/error.h"
@@ -86,6 +90,8 @@ void reduce(std::vector<const void*>& in, std::size_t n, DType dtype, ReduceOp o
       return reduce_into(in, n, op, static_cast<int64_t*>(out));
     case DType::u8:
       return reduce_into(in, n, op, static_cast<uint8_t*>(out));
+    case DType::i8:
+      return reduce_into(in, n, op, static_cast<int8_t*>(out));
     case DType::bf16:
     case DType::f16: {  // summed in the wire type, rank by rank
       PRUNEX_CHECK(op == ReduceOp::sum, dtype_name(dtype), " reduces by sum only");
@@ -149,6 +155,26 @@ class InProcessWorld {
     aborted_ = true;
     for (auto& list : meet_)
       for (auto& r : list) r->wake();
+    std::lock_guard<std::mutex> lock(mail_m_);
+    mail_cv_.notify_all();
+  }
+
+  // Point-to-point: one FIFO per (group kind, sender, receiver) in world ranks.
+  void post_message(Group g, int from, int to, const void* data, std::size_t bytes) {
+    std::lock_guard<std::mutex> lock(mail_m_);
+    const auto* p = static_cast<const uint8_t*>(data);
+    mail_[{static_cast<int>(g), from, to}].emplace_back(p, p + bytes);
+    mail_cv_.notify_all();
+  }
+  void take_message(Group g, int from, int to, void* data, std::size_t bytes) {
+    std::unique_lock<std::mutex> lock(mail_m_);
+    auto& q = mail_[{static_cast<int>(g), from, to}];
+    mail_cv_.wait(lock, [&] { return !q.empty() || aborted_; });
+    if (q.empty()) throw RankAborted();
+    PRUNEX_CHECK(q.front().size() == bytes, "recv of ", bytes, " bytes on the ", group_name(g),
+                 " group met a message of ", q.front().size(), " bytes from world rank ", from);
+    std::memcpy(data, q.front().data(), bytes);
+    q.pop_front();
   }
   const std::atomic<bool>& aborted() const { return aborted_; }
 
@@ -156,7 +182,26 @@ class InProcessWorld {
   NodeGrouping grouping_;
   std::vector<std::unique_ptr<Rendezvous>> meet_[4];  // indexed by Group
   std::atomic<bool> aborted_{false};
+  std::mutex mail_m_;
+  std::condition_variable mail_cv_;
+  std::map<std::tuple<int, int, int>, std::deque<std::vector<uint8_t>>> mail_;
 };
+
+namespace {
+
+class RecvWork : public Work {
+ public:
+  explicit RecvWork(std::function<void()> take) : take_(std::move(take)) {}
+  void wait() override {
+    if (take_) std::exchange(take_, nullptr)();
+  }
+  bool is_completed() override { return !take_; }
+
+ private:
+  std::function<void()> take_;
+};
+
+}  // namespace
 
 InProcessCommunicator::InProcessCommunicator(std::shared_ptr<InProcessWorld> world, int world_rank)
     : world_(std::move(world)), rank_(world_rank) {}
@@ -220,6 +265,34 @@ void InProcessCommunicator::barrier(Group g) {
   Rendezvous& r = world_->post(g, rank_, nullptr, 0);
   r.wait_all(world_->aborted());  // nobody posts the next call before all checked this one
   record(CollectiveOp::barrier, g, DType::u8, 0, now_seconds() - t0);
+}
+
+std::unique_ptr<Work> InProcessCommunicator::send(const void* data, std::size_t count, DType dtype,
+                                                  int peer, Group g) {
+  PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "send to rank ", peer, " of the ",
+               group_name(g), " group (size ", size(g), ", this rank ", rank(g), ")");
+  const int to = world_->grouping().groups(g)[group_index_of(g)][peer];
+  world_->post_message(g, rank_, to, data, count * dtype_size(dtype));
+  record(CollectiveOp::send, g, dtype, count, 0);
+  return std::make_unique<DoneWork>();
+}
+
+std::unique_ptr<Work> InProcessCommunicator::recv(void* data, std::size_t count, DType dtype,
+                                                  int peer, Group g) {
+  PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "recv from rank ", peer, " of the ",
+               group_name(g), " group (size ", size(g), ", this rank ", rank(g), ")");
+  const int from = world_->grouping().groups(g)[group_index_of(g)][peer];
+  const std::size_t call = record(CollectiveOp::recv, g, dtype, count, 0);
+  const double t0 = now_seconds();
+  return std::make_unique<RecvWork>([this, g, from, data, count, dtype, call, t0] {
+    world_->take_message(g, from, rank_, data, count * dtype_size(dtype));
+    set_seconds(call, now_seconds() - t0);
+  });
+}
+
+int InProcessCommunicator::group_index_of(Group g) const {
+  const NodeGrouping& ng = grouping();
+  return g == Group::intra ? ng.node_of(rank_) : g == Group::rail ? ng.local_rank(rank_) : 0;
 }
 
 void InProcessCommunicator::abort(int code) {

@@ -30,10 +30,19 @@ class InProcessCommunicator : public Communicator {
   void broadcast(void* data, std::size_t count, DType dtype, int root, Group g) override;
   void allgather(const void* send, void* recv, std::size_t count, DType dtype, Group g) override;
   void barrier(Group g) override;
+  // A send copies the message into the receiver's mailbox and is done; a recv's wait() blocks
+  // until the message is there.
+  std::unique_ptr<Work> send(const void* data, std::size_t count, DType dtype, int peer,
+                             Group g) override;
+  std::unique_ptr<Work> recv(void* data, std::size_t count, DType dtype, int peer,
+                             Group g) override;
   // Wakes every rank blocked in a collective with an exception; does not return.
   [[noreturn]] void abort(int code) override;
 
  private:
+  // Which of the groups of kind g this rank belongs to (NodeGrouping::groups order).
+  int group_index_of(Group g) const;
+
   std::shared_ptr<InProcessWorld> world_;
   int rank_;
 };

@@ -126,6 +126,58 @@ class MpiAllreduceWork : public Work {
   bool done_ = false;
 };
 
+// An MPI_Isend or MPI_Irecv in flight (tag 0: MPI keeps messages between two ranks on one
+// communicator in order). The communicator must outlive it.
+class MpiP2pWork : public Work {
+ public:
+  MpiP2pWork(MpiCommunicator& comm, bool is_send, void* data, std::size_t count, DType dtype,
+             int peer, Group g)
+      : comm_(comm) {
+    const MPI_Comm c = comm.comm(g);
+    PRUNEX_CHECK(peer >= 0 && peer < comm.size(g) && peer != comm.rank(g),
+                 is_send ? "send to" : "recv from", " rank ", peer, " of the ", group_name(g),
+                 " group (size ", comm.size(g), ")");
+    call_ = comm.record(is_send ? CollectiveOp::send : CollectiveOp::recv, g, dtype, count, 0);
+    start_ = MPI_Wtime();
+    if (is_send)
+      PRUNEX_MPI_CHECK(
+          MPI_Isend(data, checked_count(count), mpi_datatype(dtype), peer, 0, c, &request_));
+    else
+      PRUNEX_MPI_CHECK(
+          MPI_Irecv(data, checked_count(count), mpi_datatype(dtype), peer, 0, c, &request_));
+  }
+  ~MpiP2pWork() override {
+    if (request_ != MPI_REQUEST_NULL && MpiEnv::active()) MPI_Wait(&request_, MPI_STATUS_IGNORE);
+  }
+  MpiP2pWork(const MpiP2pWork&) = delete;
+  MpiP2pWork& operator=(const MpiP2pWork&) = delete;
+
+  void wait() override {
+    if (done_) return;
+    PRUNEX_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
+    finish();
+  }
+  bool is_completed() override {
+    if (done_) return true;
+    int flag = 0;
+    PRUNEX_MPI_CHECK(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE));
+    if (flag) finish();
+    return done_;
+  }
+
+ private:
+  void finish() {
+    done_ = true;
+    comm_.set_seconds(call_, MPI_Wtime() - start_);
+  }
+
+  MpiCommunicator& comm_;
+  MPI_Request request_ = MPI_REQUEST_NULL;
+  std::size_t call_ = 0;
+  double start_ = 0;
+  bool done_ = false;
+};
+
 MpiCommunicator::MpiCommunicator(NodeGrouping grouping, MpiComm world, MpiComm intra, MpiComm inter,
                                  MpiComm rail)
     : grouping_(grouping) {
@@ -208,6 +260,16 @@ void MpiCommunicator::barrier(Group g) {
   const double t0 = MPI_Wtime();
   PRUNEX_MPI_CHECK(MPI_Barrier(c));
   record(CollectiveOp::barrier, g, DType::u8, 0, MPI_Wtime() - t0);
+}
+
+std::unique_ptr<Work> MpiCommunicator::send(const void* data, std::size_t count, DType dtype,
+                                            int peer, Group g) {
+  return std::make_unique<MpiP2pWork>(*this, true, const_cast<void*>(data), count, dtype, peer, g);
+}
+
+std::unique_ptr<Work> MpiCommunicator::recv(void* data, std::size_t count, DType dtype, int peer,
+                                            Group g) {
+  return std::make_unique<MpiP2pWork>(*this, false, data, count, dtype, peer, g);
 }
 
 void MpiCommunicator::abort(int code) {

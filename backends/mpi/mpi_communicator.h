@@ -27,13 +27,18 @@ class MpiCommunicator : public Communicator {
   void broadcast(void* data, std::size_t count, DType dtype, int root, Group g) override;
   void allgather(const void* send, void* recv, std::size_t count, DType dtype, Group g) override;
   void barrier(Group g) override;
+  std::unique_ptr<Work> send(const void* data, std::size_t count, DType dtype, int peer,
+                             Group g) override;
+  std::unique_ptr<Work> recv(void* data, std::size_t count, DType dtype, int peer,
+                             Group g) override;
   [[noreturn]] void abort(int code) override;
 
   // The MPI communicator of a group (Group::inter on a non-leader is a logic error).
   MPI_Comm comm(Group g) const;
 
  private:
-  friend class MpiAllreduceWork;  // records its call when it completes
+  friend class MpiAllreduceWork;  // record their calls when they complete
+  friend class MpiP2pWork;
   NodeGrouping grouping_;
   int world_rank_ = 0;
   std::array<MpiComm, 4> comms_;  // indexed by Group

@@ -116,6 +116,8 @@ MPI_Datatype mpi_datatype(DType t) {
       return MPI_INT64_T;
     case DType::u8:
       return MPI_UNSIGNED_CHAR;
+    case DType::i8:
+      return MPI_INT8_T;
     case DType::bf16:
     case DType::f16:
       return MPI_UINT16_T;  // summed by the user ops of mpi_communicator.cc

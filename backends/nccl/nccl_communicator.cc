@@ -48,6 +48,33 @@ class NcclWork : public Work {
   bool done_ = false;
 };
 
+// A send or receive of the current point-to-point group.
+class NcclP2pWork : public Work {
+ public:
+  NcclP2pWork(NcclCommunicator& owner, std::size_t call, std::shared_ptr<CudaEvent> start,
+              std::shared_ptr<CudaEvent> stop)
+      : owner_(owner), call_(call), start_(std::move(start)), stop_(std::move(stop)) {}
+  void wait() override {
+    if (done_) return;
+    owner_.flush_p2p();
+    owner_.wait_for(*stop_);
+    done_ = true;
+    owner_.note_seconds(call_, stop_->seconds_since(*start_));
+  }
+  bool is_completed() override {
+    if (done_) return true;
+    owner_.flush_p2p();
+    owner_.check_async_errors();
+    return stop_->query();
+  }
+
+ private:
+  NcclCommunicator& owner_;
+  std::size_t call_;
+  std::shared_ptr<CudaEvent> start_, stop_;
+  bool done_ = false;
+};
+
 int NcclCommunicator::checked_rank(MPI_Comm world, const NodeGrouping& grouping) {
   int rank = 0, size = 0;
   PRUNEX_MPI_CHECK(MPI_Comm_rank(world, &rank));
@@ -229,6 +256,45 @@ void NcclCommunicator::barrier(Group g) {
   stop.record(stream());
   wait_for(stop);
   record(CollectiveOp::barrier, g, DType::u8, 0, stop.seconds_since(start));
+}
+
+std::unique_ptr<Work> NcclCommunicator::send(const void* data, std::size_t count, DType dtype,
+                                             int peer, Group g) {
+  PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "send to rank ", peer,
+               " outside the group of ", size(g));
+  if (!p2p_open_) {
+    p2p_start_ = std::make_shared<CudaEvent>();
+    p2p_stop_ = std::make_shared<CudaEvent>();
+    p2p_start_->record(stream());
+    PRUNEX_NCCL_CHECK(ncclGroupStart());
+    p2p_open_ = true;
+  }
+  PRUNEX_NCCL_CHECK(ncclSend(data, count, nccl_type(dtype), peer, comm(g), stream()));
+  return std::make_unique<NcclP2pWork>(*this, record(CollectiveOp::send, g, dtype, count, 0),
+                                       p2p_start_, p2p_stop_);
+}
+
+std::unique_ptr<Work> NcclCommunicator::recv(void* data, std::size_t count, DType dtype, int peer,
+                                             Group g) {
+  PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "recv from rank ", peer,
+               " outside the group of ", size(g));
+  if (!p2p_open_) {
+    p2p_start_ = std::make_shared<CudaEvent>();
+    p2p_stop_ = std::make_shared<CudaEvent>();
+    p2p_start_->record(stream());
+    PRUNEX_NCCL_CHECK(ncclGroupStart());
+    p2p_open_ = true;
+  }
+  PRUNEX_NCCL_CHECK(ncclRecv(data, count, nccl_type(dtype), peer, comm(g), stream()));
+  return std::make_unique<NcclP2pWork>(*this, record(CollectiveOp::recv, g, dtype, count, 0),
+                                       p2p_start_, p2p_stop_);
+}
+
+void NcclCommunicator::flush_p2p() {
+  if (!p2p_open_) return;
+  p2p_open_ = false;
+  PRUNEX_NCCL_CHECK(ncclGroupEnd());
+  p2p_stop_->record(stream());
 }
 
 void NcclCommunicator::abort(int code) {

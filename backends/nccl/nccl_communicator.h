@@ -43,6 +43,13 @@ class NcclCommunicator : public Communicator {
   void broadcast(void* data, std::size_t count, DType dtype, int root, Group g) override;
   void allgather(const void* send, void* recv, std::size_t count, DType dtype, Group g) override;
   void barrier(Group g) override;
+  // Sends and receives posted one after another form one NCCL group (ncclGroupStart ...
+  // ncclGroupEnd), which closes at the first wait() or is_completed() of any of them, so a
+  // ring's send to the next rank and receive from the previous one cannot deadlock.
+  std::unique_ptr<Work> send(const void* data, std::size_t count, DType dtype, int peer,
+                             Group g) override;
+  std::unique_ptr<Work> recv(void* data, std::size_t count, DType dtype, int peer,
+                             Group g) override;
   // ncclCommAbort on every communicator, then MPI_Abort (does not return).
   void abort(int code) override;
 
@@ -52,6 +59,9 @@ class NcclCommunicator : public Communicator {
 
  private:
   friend class NcclWork;
+  friend class NcclP2pWork;
+  // Ends the open group of point-to-point calls (if any) and records its completion event.
+  void flush_p2p();
   static int checked_rank(MPI_Comm world, const NodeGrouping& grouping);
   static int select_device(MPI_Comm world);
   // Enqueues the all-reduce on the stream; scratch (bor only) must live until it finishes.
@@ -73,6 +83,10 @@ class NcclCommunicator : public Communicator {
   NcclComm world_, intra_, inter_, rail_;
   CudaStream stream_;
   DeviceArray<uint8_t> barrier_byte_;
+  // The open group of sends and receives: its start event, and the completion event the
+  // Works of its calls share (recorded when the group closes).
+  bool p2p_open_ = false;
+  std::shared_ptr<CudaEvent> p2p_start_, p2p_stop_;
 };
 
 }  // namespace prunex

@@ -16,6 +16,8 @@ ncclDataType_t nccl_type(DType t) {
       return ncclInt64;
     case DType::u8:
       return ncclUint8;
+    case DType::i8:
+      return ncclInt8;
     case DType::bf16:
       return ncclBfloat16;
     case DType::f16:

@@ -151,7 +151,11 @@ double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op,
     case CollectiveOp::broadcast:
       if (algo == Algo::tree) return tree_ok ? depth * l.alpha + bcast_load / l.bw : kNaN;
       return l.ring_hops_s - l.skipped_hop_s + s / l.channels / l.bw;
+    case CollectiveOp::alltoall:  // one step; each member's port sends n - 1 blocks
+      return algo == Algo::tree ? kNaN : l.alpha + (l.own_links ? s : (n - 1) * s) / l.bw;
     case CollectiveOp::barrier:  // no payload; not modeled
+    case CollectiveOp::send:
+    case CollectiveOp::recv:
       return 0;
   }
   return kNaN;
@@ -176,7 +180,11 @@ double expected_total_bytes(CollectiveOp op, Algo algo, Group group, int nodes, 
         return m * (p - 1) * s + m * (m - 1) * p * s + m * (p - 1) * n * s;
       case CollectiveOp::broadcast:
         return (m - 1) * s + m * (p - 1) * s;
+      case CollectiveOp::alltoall:  // not hierarchical: the flat all-to-all below
+        break;
       case CollectiveOp::barrier:
+      case CollectiveOp::send:
+      case CollectiveOp::recv:
         return 0;
     }
   }
@@ -193,7 +201,11 @@ double expected_total_bytes(CollectiveOp op, Algo algo, Group group, int nodes, 
       return comms * k * (k - 1) * s;
     case CollectiveOp::broadcast:
       return comms * (k - 1) * s;
+    case CollectiveOp::alltoall:
+      return comms * k * (k - 1) * s;
     case CollectiveOp::barrier:
+    case CollectiveOp::send:
+    case CollectiveOp::recv:
       return 0;
   }
   return 0;

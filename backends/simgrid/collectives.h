@@ -83,6 +83,8 @@ Schedule ring_allgather(const std::vector<int>& members, const RankLayout& layou
 Schedule hierarchical_allgather(const RankLayout& layout, double block);
 Schedule chain_broadcast(const std::vector<int>& members, const RankLayout& layout, double bytes);
 Schedule tree_broadcast(const std::vector<int>& members, double bytes);
+// Every member sends `bytes` straight to every other member, all at once (one step).
+Schedule direct_alltoall(const std::vector<int>& members, double bytes);
 Schedule hierarchical_broadcast(const RankLayout& layout, double bytes);
 
 // Open MPI's algorithms (collectives_mpi.cc): the one Open MPI 4.1's coll/tuned picks for an

@@ -29,6 +29,7 @@ Schedule merge_concurrent(const std::vector<Schedule>& schedules) {
 
 Schedule flat(CollectiveOp op, Algo algo, const std::vector<int>& m, const RankLayout& layout,
               double bytes) {
+  if (op == CollectiveOp::alltoall) return direct_alltoall(m, bytes);  // every algo
   if (algo == Algo::mpi) return mpi_schedule(op, m, layout, bytes);
   switch (op) {
     case CollectiveOp::allreduce:
@@ -40,7 +41,11 @@ Schedule flat(CollectiveOp op, Algo algo, const std::vector<int>& m, const RankL
     case CollectiveOp::broadcast:
       return algo == Algo::tree ? tree_broadcast(m, bytes) : chain_broadcast(m, layout, bytes);
     case CollectiveOp::barrier:  // no payload: no flows
+    case CollectiveOp::alltoall:
       return {};
+    case CollectiveOp::send:
+    case CollectiveOp::recv:
+      throw UsageError("a plan has no point-to-point steps (alltoall states their pattern)");
   }
   return {};
 }
@@ -62,6 +67,10 @@ Schedule build_schedule(CollectiveOp op, Algo algo, Group group, const RankLayou
         return hierarchical_broadcast(layout, bytes);
       case CollectiveOp::barrier:
         return {};
+      case CollectiveOp::alltoall:
+      case CollectiveOp::send:
+      case CollectiveOp::recv:
+        break;  // flat, below
     }
   }
   if (algo == Algo::hierarchical) algo = Algo::ring;

@@ -272,6 +272,9 @@ Schedule mpi_schedule(CollectiveOp op, const std::vector<int>& members, const Ra
       }
       break;
     case CollectiveOp::barrier:
+    case CollectiveOp::alltoall:  // not reached: mpi_schedule sends alltoall to the direct one
+    case CollectiveOp::send:
+    case CollectiveOp::recv:
       break;
   }
   return b.finish(alg == MpiAlg::recursive_doubling);

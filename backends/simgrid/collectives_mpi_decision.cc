@@ -212,9 +212,12 @@ MpiAlg ompi_choice(CollectiveOp op, int n, double bytes) {
     case CollectiveOp::broadcast:
       return pick(bcast_table(), n, bytes);
     case CollectiveOp::barrier:
+    case CollectiveOp::alltoall:
+    case CollectiveOp::send:
+    case CollectiveOp::recv:
       break;
   }
-  throw UsageError("no Open MPI model of a barrier");
+  throw UsageError(detail::concat("no Open MPI decision for ", collective_op_name(op)));
 }
 
 }  // namespace prunex::sim

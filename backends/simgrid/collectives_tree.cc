@@ -60,6 +60,17 @@ Schedule tree_allreduce(const std::vector<int>& members, double bytes) {
 
 // Broadcast from member 0 down tree 0 (pipelined): depth latency terms; an inner rank sends
 // S to each of its (at most two) children.
+Schedule direct_alltoall(const std::vector<int>& members, double bytes) {
+  const int n = static_cast<int>(members.size());
+  if (n < 2 || bytes <= 0) return {};
+  Phase phase;
+  phase.latency_steps = 1;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j) phase.flows.push_back({members[i], members[j], bytes});
+  return {phase};
+}
+
 Schedule tree_broadcast(const std::vector<int>& members, double bytes) {
   const int n = static_cast<int>(members.size());
   if (n < 2 || bytes <= 0) return {};

@@ -73,7 +73,7 @@ const std::vector<SimulateField>& simulate_fields() {
               kMaxScaledNodes),
       integer("gpus-per-node", "P", "GPUs per node (0: the topology's; at most the topology's)",
               &C::gpus_per_node, 0, 1 << 20),
-      {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp or topk",
+      {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain or cgx",
        [](C& c, const std::string& v) { c.strategy = parse_strategy(v); },
        [](const C& c) { return nlohmann::json(std::string(strategy_name(c.strategy))); }},
       text("model", "M", "model from the layer tables (prunex model-info)", &C::model, true),
@@ -139,6 +139,19 @@ const std::vector<SimulateField>& simulate_fields() {
        [](const C& c) { return nlohmann::json(c.pipeline_buckets); }},
       real("topk-ratio", "R", "Top-K: kept fraction of each layer's gradient", &C::topk_ratio, 0, 1,
            true),
+      real("prune-ratio", "R",
+           "pactrain: pruned fraction of every conv and fc weight (modeled: every bucket compact)",
+           &C::prune_ratio, 0, 0.999999, false),
+      {"ternary", "BOOL", "pactrain: int8 TernGrad levels on the wire (plus a scaler per bucket)",
+       [](C& c, const std::string& v) {
+         PRUNEX_USAGE(v == "true" || v == "false", "--ternary must be true or false, got '", v,
+                      "'");
+         c.ternary = v == "true";
+       },
+       [](const C& c) { return nlohmann::json(c.ternary); }},
+      integer("bits", "B", "cgx: quantization bits per value", &C::bits, 1, 8),
+      integer("bucket-size", "N", "cgx: values per quantization bucket", &C::bucket_size, 1,
+              1 << 30),
       {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB",
        [](C& c, const std::string& v) {
          PRUNEX_USAGE(known_network_models().count(v), "unknown network model '", v,
@@ -315,6 +328,10 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   PRUNEX_USAGE(s.plan.wire_dtype == DType::f32 || packs_compact_payload(cfg.strategy),
                "--wire-dtype ", cfg.wire_dtype, " applies to hsadmm and hsadmm-rail only");
   s.plan.topk_ratio = cfg.topk_ratio;
+  s.plan.prune_ratio = cfg.prune_ratio;
+  s.plan.ternary = cfg.ternary;
+  s.plan.cgx_bits = cfg.bits;
+  s.plan.cgx_bucket = cfg.bucket_size;
   s.iterations = cfg.iterations;
   s.t_freeze = cfg.t_freeze;
   s.sim.nodes = cfg.nodes;

@@ -41,6 +41,10 @@ struct SimulateConfig {
   bool pipeline_buckets = false;  // hsadmm / hsadmm-rail: pipelined inter-node buckets  // hsadmm /
                                   // hsadmm-rail compact payload: fp32, bf16, fp16
   double topk_ratio = 0.01;
+  double prune_ratio = 0.5;  // pactrain
+  bool ternary = false;      // pactrain
+  int bits = 4;              // cgx
+  int bucket_size = 1024;    // cgx
   std::string network_model = "CM02";
   FabricRouting fabric_routing = FabricRouting::pooled;
   long ecmp_seed = 1;

@@ -137,6 +137,9 @@ std::unique_ptr<LiveStrategy> make_live_strategy(TrainSetup& s, Communicator& co
     case Strategy::hsadmm_rail:
       return make_hsadmm(s, comm, s.cfg.strategy);
     case Strategy::ddp:
+    case Strategy::fp16:
+    case Strategy::pactrain:
+    case Strategy::cgx:
       return make_ddp(s, comm);
     case Strategy::topk:
       return make_topk(s, comm);

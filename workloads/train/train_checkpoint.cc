@@ -71,6 +71,25 @@ StateSections save_rank_state(const TrainSetup& s, const LiveStrategy& strategy)
   return out;
 }
 
+int load_init_model(TrainSetup& s, const std::string& dir) {
+  const CheckpointManifest m = read_latest_checkpoint(dir);
+  const nlohmann::json& saved = m.json["config"];
+  PRUNEX_USAGE(saved.is_object() && saved.value("strategy", "") == "ddp", "--init ", dir,
+               ": not a checkpoint of a ddp run (strategy ",
+               saved.is_object() ? saved.value("strategy", "?") : "?", ")");
+  PRUNEX_USAGE(
+      saved.value("model", "") == s.cfg.model && saved.value("classes", 0) == s.cfg.classes,
+      "--init ", dir, ": model ", saved.value("model", "?"), " with ", saved.value("classes", 0),
+      " classes, this run ", s.cfg.model, " with ", s.cfg.classes);
+  const StateSections in = read_rank_checkpoint(m, 0);
+  torch::NoGradGuard no_grad;
+  for (const auto& p : s.model->named_parameters(true))
+    fill_tensor(p.value(), in, "model/" + p.key());
+  for (const auto& b : s.model->named_buffers(true))
+    fill_tensor(b.value(), in, "buffer/" + b.key());
+  return m.iteration;
+}
+
 void load_rank_state(TrainSetup& s, LiveStrategy& strategy, const StateSections& in) {
   torch::NoGradGuard no_grad;
   for (const auto& p : s.model->named_parameters(true))

@@ -28,6 +28,11 @@ CheckpointManifest open_resume(const TrainConfig& cfg, const nlohmann::json& con
 // (truncated, checksum), every rank throws the same UsageError naming that file.
 void restore_checkpoint(const CheckpointManifest& m, TrainSetup& s, LiveStrategy& strategy,
                         Communicator& comm);
+// pactrain --init DIR: the model (parameters and buffers) of rank 0 in the newest checkpoint
+// of a `train --strategy ddp` run of the same model and classes (ddp keeps every rank's model
+// equal); UsageError naming what does not match. Returns the checkpoint's iteration.
+int load_init_model(TrainSetup& s, const std::string& dir);
+
 // After outer iteration k: every rank writes its file, rank 0 the manifest (config, grouping,
 // `run` so far, `extra`) and LATEST. A failure to write is a runtime_error (the job ends).
 void write_checkpoint(const std::string& dir, int k, const RunRecord& run,

@@ -52,7 +52,7 @@ const std::vector<TrainField>& train_fields() {
       str_field("dataset", "D", "fashion-mnist, cifar10 or synthetic", &C::dataset),
       str_field("data-dir", "DIR", "dataset folder (cifar10: data_batch_*.bin, test_batch.bin)",
                 &C::data_dir),
-      {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp or topk",
+      {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain or cgx",
        [](C& c, const std::string& v) { c.strategy = parse_strategy(v); },
        [](const C& c) { return nlohmann::json(std::string(strategy_name(c.strategy))); }},
       int_field("classes", "classes of the model head", &C::classes),
@@ -98,6 +98,33 @@ const std::vector<TrainField>& train_fields() {
                  "once it is packed and unpack each as it arrives, overlapping the buckets",
                  &C::pipeline_buckets),
       dbl_field("topk-ratio", "kept fraction of gradient entries (topk)", &C::topk_ratio),
+      dbl_field("prune-ratio", "pactrain: pruned fraction of every conv and fc weight, in [0, 1)",
+                &C::prune_ratio),
+      str_field("prune-method", "M",
+                "pactrain: magnitude (smallest |w| go) or grasp (scores -w * Hg on 4 batches)",
+                &C::prune_method),
+      str_field("init", "DIR",
+                "pactrain: prune the model of the newest checkpoint in DIR (a train --strategy "
+                "ddp run; default: prune the freshly initialised model)",
+                &C::init),
+      int_field("stable-steps",
+                "pactrain: steps a bucket's mask must stay unchanged before its kept values "
+                "travel compact (the paper gives no value)",
+                &C::stable_steps),
+      bool_field("ternary",
+                 "pactrain: TernGrad levels on the wire (MAX all-reduce of a scaler per bucket, "
+                 "int8 SUM of the levels; at most 127 ranks)",
+                 &C::ternary),
+      int_field("bits", "cgx: quantization bits per value (1-8)", &C::bits),
+      int_field("bucket-size", "cgx: values per quantization bucket (two fp32 metadata each)",
+                &C::bucket_size),
+      bool_field("stochastic-rounding", "cgx: round levels stochastically instead of to nearest",
+                 &C::stochastic_rounding),
+      bool_field("adaptive-bits",
+                 "cgx: per-layer bits 2-4 by k-means over (size, top-100 norm of a decayed "
+                 "gradient accumulator), rank 0 every --adapt-every steps",
+                 &C::adaptive_bits),
+      int_field("adapt-every", "cgx: steps between adaptive bit choices", &C::adapt_every),
       int_field("eval-every", "evaluate z on the test set every N iterations", &C::eval_every),
       bool_field(
           "sync-phases",
@@ -176,6 +203,20 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(!c.pipeline_buckets || packs_compact_payload(c.strategy),
                "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
   PRUNEX_USAGE(c.topk_ratio > 0 && c.topk_ratio <= 1, "--topk-ratio must be in (0, 1]");
+  PRUNEX_USAGE(c.prune_ratio >= 0 && c.prune_ratio < 1, "--prune-ratio must be in [0, 1), got ",
+               c.prune_ratio);
+  PRUNEX_USAGE(c.prune_method == "magnitude" || c.prune_method == "grasp",
+               "--prune-method must be magnitude or grasp, got '", c.prune_method, "'");
+  PRUNEX_USAGE(c.init.empty() || c.strategy == Strategy::pactrain,
+               "--init applies to pactrain only");
+  PRUNEX_USAGE(!c.ternary || c.strategy == Strategy::pactrain,
+               "--ternary applies to pactrain only");
+  PRUNEX_USAGE(c.stable_steps >= 1, "--stable-steps must be at least 1, got ", c.stable_steps);
+  PRUNEX_USAGE(c.bits >= 1 && c.bits <= 8, "--bits must be in 1..8, got ", c.bits);
+  PRUNEX_USAGE(c.bucket_size >= 1, "--bucket-size must be positive, got ", c.bucket_size);
+  PRUNEX_USAGE(c.adapt_every >= 1, "--adapt-every must be at least 1, got ", c.adapt_every);
+  PRUNEX_USAGE(!c.adaptive_bits || c.strategy == Strategy::cgx,
+               "--adaptive-bits applies to cgx only");
   PRUNEX_USAGE(c.eval_every >= 1, "--eval-every must be at least 1");
   PRUNEX_USAGE(c.train_samples >= 0 && c.test_samples >= 0, "sample limits must be >= 0");
   PRUNEX_USAGE(c.synthetic_samples >= 1, "--synthetic-samples must be positive");

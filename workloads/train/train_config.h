@@ -41,11 +41,25 @@ struct TrainConfig {
   int freeze_after = 3;           // ... or once it has been unchanged this many iterations (0: off)
   bool masked_retraining = true;  // after freezing, theta is masked too (section 4.5)
   double eps_abs = 1e-4, eps_rel = 1e-3;
-  double bucket_mib = 32;  // inter-node buckets (hsadmm) / DDP buckets use 25 MiB
-  std::string wire_dtype = "fp32";
-  bool pipeline_buckets = false;  // hsadmm / hsadmm-rail: pipelined inter-node buckets  // hsadmm /
-                                  // hsadmm-rail compact payload: fp32, bf16, fp16
+  double bucket_mib = 32;           // inter-node buckets (hsadmm) / DDP buckets use 25 MiB
+  std::string wire_dtype = "fp32";  // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
+  bool pipeline_buckets = false;    // hsadmm / hsadmm-rail: pipelined inter-node buckets
   double topk_ratio = 0.01;
+  // pactrain (engine/pactrain.h): pruned fraction of every conv / fc weight, by magnitude or
+  // grasp; the ddp checkpoint folder to prune (empty: from scratch); steps a bucket's mask must
+  // stay unchanged before it travels compact; TernGrad levels on the wire.
+  double prune_ratio = 0.5;
+  std::string prune_method = "magnitude";
+  std::string init;
+  int stable_steps = 10;  // kPactrainStableSteps
+  bool ternary = false;
+  // cgx (engine/cgx_codec.h): bits per value, values per quantization bucket, stochastic
+  // rounding, per-layer bits (2-4) chosen every adapt_every steps.
+  int bits = 4;
+  int bucket_size = 1024;
+  bool stochastic_rounding = false;
+  bool adaptive_bits = false;
+  int adapt_every = 100;
   int eval_every = 1;
   // Measurement mode: world barriers before and after every communication phase (their waits
   // recorded as sync_wait), so the phases time communication alone (DDP then all-reduces

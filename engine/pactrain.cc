@@ -1,0 +1,59 @@
+#include "engine/pactrain.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "engine/error.h"
+
+namespace prunex {
+
+int64_t pactrain_kept(const LayerInfo& l, double ratio) {
+  const int64_t n = l.numel();
+  if (!pactrain_prunable(l)) return n;
+  return n - std::llround(ratio * static_cast<double>(n));
+}
+
+std::vector<int64_t> pactrain_compact_floats(const ModelLayout& layout, double ratio) {
+  std::vector<int64_t> out;
+  for (const auto& b : ddp_buckets(layout)) {
+    int64_t kept = 0;
+    for (int l : b.layers) kept += pactrain_kept(layout.layers[l], ratio);
+    out.push_back(kept);
+  }
+  return out;
+}
+
+std::vector<int64_t> lowest_scores(const float* score, int64_t n, double ratio) {
+  PRUNEX_CHECK(ratio >= 0 && ratio < 1, "prune ratio ", ratio, " outside [0, 1)");
+  const int64_t k = std::llround(ratio * static_cast<double>(n));
+  std::vector<int64_t> idx(static_cast<std::size_t>(n));
+  std::iota(idx.begin(), idx.end(), int64_t(0));
+  auto less = [&](int64_t a, int64_t b) {
+    return score[a] < score[b] || (score[a] == score[b] && a < b);
+  };
+  std::nth_element(idx.begin(), idx.begin() + k, idx.end(), less);
+  idx.resize(static_cast<std::size_t>(k));
+  std::sort(idx.begin(), idx.end());
+  return idx;
+}
+
+float max_abs(const float* x, int64_t n) {
+  float m = 0;
+  for (int64_t i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i]));
+  return m;
+}
+
+void ternarize(const float* x, int64_t n, float s, uint64_t seed, int8_t* out) {
+  if (!(s > 0)) {
+    std::fill(out, out + n, int8_t(0));
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const double p = std::fabs(x[i]) / s;
+    const bool keep = uniform01(seed, static_cast<uint64_t>(i)) < p;
+    out[i] = keep ? (x[i] > 0 ? int8_t(1) : int8_t(-1)) : int8_t(0);
+  }
+}
+
+}  // namespace prunex
