@@ -35,7 +35,7 @@ PY
 }
 
 # 1. Every strategy: uninterrupted against stopped at 2 and resumed.
-for s in hsadmm hsadmm-flat ddp topk; do
+for s in hsadmm hsadmm-flat ddp topk fp16 pactrain cgx; do
   "${mpi[@]}" "$prunex" "${common[@]}" --strategy $s --iterations 4 --checkpoint-every 1 \
     --out "$tmp/$s/full" >"$tmp/$s.full.txt"
   "${mpi[@]}" "$prunex" "${common[@]}" --strategy $s --iterations 2 --checkpoint-every 1 \

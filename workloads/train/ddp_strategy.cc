@@ -86,6 +86,12 @@ class BucketedStrategy : public LiveStrategy {
         s_, clock, [&] { finish_step(); }, [&] { after_step(); });
     out.dense_inter_bytes = static_cast<double>(s_.flat.total) * 4 * steps_per_iteration_;
     steps_per_iteration_ = 0;
+    // pactrain: the nonzero fraction of each pruned weight (stays <= 1 - ratio: pruned weights
+    // never regrow, since their gradients are masked).
+    for (size_t l = 0; l < masks_.size(); ++l)
+      if (masks_[l].defined())
+        out.density[s_.layout.layers[l].name] =
+            s_.params[l].ne(0).sum().item<double>() / static_cast<double>(s_.params[l].numel());
     return out;
   }
 

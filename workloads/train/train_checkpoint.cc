@@ -1,5 +1,7 @@
 #include "workloads/train/train_checkpoint.h"
 
+#include <filesystem>
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
@@ -72,6 +74,9 @@ StateSections save_rank_state(const TrainSetup& s, const LiveStrategy& strategy)
 }
 
 int load_init_model(TrainSetup& s, const std::string& dir) {
+  PRUNEX_USAGE(std::filesystem::exists(std::filesystem::path(dir) / "LATEST"), "--init ", dir,
+               ": no complete checkpoint there (no LATEST; write one with train --strategy ddp "
+               "--checkpoint-every K)");
   const CheckpointManifest m = read_latest_checkpoint(dir);
   const nlohmann::json& saved = m.json["config"];
   PRUNEX_USAGE(saved.is_object() && saved.value("strategy", "") == "ddp", "--init ", dir,
