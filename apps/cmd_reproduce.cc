@@ -93,10 +93,10 @@ std::vector<Step> simulation_steps(const ReproduceOptions& o) {
   };
   const std::string nodes64 = std::to_string(64 / o.gpus_per_node);
   std::vector<Step> s;
-  s.push_back(
-      {"fig9_sweep", with({"sweep", "--model", "resnet152", "--gpus", "8,16,32,64", "--strategy",
-                           "hsadmm,hsadmm-flat,ddp,topk", "--out", run_path(o, "fig9_sweep")},
-                          common)});
+  s.push_back({"fig9_sweep", with({"sweep", "--model", "resnet152", "--gpus", "8,16,32,64",
+                                   "--strategy", "hsadmm,hsadmm-flat,ddp,topk,fp16,pactrain,cgx",
+                                   "--out", run_path(o, "fig9_sweep")},
+                                  common)});
   s.push_back({"fig9_sweep_e" + std::to_string(o.alt_local_epochs),
                with({"sweep", "--model", "resnet152", "--gpus", "8,16,32,64", "--strategy",
                      "hsadmm", "--local-epochs", std::to_string(o.alt_local_epochs), "--out",
@@ -182,6 +182,8 @@ std::vector<Step> plot_steps(const ReproduceOptions& o, std::vector<std::string>
     figures.push_back(o.out + "/" + file);
   };
   plot("fig9_scaling.png", "scaling", {runs_dir(o) + "/fig9_scaling.json"});
+  // Beyond the paper: the peer systems (docs/peers.md) on the same sweep.
+  plot("peers_scaling.png", "scaling", {run_path(o, "fig9_sweep") + "/scaling.json"});
   plot("fig7_comm_latency.png", "comm-latency",
        {metrics("resnet152_hsadmm"), metrics("resnet152_hsadmm-flat"), metrics("resnet152_ddp")});
   plot("fig8_comm_breakdown.png", "comm-breakdown",

@@ -7,6 +7,8 @@
 #
 #   scripts/run_emulated.sh [--shapes 2x2,4x1] [--slowdowns 5000,10000]
 #                           [--strategies hsadmm,hsadmm-flat,ddp,topk] [--samples 8000]
+#   (a strategy name S reads workloads/configs/fashion_mnist_small_cnn_S.json; a config with a
+#   "strategy" key runs that strategy under the name S, e.g. topk10: Top-K at 10%)
 #                           [--iterations 6] [--out out/emulated]
 #
 # Each run: prunex emulate --topology puhti --nodes M --gpus-per-node P --slowdown X --
@@ -26,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --samples) samples=$2; shift 2 ;;
     --iterations) iterations=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_emulated.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
@@ -45,8 +47,11 @@ for shape in "${shape_list[@]}"; do
       mkdir -p "$dir"
       echo "run_emulated: $shape, slowdown $x, $s" >&2
       start=$(date +%s.%N)
+      # A config may name its strategy (topk10: topk at 10%); else the name is the strategy.
+      st=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("strategy", sys.argv[2]))' \
+        "workloads/configs/fashion_mnist_small_cnn_$s.json" "$s")
       "$prunex" emulate --topology puhti --nodes "$m" --gpus-per-node "$p" --slowdown "$x" -- \
-        train --dataset fashion-mnist --model small_cnn --strategy "$s" \
+        train --dataset fashion-mnist --model small_cnn --strategy "$st" \
         --config "workloads/configs/fashion_mnist_small_cnn_$s.json" \
         --train-samples "$samples" --iterations "$iterations" --out "$dir" > "$dir/console.log" 2>&1 ||
         { echo "run_emulated: $shape x$x $s failed: $(tail -3 "$dir/console.log")" >&2; exit 1; }
@@ -59,8 +64,9 @@ python3 - "$out" <<'EOF'
 import glob, json, os, sys
 out = sys.argv[1]
 lines = ["| shape | slowdown | strategy | final accuracy | time to common accuracy (s) | "
-         "s per iteration | inter-node MB per iteration (dense) | comm share of iteration |",
-         "|---|---|---|---|---|---|---|---|"]
+         "speedup over ddp | s per iteration | inter-node MB per iteration (dense) | "
+         "comm share of iteration |",
+         "|---|---|---|---|---|---|---|---|---|"]
 for group in sorted(glob.glob(f"{out}/*_x*")):
     shape, slow = os.path.basename(group).split("_x")
     runs = {}
@@ -69,19 +75,23 @@ for group in sorted(glob.glob(f"{out}/*_x*")):
     if not runs:
         continue
     common = min(max(i["accuracy"] for i in m["iterations"]) for m in runs.values())
+    def time_to(m):
+        t = 0.0
+        for i in m["iterations"]:
+            t += i["wall_seconds"]
+            if i["accuracy"] >= common:
+                return t
+    ddp = time_to(runs["ddp"]) if "ddp" in runs else None
     for s, m in sorted(runs.items()):
         its = m["iterations"]
-        t, reached = 0.0, None
-        for i in its:
-            t += i["wall_seconds"]
-            if reached is None and i["accuracy"] >= common:
-                reached = t
+        reached = time_to(m)
+        vs_ddp = f"{ddp / reached:.2f}x" if ddp else "-"
         summ = m["summary"]
         per_it = sum(i["wall_seconds"] for i in its) / len(its)
         comm = sum(v for k, v in summ["phase_seconds"].items() if k not in ("local_compute",))
         share = comm / summ["time_per_iteration_s"] if summ["time_per_iteration_s"] else 0
         lines.append(f"| {shape} | {slow} | {s} | {100 * its[-1]['accuracy']:.2f}% | "
-                     f"{reached:.1f} (to {100 * common:.2f}%) | {per_it:.1f} | "
+                     f"{reached:.1f} (to {100 * common:.2f}%) | {vs_ddp} | {per_it:.1f} | "
                      f"{summ['inter_node_bytes_per_iteration'] / 1e6:.3f} "
                      f"({summ['dense_inter_node_bytes_per_iteration'] / 1e6:.3f}) | {100 * share:.0f}% |")
 open(f"{out}/table.md", "w").write("\n".join(lines) + "\n")
