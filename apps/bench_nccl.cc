@@ -21,9 +21,9 @@
 
 #include "apps/bench_model_args.h"
 #include "apps/bench_modes.h"
-#include "backends/nccl/cuda_handles.h"
-#include "backends/nccl/gpu_compaction.h"
-#include "backends/nccl/gpu_projection.h"
+#include "backends/cuda/cuda_handles.h"
+#include "backends/cuda/gpu_compaction.h"
+#include "backends/cuda/gpu_projection.h"
 #include "engine/compaction.h"
 #include "engine/error.h"
 #include "engine/projection.h"

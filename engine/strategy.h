@@ -38,6 +38,10 @@ constexpr bool is_consensus(Strategy s) {
 constexpr bool uses_ddp_buckets(Strategy s) {
   return s == Strategy::ddp || s == Strategy::fp16 || s == Strategy::pactrain || s == Strategy::cgx;
 }
+// Strategies whose collectives all run on the world group (cgx reduces on intra and inter).
+constexpr bool synchronises_on_world(Strategy s) {
+  return !has_leaders(s) && s != Strategy::cgx;
+}
 // Throws UsageError naming the unknown strategy and the valid ones.
 Strategy parse_strategy(std::string_view name);
 std::vector<Strategy> all_strategies();

@@ -26,8 +26,8 @@ TierBytes tier_bytes(const std::vector<CallRecord>& calls, Strategy strategy,
         break;
     }
   }
-  // World collectives cross the nodes; cgx adds them to its leaders' ring (none today).
-  if (!has_leaders(strategy) && nodes > 1) b.inter += b.world;
+  // Strategies whose collectives all run on the world: on several nodes the world crosses them.
+  if (synchronises_on_world(strategy) && nodes > 1) b.inter = b.world;
   return b;
 }
 

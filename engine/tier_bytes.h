@@ -17,11 +17,12 @@ struct TierBytes {
   double world = 0;
 };
 
-// Sums the calls by group (barriers carry nothing). A tier whose groups have one member
-// (intra with one GPU per node, inter on one node, world of one rank) carries no bytes: its
-// "collectives" send nothing. A strategy without leaders (everything but hsadmm) runs its
-// collectives over the world: on more than one node every such message crosses nodes, so
-// its inter tier is its world tier.
+// Sums the calls by group (barriers carry nothing; a recv's bytes are its sender's, counted
+// at the send). A tier whose groups have one member (intra with one GPU per node, inter on
+// one node, world of one rank) carries no bytes: its "collectives" send nothing. A strategy
+// whose collectives all run on the world (synchronises_on_world: ddp, fp16, topk, pactrain,
+// hsadmm-flat): on more than one node every such message crosses nodes, so its inter tier is
+// its world tier. cgx sends on the intra and inter groups and is counted by them.
 TierBytes tier_bytes(const std::vector<CallRecord>& calls, Strategy strategy,
                      const NodeGrouping& grouping);
 

@@ -3,7 +3,8 @@
 #include <cstdlib>
 #include <thread>
 
-#include "backends/nccl/admm_kernels.h"
+#include "backends/cuda/admm_kernels.h"
+#include "backends/nccl/nccl_check.h"
 #include "backends/nccl/nccl_types.h"
 #include "engine/error.h"
 

@@ -17,7 +17,7 @@
 
 #include <memory>
 
-#include "backends/nccl/cuda_handles.h"
+#include "backends/cuda/cuda_handles.h"
 #include "backends/nccl/nccl_comm.h"
 #include "engine/communicator.h"
 

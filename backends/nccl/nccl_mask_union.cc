@@ -1,6 +1,6 @@
 #include "backends/nccl/nccl_mask_union.h"
 
-#include "backends/nccl/mask_bytes.h"
+#include "backends/cuda/mask_bytes.h"
 
 namespace prunex {
 

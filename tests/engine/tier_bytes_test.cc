@@ -48,5 +48,17 @@ TEST(TierBytes, StrategiesWithoutLeadersCountTheWorldAsInterOnSeveralNodes) {
   EXPECT_EQ(one.inter, 0);
 }
 
+TEST(TierBytes, CgxCountsItsSendsByGroupAndNoReceives) {
+  const std::vector<CallRecord> c = {{CollectiveOp::send, Group::intra, DType::u8, 30, 0},
+                                     {CollectiveOp::recv, Group::intra, DType::u8, 30, 0},
+                                     {CollectiveOp::send, Group::inter, DType::u8, 11, 0},
+                                     {CollectiveOp::recv, Group::inter, DType::u8, 11, 0},
+                                     {CollectiveOp::broadcast, Group::intra, DType::u8, 5, 0}};
+  const TierBytes b = tier_bytes(c, Strategy::cgx, NodeGrouping{4, 2});
+  EXPECT_EQ(b.intra, 35);
+  EXPECT_EQ(b.inter, 11);
+  EXPECT_EQ(b.world, 0);
+}
+
 }  // namespace
 }  // namespace prunex

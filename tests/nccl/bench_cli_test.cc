@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "backends/nccl/cuda_check.h"
+#include "backends/cuda/cuda_check.h"
 
 namespace prunex {
 namespace {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-#include "backends/nccl/compaction_tables.h"
+#include "backends/cuda/compaction_tables.h"
 #include "engine/compaction.h"
 #include "tests/nccl/nccl_fixtures.h"
 

@@ -3,7 +3,8 @@
 
 #include <string>
 
-#include "backends/nccl/cuda_check.h"
+#include "backends/cuda/cuda_check.h"
+#include "backends/nccl/nccl_check.h"
 #include "backends/nccl/nccl_types.h"
 
 namespace prunex {

@@ -5,13 +5,13 @@
 #include <cmath>
 #include <cstring>
 
-#include "backends/nccl/admm_kernels.h"
-#include "backends/nccl/cuda_handles.h"
-#include "backends/nccl/cuda_phase_timer.h"
-#include "backends/nccl/gpu_compaction.h"
-#include "backends/nccl/gpu_projection.h"
-#include "backends/nccl/group_norms.h"
-#include "backends/nccl/mask_bytes.h"
+#include "backends/cuda/admm_kernels.h"
+#include "backends/cuda/cuda_handles.h"
+#include "backends/cuda/cuda_phase_timer.h"
+#include "backends/cuda/gpu_compaction.h"
+#include "backends/cuda/gpu_projection.h"
+#include "backends/cuda/group_norms.h"
+#include "backends/cuda/mask_bytes.h"
 #include "engine/compaction.h"
 #include "engine/hsadmm_updates.h"
 #include "engine/projection.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "backends/nccl/cuda_check.h"
+#include "backends/cuda/cuda_check.h"
 #include "engine/mask.h"
 #include "engine/sparsity_spec.h"
 #include "tests/engine/sparsity_fixtures.h"

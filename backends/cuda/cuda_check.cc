@@ -1,4 +1,4 @@
-#include "backends/nccl/cuda_check.h"
+#include "backends/cuda/cuda_check.h"
 
 #include "engine/error.h"
 
@@ -9,15 +9,6 @@ namespace detail {
 void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line) {
   throw CudaError(concat(file, ":", line, ": ", call, " failed: ", cudaGetErrorName(err), ": ",
                          cudaGetErrorString(err)));
-}
-
-void throw_nccl_error(ncclResult_t res, const char* call, const char* file, int line) {
-  std::string extra;
-  // ncclGetLastError names the cause (e.g. which rank failed) when NCCL recorded one.
-  if (const char* last = ncclGetLastError(nullptr); last && *last)
-    extra = std::string(" (") + last + ")";
-  throw CudaError(concat(file, ":", line, ": ", call, " failed: NCCL error ", int(res), ": ",
-                         ncclGetErrorString(res), extra));
 }
 
 }  // namespace detail

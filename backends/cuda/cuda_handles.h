@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/nccl/cuda_check.h"
+#include "backends/cuda/cuda_check.h"
 #include "engine/error.h"
 
 namespace prunex {

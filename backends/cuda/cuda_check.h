@@ -1,9 +1,9 @@
-// Return-code checks for the CUDA runtime and NCCL: every call goes through a macro that
-// throws prunex::CudaError naming the call, its file and line, and the library's message.
+// Return-code checks for the CUDA runtime: every call goes through a macro that throws
+// prunex::CudaError naming the call, its file and line, and the runtime's message. NCCL's
+// check (backends/nccl/nccl_check.h) throws the same error type.
 #pragma once
 
 #include <cuda_runtime_api.h>
-#include <nccl.h>
 
 #include <stdexcept>
 #include <string>
@@ -18,7 +18,6 @@ class CudaError : public std::runtime_error {
 
 namespace detail {
 [[noreturn]] void throw_cuda_error(cudaError_t err, const char* call, const char* file, int line);
-[[noreturn]] void throw_nccl_error(ncclResult_t res, const char* call, const char* file, int line);
 }  // namespace detail
 
 // CUDA devices this process can use; 0 when there is no driver or no device (the runtime
@@ -35,13 +34,6 @@ std::string cuda_unavailable_reason();
     const cudaError_t prunex_err_ = (call);                                       \
     if (prunex_err_ != cudaSuccess)                                               \
       ::prunex::detail::throw_cuda_error(prunex_err_, #call, __FILE__, __LINE__); \
-  } while (0)
-
-#define PRUNEX_NCCL_CHECK(call)                                                   \
-  do {                                                                            \
-    const ncclResult_t prunex_res_ = (call);                                      \
-    if (prunex_res_ != ncclSuccess)                                               \
-      ::prunex::detail::throw_nccl_error(prunex_res_, #call, __FILE__, __LINE__); \
   } while (0)
 
 // After a kernel launch: a bad launch configuration shows up here, not at the launch.

@@ -1,4 +1,4 @@
-#include "backends/nccl/mask_bytes.h"
+#include "backends/cuda/mask_bytes.h"
 
 #include <algorithm>
 

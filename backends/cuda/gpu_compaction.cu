@@ -1,4 +1,4 @@
-#include "backends/nccl/gpu_compaction.h"
+#include "backends/cuda/gpu_compaction.h"
 
 #include <algorithm>
 

@@ -1,8 +1,8 @@
-#include "backends/nccl/admm_kernels.h"
+#include "backends/cuda/admm_kernels.h"
 
 #include <algorithm>
 
-#include "backends/nccl/cuda_check.h"
+#include "backends/cuda/cuda_check.h"
 #include "engine/error.h"
 
 namespace prunex {

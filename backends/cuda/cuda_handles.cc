@@ -1,4 +1,4 @@
-#include "backends/nccl/cuda_handles.h"
+#include "backends/cuda/cuda_handles.h"
 
 namespace prunex {
 

@@ -1,4 +1,4 @@
-#include "backends/nccl/compaction_tables.h"
+#include "backends/cuda/compaction_tables.h"
 
 #include <algorithm>
 #include <limits>

@@ -11,8 +11,8 @@
 
 #include <vector>
 
-#include "backends/nccl/compaction_tables.h"
-#include "backends/nccl/cuda_handles.h"
+#include "backends/cuda/compaction_tables.h"
+#include "backends/cuda/cuda_handles.h"
 
 namespace prunex {
 

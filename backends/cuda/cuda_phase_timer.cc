@@ -1,4 +1,4 @@
-#include "backends/nccl/cuda_phase_timer.h"
+#include "backends/cuda/cuda_phase_timer.h"
 
 #include <algorithm>
 

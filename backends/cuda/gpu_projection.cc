@@ -1,10 +1,10 @@
-#include "backends/nccl/gpu_projection.h"
+#include "backends/cuda/gpu_projection.h"
 
 #include <algorithm>
 #include <functional>
 
-#include "backends/nccl/cuda_handles.h"
-#include "backends/nccl/group_norms.h"
+#include "backends/cuda/cuda_handles.h"
+#include "backends/cuda/group_norms.h"
 #include "engine/error.h"
 #include "engine/projection.h"
 

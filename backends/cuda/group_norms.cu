@@ -1,8 +1,8 @@
-#include "backends/nccl/group_norms.h"
+#include "backends/cuda/group_norms.h"
 
 #include <algorithm>
 
-#include "backends/nccl/cuda_check.h"
+#include "backends/cuda/cuda_check.h"
 #include "engine/error.h"
 
 namespace prunex {

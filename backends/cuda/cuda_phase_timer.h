@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/nccl/cuda_handles.h"
+#include "backends/cuda/cuda_handles.h"
 
 namespace prunex {
 
