@@ -2,6 +2,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <functional>
 #include <stdexcept>
 #include <utility>
 
@@ -71,109 +72,49 @@ void divide(void* data, std::size_t count, DType t, int n) {
 
 }  // namespace
 
-// An MPI_Iallreduce in flight. The communicator must outlive it. Completion (wait, a
-// successful is_completed, or destruction) finishes an avg and records the call once.
-class MpiAllreduceWork : public Work {
+// A non-blocking MPI call in flight (MPI_Iallreduce, MPI_Isend, MPI_Irecv), recorded at issue
+// (calls() keeps issue order). The communicator must outlive it. Completion (wait, a
+// successful is_completed, or destruction) runs `finish` (an avg's division) and sets the
+// call's seconds, once.
+class MpiRequestWork : public Work {
  public:
-  MpiAllreduceWork(MpiCommunicator& comm, void* data, std::size_t count, DType dtype, ReduceOp op,
-                   Group g)
-      : comm_(comm), data_(data), count_(count), dtype_(dtype), op_(op), group_(g) {
-    const MPI_Op mop = mpi_op(op, dtype);
-    call_ = comm.record(CollectiveOp::allreduce, g, dtype, count, 0);  // issue order
-    start_ = MPI_Wtime();
-    PRUNEX_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, data, checked_count(count), mpi_datatype(dtype),
-                                    mop, comm.comm(g), &request_));
-  }
-  ~MpiAllreduceWork() override {
-    // The buffer must not be released while MPI still writes into it.
+  MpiRequestWork(MpiCommunicator& comm, std::size_t call, std::function<void()> finish = {})
+      : comm_(comm), call_(call), finish_(std::move(finish)), start_(MPI_Wtime()) {}
+  ~MpiRequestWork() override {
+    // The buffer must not be released while MPI still reads or writes it.
     if (request_ != MPI_REQUEST_NULL && MpiEnv::active()) {
       MPI_Wait(&request_, MPI_STATUS_IGNORE);
-      if (!done_) finish();
+      if (!done_) complete();
     }
   }
-  MpiAllreduceWork(const MpiAllreduceWork&) = delete;
-  MpiAllreduceWork& operator=(const MpiAllreduceWork&) = delete;
+  MpiRequestWork(const MpiRequestWork&) = delete;
+  MpiRequestWork& operator=(const MpiRequestWork&) = delete;
 
+  MPI_Request* request() { return &request_; }
   void wait() override {
     if (done_) return;
     PRUNEX_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
-    finish();
+    complete();
   }
   bool is_completed() override {
     if (done_) return true;
     int flag = 0;
     PRUNEX_MPI_CHECK(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE));
-    if (flag) finish();
+    if (flag) complete();
     return done_;
   }
 
  private:
-  void finish() {
+  void complete() {
     done_ = true;
-    if (op_ == ReduceOp::avg) divide(data_, count_, dtype_, comm_.size(group_));
+    if (finish_) finish_();
     comm_.set_seconds(call_, MPI_Wtime() - start_);
   }
 
   MpiCommunicator& comm_;
-  void* data_;
-  std::size_t count_;
-  DType dtype_;
-  ReduceOp op_;
-  Group group_;
+  std::size_t call_;
+  std::function<void()> finish_;
   MPI_Request request_ = MPI_REQUEST_NULL;
-  std::size_t call_ = 0;
-  double start_ = 0;
-  bool done_ = false;
-};
-
-// An MPI_Isend or MPI_Irecv in flight (tag 0: MPI keeps messages between two ranks on one
-// communicator in order). The communicator must outlive it.
-class MpiP2pWork : public Work {
- public:
-  MpiP2pWork(MpiCommunicator& comm, bool is_send, void* data, std::size_t count, DType dtype,
-             int peer, Group g)
-      : comm_(comm) {
-    const MPI_Comm c = comm.comm(g);
-    PRUNEX_CHECK(peer >= 0 && peer < comm.size(g) && peer != comm.rank(g),
-                 is_send ? "send to" : "recv from", " rank ", peer, " of the ", group_name(g),
-                 " group (size ", comm.size(g), ")");
-    call_ = comm.record(is_send ? CollectiveOp::send : CollectiveOp::recv, g, dtype, count, 0);
-    start_ = MPI_Wtime();
-    if (is_send)
-      PRUNEX_MPI_CHECK(
-          MPI_Isend(data, checked_count(count), mpi_datatype(dtype), peer, 0, c, &request_));
-    else
-      PRUNEX_MPI_CHECK(
-          MPI_Irecv(data, checked_count(count), mpi_datatype(dtype), peer, 0, c, &request_));
-  }
-  ~MpiP2pWork() override {
-    if (request_ != MPI_REQUEST_NULL && MpiEnv::active()) MPI_Wait(&request_, MPI_STATUS_IGNORE);
-  }
-  MpiP2pWork(const MpiP2pWork&) = delete;
-  MpiP2pWork& operator=(const MpiP2pWork&) = delete;
-
-  void wait() override {
-    if (done_) return;
-    PRUNEX_MPI_CHECK(MPI_Wait(&request_, MPI_STATUS_IGNORE));
-    finish();
-  }
-  bool is_completed() override {
-    if (done_) return true;
-    int flag = 0;
-    PRUNEX_MPI_CHECK(MPI_Test(&request_, &flag, MPI_STATUS_IGNORE));
-    if (flag) finish();
-    return done_;
-  }
-
- private:
-  void finish() {
-    done_ = true;
-    comm_.set_seconds(call_, MPI_Wtime() - start_);
-  }
-
-  MpiCommunicator& comm_;
-  MPI_Request request_ = MPI_REQUEST_NULL;
-  std::size_t call_ = 0;
   double start_ = 0;
   bool done_ = false;
 };
@@ -233,7 +174,16 @@ void MpiCommunicator::allreduce(void* data, std::size_t count, DType dtype, Redu
 
 std::unique_ptr<Work> MpiCommunicator::allreduce_async(void* data, std::size_t count, DType dtype,
                                                        ReduceOp op, Group g) {
-  return std::make_unique<MpiAllreduceWork>(*this, data, count, dtype, op, g);
+  const MPI_Op mop = mpi_op(op, dtype);
+  const MPI_Comm c = comm(g);
+  std::function<void()> finish;
+  if (op == ReduceOp::avg)
+    finish = [this, data, count, dtype, g] { divide(data, count, dtype, size(g)); };
+  auto w = std::make_unique<MpiRequestWork>(
+      *this, record(CollectiveOp::allreduce, g, dtype, count, 0), std::move(finish));
+  PRUNEX_MPI_CHECK(MPI_Iallreduce(MPI_IN_PLACE, data, checked_count(count), mpi_datatype(dtype),
+                                  mop, c, w->request()));
+  return w;
 }
 
 void MpiCommunicator::broadcast(void* data, std::size_t count, DType dtype, int root, Group g) {
@@ -262,14 +212,27 @@ void MpiCommunicator::barrier(Group g) {
   record(CollectiveOp::barrier, g, DType::u8, 0, MPI_Wtime() - t0);
 }
 
+// Tag 0: MPI keeps the messages between two ranks on one communicator in order.
 std::unique_ptr<Work> MpiCommunicator::send(const void* data, std::size_t count, DType dtype,
                                             int peer, Group g) {
-  return std::make_unique<MpiP2pWork>(*this, true, const_cast<void*>(data), count, dtype, peer, g);
+  const MPI_Comm c = comm(g);
+  PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "send to rank ", peer, " of the ",
+               group_name(g), " group (size ", size(g), ")");
+  auto w = std::make_unique<MpiRequestWork>(*this, record(CollectiveOp::send, g, dtype, count, 0));
+  PRUNEX_MPI_CHECK(
+      MPI_Isend(data, checked_count(count), mpi_datatype(dtype), peer, 0, c, w->request()));
+  return w;
 }
 
 std::unique_ptr<Work> MpiCommunicator::recv(void* data, std::size_t count, DType dtype, int peer,
                                             Group g) {
-  return std::make_unique<MpiP2pWork>(*this, false, data, count, dtype, peer, g);
+  const MPI_Comm c = comm(g);
+  PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "recv from rank ", peer, " of the ",
+               group_name(g), " group (size ", size(g), ")");
+  auto w = std::make_unique<MpiRequestWork>(*this, record(CollectiveOp::recv, g, dtype, count, 0));
+  PRUNEX_MPI_CHECK(
+      MPI_Irecv(data, checked_count(count), mpi_datatype(dtype), peer, 0, c, w->request()));
+  return w;
 }
 
 void MpiCommunicator::abort(int code) {

@@ -37,8 +37,7 @@ class MpiCommunicator : public Communicator {
   MPI_Comm comm(Group g) const;
 
  private:
-  friend class MpiAllreduceWork;  // record their calls when they complete
-  friend class MpiP2pWork;
+  friend class MpiRequestWork;  // sets its call's seconds when it completes
   NodeGrouping grouping_;
   int world_rank_ = 0;
   std::array<MpiComm, 4> comms_;  // indexed by Group

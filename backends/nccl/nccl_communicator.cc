@@ -263,13 +263,7 @@ std::unique_ptr<Work> NcclCommunicator::send(const void* data, std::size_t count
                                              int peer, Group g) {
   PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "send to rank ", peer,
                " outside the group of ", size(g));
-  if (!p2p_open_) {
-    p2p_start_ = std::make_shared<CudaEvent>();
-    p2p_stop_ = std::make_shared<CudaEvent>();
-    p2p_start_->record(stream());
-    PRUNEX_NCCL_CHECK(ncclGroupStart());
-    p2p_open_ = true;
-  }
+  open_p2p();
   PRUNEX_NCCL_CHECK(ncclSend(data, count, nccl_type(dtype), peer, comm(g), stream()));
   return std::make_unique<NcclP2pWork>(*this, record(CollectiveOp::send, g, dtype, count, 0),
                                        p2p_start_, p2p_stop_);
@@ -279,16 +273,19 @@ std::unique_ptr<Work> NcclCommunicator::recv(void* data, std::size_t count, DTyp
                                              Group g) {
   PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "recv from rank ", peer,
                " outside the group of ", size(g));
-  if (!p2p_open_) {
-    p2p_start_ = std::make_shared<CudaEvent>();
-    p2p_stop_ = std::make_shared<CudaEvent>();
-    p2p_start_->record(stream());
-    PRUNEX_NCCL_CHECK(ncclGroupStart());
-    p2p_open_ = true;
-  }
+  open_p2p();
   PRUNEX_NCCL_CHECK(ncclRecv(data, count, nccl_type(dtype), peer, comm(g), stream()));
   return std::make_unique<NcclP2pWork>(*this, record(CollectiveOp::recv, g, dtype, count, 0),
                                        p2p_start_, p2p_stop_);
+}
+
+void NcclCommunicator::open_p2p() {
+  if (p2p_open_) return;
+  p2p_start_ = std::make_shared<CudaEvent>();
+  p2p_stop_ = std::make_shared<CudaEvent>();
+  p2p_start_->record(stream());
+  PRUNEX_NCCL_CHECK(ncclGroupStart());
+  p2p_open_ = true;
 }
 
 void NcclCommunicator::flush_p2p() {

@@ -60,7 +60,9 @@ class NcclCommunicator : public Communicator {
  private:
   friend class NcclWork;
   friend class NcclP2pWork;
-  // Ends the open group of point-to-point calls (if any) and records its completion event.
+  // Opens a group of point-to-point calls (if none is open) / ends it and records its
+  // completion event.
+  void open_p2p();
   void flush_p2p();
   static int checked_rank(MPI_Comm world, const NodeGrouping& grouping);
   static int select_device(MPI_Comm world);

@@ -102,28 +102,6 @@ class StagedNccl : public Communicator {
   NcclCommunicator& in_;
 };
 
-std::string why_not() {
-  if (cuda_device_count() == 0) return "no CUDA device: " + cuda_unavailable_reason();
-  int init = 0;
-  MPI_Initialized(&init);
-  if (!init) {
-    MPI_Init(nullptr, nullptr);
-    std::atexit([] {
-      int fin = 0;
-      MPI_Finalized(&fin);
-      if (!fin) MPI_Finalize();
-    });
-  }
-  MPI_Comm host;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-  int on_host = 0;
-  MPI_Comm_size(host, &on_host);
-  MPI_Comm_free(&host);
-  int enough = on_host <= cuda_device_count() ? 1 : 0, all = 0;
-  MPI_Allreduce(&enough, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return all ? "" : "a host has more ranks than GPUs (NCCL needs one GPU per rank)";
-}
-
 template <typename Fn>
 void on_every_grouping(Fn fn) {
   int size = 0;
@@ -140,7 +118,7 @@ void on_every_grouping(Fn fn) {
 
 #define PRUNEX_NCCL_SUITE_TEST(name, fn)                            \
   TEST(CommunicatorNccl, name) {                                    \
-    const std::string why = why_not();                              \
+    const std::string why = testing::why_not_nccl(1);               \
     if (!why.empty()) GTEST_SKIP() << why;                          \
     on_every_grouping([](Communicator& c) { conformance::fn(c); }); \
   }

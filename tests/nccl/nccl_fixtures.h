@@ -3,6 +3,9 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstdlib>
 
 #include <random>
 #include <string>
@@ -22,6 +25,39 @@
   } while (0)
 
 namespace prunex::testing {
+
+// Initialises MPI once for the tests that run under mpirun (finalised at exit).
+inline void init_mpi() {
+  int init = 0;
+  MPI_Initialized(&init);
+  if (init) return;
+  MPI_Init(nullptr, nullptr);
+  std::atexit([] {
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (!fin) MPI_Finalize();
+  });
+}
+
+// Empty when an NCCL job of at least min_ranks ranks, one GPU each, can run; otherwise why
+// not. Every rank reaches the same verdict (or the ones that go on would hang).
+inline std::string why_not_nccl(int min_ranks) {
+  if (cuda_device_count() == 0) return "no CUDA device: " + cuda_unavailable_reason();
+  init_mpi();
+  int size = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size < min_ranks)
+    return "needs " + std::to_string(min_ranks) + " or more ranks (run under mpirun/srun)";
+  MPI_Comm host;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
+  int on_host = 0;
+  MPI_Comm_size(host, &on_host);
+  MPI_Comm_free(&host);
+  int enough = on_host <= cuda_device_count() ? 1 : 0, all = 0;
+  MPI_Allreduce(&enough, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (!all) return "a host has more ranks than GPUs (NCCL needs one GPU per rank)";
+  return "";
+}
 
 // Odd sizes everywhere: rows that are not multiples of a warp or a tile, a layer larger
 // than a tile, 1x1 and 3x3 and 5x5 kernels, an fc layer and 1-D tensors that travel whole.

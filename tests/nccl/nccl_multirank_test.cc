@@ -15,41 +15,10 @@
 namespace prunex {
 namespace {
 
-void init_mpi() {
-  int init = 0;
-  MPI_Initialized(&init);
-  if (init) return;
-  MPI_Init(nullptr, nullptr);
-  std::atexit([] {
-    int fin = 0;
-    MPI_Finalized(&fin);
-    if (!fin) MPI_Finalize();
-  });
-}
-
-// Empty when the job can run; otherwise why not.
-std::string why_not_multirank() {
-  if (cuda_device_count() == 0) return "no CUDA device: " + cuda_unavailable_reason();
-  init_mpi();
-  int size = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size < 2) return "needs 2 or more ranks (run under mpirun/srun)";
-  MPI_Comm host;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host);
-  int on_host = 0;
-  MPI_Comm_size(host, &on_host);
-  MPI_Comm_free(&host);
-  // Every rank must reach the same verdict, or the ones that go on would hang.
-  int enough = on_host <= cuda_device_count() ? 1 : 0, all = 0;
-  MPI_Allreduce(&enough, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (!all) return "a host has more ranks than GPUs (NCCL needs one GPU per rank)";
-  return "";
-}
-
-#define PRUNEX_REQUIRE_MULTIRANK()               \
-  do {                                           \
-    const std::string why = why_not_multirank(); \
-    if (!why.empty()) GTEST_SKIP() << why;       \
+#define PRUNEX_REQUIRE_MULTIRANK()                    \
+  do {                                                \
+    const std::string why = testing::why_not_nccl(2); \
+    if (!why.empty()) GTEST_SKIP() << why;            \
   } while (0)
 
 std::vector<NodeGrouping> groupings(int size) {
