@@ -43,6 +43,8 @@ struct NodeGrouping {
   int rank_in(Group g, int world_rank) const;
 };
 
+enum class MemorySpace { host, device };
+
 struct CallRecord {
   CollectiveOp op = CollectiveOp::allreduce;
   Group group = Group::world;
@@ -69,9 +71,22 @@ class Communicator {
   int node() const { return grouping().node_of(world_rank()); }
   int local_rank() const { return grouping().local_rank(world_rank()); }
   bool is_leader() const { return grouping().is_leader(world_rank()); }
-  // Rank and size within a group; calling with Group::inter on a non-leader is an error.
-  virtual int rank(Group g) const = 0;
-  virtual int size(Group g) const = 0;
+  // Rank and size within a group, the same arithmetic for every backend (NodeGrouping; each
+  // backend checks at construction that its communicators agree). Group::inter on a
+  // non-leader is a logic error.
+  int rank(Group g) const {
+    check_member(g);
+    return grouping().rank_in(g, world_rank());
+  }
+  int size(Group g) const {
+    check_member(g);
+    return grouping().group_size(g);
+  }
+
+  // Where the data pointers of every call live: host memory (in-process, MPI) or the rank's
+  // GPU (NCCL: device pointers, ready before the call). The results of every collective are
+  // the same on both (tests/conformance/communicator_suite.h).
+  virtual MemorySpace memory_space() const = 0;
 
   // In place. count elements of dtype.
   virtual void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g) = 0;
@@ -97,6 +112,7 @@ class Communicator {
   void clear_calls() { calls_.clear(); }
 
  protected:
+  void check_member(Group g) const;
   // Appends a call in issue order and returns its index; an asynchronous call records at
   // launch and sets its seconds on completion (set_seconds), so calls() keeps issue order.
   std::size_t record(CollectiveOp op, Group g, DType dtype, std::size_t count, double seconds) {

@@ -1,5 +1,7 @@
 #include "engine/communicator.h"
 
+#include "engine/error.h"
+
 namespace prunex {
 
 int NodeGrouping::group_size(Group g) const {
@@ -36,6 +38,11 @@ int NodeGrouping::rank_in(Group g, int world_rank) const {
       return node_of(world_rank);
   }
   return -1;
+}
+
+void Communicator::check_member(Group g) const {
+  PRUNEX_CHECK(grouping().takes_part(g, world_rank()), "world rank ", world_rank(),
+               " is not a node leader and has no ", group_name(g), " group");
 }
 
 }  // namespace prunex

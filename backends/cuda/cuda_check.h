@@ -1,6 +1,6 @@
 // Return-code checks for the CUDA runtime: every call goes through a macro that throws
 // prunex::CudaError naming the call, its file and line, and the runtime's message. NCCL's
-// check (backends/nccl/nccl_check.h) throws the same error type.
+// check (backends/nccl/nccl_env.h) throws the same error type.
 #pragma once
 
 #include <cuda_runtime_api.h>

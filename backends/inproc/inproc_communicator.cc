@@ -210,17 +210,6 @@ const NodeGrouping& InProcessCommunicator::grouping() const {
   return world_->grouping();
 }
 
-int InProcessCommunicator::rank(Group g) const {
-  PRUNEX_CHECK(grouping().takes_part(g, rank_), "rank ", rank_, " is not in the ", group_name(g),
-               " group");
-  return grouping().rank_in(g, rank_);
-}
-
-int InProcessCommunicator::size(Group g) const {
-  rank(g);
-  return grouping().group_size(g);
-}
-
 void InProcessCommunicator::allreduce(void* data, std::size_t count, DType dtype, ReduceOp op,
                                       Group g) {
   const double t0 = now_seconds();

@@ -20,8 +20,7 @@ class InProcessCommunicator : public Communicator {
 
   const NodeGrouping& grouping() const override;
   int world_rank() const override { return rank_; }
-  int rank(Group g) const override;
-  int size(Group g) const override;
+  MemorySpace memory_space() const override { return MemorySpace::host; }
 
   void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g) override;
   // Completes before returning (the rendezvous needs every member anyway); the Work is done.

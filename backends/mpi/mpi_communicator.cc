@@ -134,14 +134,9 @@ MpiCommunicator::MpiCommunicator(NodeGrouping grouping, MpiComm world, MpiComm i
   PRUNEX_CHECK_EQ(static_cast<bool>(comms_[2]), grouping_.is_leader(world_rank_));
   PRUNEX_CHECK_EQ(comms_[3].size(), grouping_.nodes());
   PRUNEX_CHECK_EQ(comms_[3].rank(), grouping_.node_of(world_rank_));
-  for (int i = 0; i < 4; ++i) {
-    if (!comms_[i]) continue;
-    ranks_[i] = comms_[i].rank();
-    sizes_[i] = comms_[i].size();
-  }
   if (comms_[2]) {
-    PRUNEX_CHECK_EQ(sizes_[2], grouping_.nodes());
-    PRUNEX_CHECK_EQ(ranks_[2], grouping_.node_of(world_rank_));
+    PRUNEX_CHECK_EQ(comms_[2].size(), grouping_.nodes());
+    PRUNEX_CHECK_EQ(comms_[2].rank(), grouping_.node_of(world_rank_));
   }
 }
 
@@ -150,16 +145,6 @@ MPI_Comm MpiCommunicator::comm(Group g) const {
   PRUNEX_CHECK(static_cast<bool>(c), "world rank ", world_rank_,
                " is not a node leader and has no ", group_name(g), " group");
   return c.get();
-}
-
-int MpiCommunicator::rank(Group g) const {
-  comm(g);  // checks membership
-  return ranks_[group_index(g)];
-}
-
-int MpiCommunicator::size(Group g) const {
-  comm(g);
-  return sizes_[group_index(g)];
 }
 
 void MpiCommunicator::allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g) {

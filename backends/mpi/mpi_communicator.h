@@ -18,8 +18,7 @@ class MpiCommunicator : public Communicator {
 
   const NodeGrouping& grouping() const override { return grouping_; }
   int world_rank() const override { return world_rank_; }
-  int rank(Group g) const override;
-  int size(Group g) const override;
+  MemorySpace memory_space() const override { return MemorySpace::host; }
 
   void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g) override;
   std::unique_ptr<Work> allreduce_async(void* data, std::size_t count, DType dtype, ReduceOp op,
@@ -41,7 +40,6 @@ class MpiCommunicator : public Communicator {
   NodeGrouping grouping_;
   int world_rank_ = 0;
   std::array<MpiComm, 4> comms_;  // indexed by Group
-  std::array<int, 4> ranks_{}, sizes_{};
 };
 
 // Splits MPI_COMM_WORLD into nodes: gpus_per_node > 0 groups consecutive ranks into emulated

@@ -4,21 +4,10 @@
 #include <thread>
 
 #include "backends/cuda/admm_kernels.h"
-#include "backends/nccl/nccl_check.h"
-#include "backends/nccl/nccl_types.h"
+#include "backends/mpi/mpi_env.h"
+#include "backends/nccl/nccl_env.h"
+#include "backends/nccl/nccl_grouping.h"
 #include "engine/error.h"
-
-#define PRUNEX_MPI_CHECK(call)                                                                \
-  do {                                                                                        \
-    const int prunex_rc_ = (call);                                                            \
-    if (prunex_rc_ != MPI_SUCCESS) {                                                          \
-      char prunex_msg_[MPI_MAX_ERROR_STRING];                                                 \
-      int prunex_len_ = 0;                                                                    \
-      MPI_Error_string(prunex_rc_, prunex_msg_, &prunex_len_);                                \
-      throw std::runtime_error(::prunex::detail::concat(__FILE__, ":", __LINE__, ": ", #call, \
-                                                        " failed: ", prunex_msg_));           \
-    }                                                                                         \
-  } while (0)
 
 namespace prunex {
 
@@ -76,59 +65,17 @@ class NcclP2pWork : public Work {
   bool done_ = false;
 };
 
-int NcclCommunicator::checked_rank(MPI_Comm world, const NodeGrouping& grouping) {
-  int rank = 0, size = 0;
-  PRUNEX_MPI_CHECK(MPI_Comm_rank(world, &rank));
-  PRUNEX_MPI_CHECK(MPI_Comm_size(world, &size));
-  PRUNEX_USAGE(grouping.gpus_per_node >= 1, "--gpus-per-node must be at least 1");
-  PRUNEX_USAGE(size == grouping.world_size, "world size ", size, " does not match ",
-               grouping.world_size, " = nodes x GPUs per node");
-  PRUNEX_USAGE(size % grouping.gpus_per_node == 0, "world size ", size,
-               " is not a multiple of --gpus-per-node ", grouping.gpus_per_node);
-  return rank;
-}
-
-int NcclCommunicator::select_device(MPI_Comm world) {
-  const int devices = cuda_device_count();
-  if (devices == 0) throw CudaError("no CUDA device: " + cuda_unavailable_reason());
-  // Index among the ranks sharing this host, whatever the launcher's rank order.
-  MPI_Comm host = MPI_COMM_NULL;
-  PRUNEX_MPI_CHECK(MPI_Comm_split_type(world, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &host));
-  int host_rank = 0;
-  const int rc = MPI_Comm_rank(host, &host_rank);
-  MPI_Comm_free(&host);
-  PRUNEX_MPI_CHECK(rc);
-  const int device = host_rank % devices;
-  PRUNEX_CUDA_CHECK(cudaSetDevice(device));
-  return device;
-}
-
 NcclCommunicator::NcclCommunicator(MPI_Comm world, NodeGrouping grouping)
     : mpi_(world),
       grouping_(grouping),
-      rank_(checked_rank(world, grouping)),
-      device_(select_device(world)),
+      rank_(nccl_checked_rank(world, grouping)),
+      device_(nccl_select_device(world)),
       barrier_byte_(1) {
-  ncclUniqueId id;
-  if (rank_ == 0) PRUNEX_NCCL_CHECK(ncclGetUniqueId(&id));
-  PRUNEX_MPI_CHECK(MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, world));
-  ncclComm_t c = nullptr;
-  PRUNEX_NCCL_CHECK(ncclCommInitRank(&c, grouping_.world_size, id, rank_));
-  world_ = NcclComm(c);
-  // The splits are collective over the world communicator: every rank calls each.
-  c = nullptr;
-  PRUNEX_NCCL_CHECK(ncclCommSplit(world_.get(), grouping_.node_of(rank_),
-                                  grouping_.local_rank(rank_), &c, nullptr));
-  intra_ = NcclComm(c);
-  c = nullptr;
-  const bool leader = grouping_.is_leader(rank_);
-  PRUNEX_NCCL_CHECK(ncclCommSplit(world_.get(), leader ? 0 : NCCL_SPLIT_NOCOLOR,
-                                  grouping_.node_of(rank_), &c, nullptr));
-  inter_ = NcclComm(c);
-  c = nullptr;
-  PRUNEX_NCCL_CHECK(ncclCommSplit(world_.get(), grouping_.local_rank(rank_),
-                                  grouping_.node_of(rank_), &c, nullptr));
-  rail_ = NcclComm(c);
+  NcclGroups groups = nccl_split_groups(world, grouping_, rank_);
+  world_ = std::move(groups.world);
+  intra_ = std::move(groups.intra);
+  inter_ = std::move(groups.inter);
+  rail_ = std::move(groups.rail);
 }
 
 // Sub-communicators go before the world one they were split from.
@@ -151,36 +98,6 @@ ncclComm_t NcclCommunicator::comm(Group g) const {
       return rail_.get();
   }
   return nullptr;
-}
-
-int NcclCommunicator::rank(Group g) const {
-  switch (g) {
-    case Group::world:
-      return rank_;
-    case Group::intra:
-      return grouping_.local_rank(rank_);
-    case Group::inter:
-      PRUNEX_CHECK(grouping_.is_leader(rank_), "rank ", rank_, " is not a node leader");
-      return grouping_.node_of(rank_);
-    case Group::rail:
-      return grouping_.node_of(rank_);
-  }
-  return 0;
-}
-
-int NcclCommunicator::size(Group g) const {
-  switch (g) {
-    case Group::world:
-      return grouping_.world_size;
-    case Group::intra:
-      return grouping_.gpus_per_node;
-    case Group::inter:
-      PRUNEX_CHECK(grouping_.is_leader(rank_), "rank ", rank_, " is not a node leader");
-      return grouping_.nodes();
-    case Group::rail:
-      return grouping_.nodes();
-  }
-  return 0;
 }
 
 void NcclCommunicator::check_async_errors() const {

@@ -1,7 +1,5 @@
-// The engine's Communicator over NCCL, for live runs on GPUs. Bootstrapped through MPI:
-// rank 0 creates the NCCL unique id and MPI broadcasts it; the world communicator is split
-// with ncclCommSplit into the intra-node communicator (color = node, key = local rank) and
-// the leaders' communicator (local rank 0 of each node, key = node; other ranks get none).
+// The engine's Communicator over NCCL, for live runs on GPUs, bootstrapped through MPI
+// (nccl_grouping.h: the unique id, the device, the four groups split from the world).
 //
 // Every data pointer passed to this communicator is a DEVICE pointer on this rank's GPU, and
 // its contents must be ready: work on another stream that produces them must have finished
@@ -18,7 +16,7 @@
 #include <memory>
 
 #include "backends/cuda/cuda_handles.h"
-#include "backends/nccl/nccl_comm.h"
+#include "backends/nccl/nccl_env.h"
 #include "engine/communicator.h"
 
 namespace prunex {
@@ -34,8 +32,7 @@ class NcclCommunicator : public Communicator {
 
   const NodeGrouping& grouping() const override { return grouping_; }
   int world_rank() const override { return rank_; }
-  int rank(Group g) const override;
-  int size(Group g) const override;
+  MemorySpace memory_space() const override { return MemorySpace::device; }
 
   void allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g) override;
   std::unique_ptr<Work> allreduce_async(void* data, std::size_t count, DType dtype, ReduceOp op,
@@ -64,8 +61,6 @@ class NcclCommunicator : public Communicator {
   // completion event.
   void open_p2p();
   void flush_p2p();
-  static int checked_rank(MPI_Comm world, const NodeGrouping& grouping);
-  static int select_device(MPI_Comm world);
   // Enqueues the all-reduce on the stream; scratch (bor only) must live until it finishes.
   void enqueue_allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g,
                          DeviceArray<uint8_t>& scratch);

@@ -25,8 +25,7 @@ class StagedNccl : public Communicator {
   explicit StagedNccl(NcclCommunicator& inner) : in_(inner) {}
   const NodeGrouping& grouping() const override { return in_.grouping(); }
   int world_rank() const override { return in_.world_rank(); }
-  int rank(Group g) const override { return in_.rank(g); }
-  int size(Group g) const override { return in_.size(g); }
+  MemorySpace memory_space() const override { return MemorySpace::host; }
 
   void allreduce(void* data, std::size_t count, DType t, ReduceOp op, Group g) override {
     DeviceArray<uint8_t> d = up(data, count * dtype_size(t));

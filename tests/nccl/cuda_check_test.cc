@@ -4,8 +4,7 @@
 #include <string>
 
 #include "backends/cuda/cuda_check.h"
-#include "backends/nccl/nccl_check.h"
-#include "backends/nccl/nccl_types.h"
+#include "backends/nccl/nccl_env.h"
 
 namespace prunex {
 namespace {
