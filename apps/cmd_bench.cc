@@ -13,24 +13,32 @@ namespace {
 
 int run_bench(const Args& args) {
   const std::string op = args.get_or("op", "allreduce");
-  std::string key =
-      op == "compaction" ? "op:compaction" : "backend:" + args.get_or("backend", "mpi");
+  const std::string device = args.get_or("device", "cpu");
+  PRUNEX_USAGE(device == "cpu" || device == "cuda", "--device must be cpu or cuda, got '", device,
+               "'");
+  PRUNEX_USAGE(op == "compaction" || !args.has("device"), "--device applies to --op compaction");
+  const std::string key = op == "compaction"
+                              ? (device == "cuda" ? "op:compaction:cuda" : "op:compaction")
+                              : "backend:" + args.get_or("backend", "mpi");
   auto it = bench_modes().find(key);
   PRUNEX_USAGE(it != bench_modes().end(), "no bench mode for ",
-               op == "compaction" ? std::string("--op compaction")
+               op == "compaction" ? "--op compaction --device " + device
                                   : "--backend " + args.get_or("backend", "mpi"),
-               " in this build");
+               " in this build (CUDA and NCCL modes need a CUDA build)");
   return it->second(args);
 }
 
 PRUNEX_REGISTER_COMMAND(Command{
     "bench",
     "collective and compaction benchmarks (nccl-tests table), live or simulated",
-    "prunex bench [--backend mpi|sim] [--op allreduce|broadcast|allgather|compaction] [options]",
+    "prunex bench [--backend mpi|nccl|sim] [--op allreduce|broadcast|allgather|all|compaction] "
+    "[options]",
     "Times collectives over a size sweep and checks every result (#wrong), printing the\n"
     "nccl-tests table: size, count, type, time, algbw, busbw, #wrong. --backend mpi runs under\n"
-    "mpirun on real ranks; --backend sim runs the same collectives on a modeled SimGrid\n"
-    "cluster. --op compaction times pack + unpack over a model's layer shapes against memcpy.\n\n"
+    "mpirun on real ranks; --backend nccl the same harness on NCCL, one GPU per rank (device\n"
+    "buffers); --backend sim runs the same collectives on a modeled SimGrid cluster.\n"
+    "--op compaction times pack + unpack over a model's layer shapes against memcpy, on the CPU\n"
+    "or (--device cuda) with the CUDA kernels, plus the GPU projection.\n\n"
     "examples:\n"
     "  mpirun -np 4 prunex bench --backend mpi --gpus-per-node 2 --op allreduce --group inter\n"
     "  prunex bench --backend sim --topology puhti --nodes 16 --gpus-per-node 4 --algo ring\n"
@@ -38,7 +46,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "      --group world --compare nccl-model\n"
     "  prunex bench --op compaction --model resnet152 --sparsity channel --keep 0.5",
     {
-        {"backend", "B", "mpi (live ranks) or sim (modeled cluster)", "mpi"},
+        {"backend", "B",
+         "mpi (live ranks), nccl (live ranks, one GPU each) or sim (modeled cluster)", "mpi"},
+        {"device", "D", "--op compaction: cpu, or cuda (the GPU kernels; CUDA builds)", "cpu"},
         {"op", "OP", "allreduce, broadcast, allgather, all, compaction, or iteration (sim)",
          "allreduce"},
         {"group", "G", "world, intra, inter or all (mpi)", "all"},

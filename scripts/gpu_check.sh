@@ -9,7 +9,7 @@
 # What it measures:
 #   1. ctest on the GPU: test_nccl (every kernel against its CPU reference, the one-rank
 #      NcclCommunicator tests) -- no test may skip on a machine with a device.
-#   2. `prunex bench --backend nccl`: fused pack + unpack for ResNet-152 at channel keep 0.5
+#   2. `prunex bench --op compaction --device cuda`: fused pack + unpack for ResNet-152 at channel keep 0.5
 #      against a device-to-device cudaMemcpyAsync of the same bytes (target >= 80% of the
 #      copy's throughput), and the whole-model GPU projection; every row checked against the
 #      CPU (#wrong must be 0).
@@ -129,9 +129,9 @@ else
 fi
 
 # --- 2. kernels --------------------------------------------------------------------------
-say "bench: prunex bench --backend nccl --model resnet152 --sparsity channel --keep 0.5"
+say "bench: prunex bench --op compaction --device cuda --model resnet152 --sparsity channel --keep 0.5"
 BENCH_RC=0
-"$BUILD/bin/prunex" bench --backend nccl --model resnet152 --sparsity channel --keep 0.5 \
+"$BUILD/bin/prunex" bench --op compaction --device cuda --model resnet152 --sparsity channel --keep 0.5 \
   -n 20 -w 5 --json "$OUT/bench_nccl.json" 2>&1 | tee "$OUT/bench_nccl.txt" | tee -a "$LOG" || BENCH_RC=$?
 
 # --- 3. the same projection with LibTorch ops --------------------------------------------

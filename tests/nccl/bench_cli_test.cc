@@ -1,5 +1,6 @@
-// `prunex bench --backend nccl` end to end: without a GPU it must exit 2 saying "no CUDA
-// device"; with one, a small model runs and every row checks out against the CPU (exit 0).
+// `prunex bench --backend nccl` (the collective harness on NCCL) and `--op compaction --device
+// cuda` (the GPU kernels) end to end: without a GPU each must exit 2 saying "no CUDA device";
+// with one, one rank's collectives and a small model's kernels check out (exit 0).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -33,14 +34,23 @@ Result run(const std::string& args) {
 TEST(BenchNccl, NoDeviceExitsTwoOtherwiseChecksOut) {
   if (!std::filesystem::exists(PRUNEX_BINARY))
     GTEST_SKIP() << "the prunex binary is not built: " << PRUNEX_BINARY;
+  const std::string collectives = "bench --backend nccl --op allreduce -e 1M";
+  const std::string kernels =
+      "bench --op compaction --device cuda --model resnet20 --sparsity filter+channel --keep 0.5 "
+      "-n 3 -w 1";
   if (cuda_device_count() == 0) {
-    const Result r = run("bench --backend nccl");
-    EXPECT_EQ(r.status, 2) << r.output;
-    EXPECT_NE(r.output.find("no CUDA device"), std::string::npos) << r.output;
+    for (const std::string& cmd : {collectives, kernels}) {
+      const Result r = run(cmd);
+      EXPECT_EQ(r.status, 2) << cmd << ": " << r.output;
+      EXPECT_NE(r.output.find("no CUDA device"), std::string::npos) << r.output;
+      EXPECT_EQ(r.output.find('\n'), r.output.size() - 1) << "one line: " << r.output;
+    }
     return;
   }
-  const Result r =
-      run("bench --backend nccl --model resnet20 --sparsity filter+channel --keep 0.5 -n 3 -w 1");
+  Result r = run(collectives);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("# Out of bounds values : 0"), std::string::npos) << r.output;
+  r = run(kernels);
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_NE(r.output.find("pack+unpack"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find("# Out of bounds values : 0"), std::string::npos) << r.output;
