@@ -8,6 +8,9 @@
 #include "backends/mpi/mpi_communicator.h"
 #include "backends/mpi/mpi_env.h"
 #include "engine/error.h"
+#if defined(PRUNEX_HAVE_NCCL)
+#include "backends/cuda/cuda_check.h"
+#endif
 #include "records/config_fields.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
@@ -30,6 +33,26 @@ void check_recorded_shape(const nlohmann::json& recorded, const Communicator& co
                  " nodes, this run has ", g.nodes());
 }
 
+// train --backend nccl needs, in this order: a CUDA build, a device, a LibTorch with CUDA, and
+// the device path of the consensus and strategies (issue 22: not in this version). Empty when
+// all are there; otherwise the first missing one, for a one-line refusal.
+std::string nccl_training_unavailable() {
+#if !defined(PRUNEX_HAVE_NCCL)
+  return "this prunex was built without CUDA and NCCL (--backend nccl needs a CUDA build)";
+#else
+  if (cuda_device_count() == 0)
+    return "no CUDA device: " + cuda_unavailable_reason() +
+           " (train --backend nccl needs a GPU per rank)";
+#if !defined(PRUNEX_TORCH_CUDA)
+  return "this build's LibTorch has no CUDA (configure with -DTorch_DIR= a PyTorch install "
+         "that has it; --backend nccl trains on CUDA tensors)";
+#else
+  return "training on CUDA tensors over NCCL is not in this version yet (the device consensus "
+         "and strategies, issue 22); use --backend mpi";
+#endif
+#endif
+}
+
 int run_train(const Args& args) {
   MpiEnv env;
   TrainConfig cfg;
@@ -40,6 +63,10 @@ int run_train(const Args& args) {
   try {
     const nlohmann::json recorded = apply_options(train_fields(), args, cfg);
     validate(cfg);
+    if (cfg.backend == "nccl") {
+      const std::string why = nccl_training_unavailable();
+      PRUNEX_USAGE(why.empty(), why);
+    }
     comm = make_mpi_communicator(cfg.gpus_per_node);
     check_recorded_shape(recorded, *comm, args.get_or("config", ""));
   } catch (const UsageError& e) {

@@ -107,6 +107,11 @@ check_bad "a model beyond the memory" "${common[@]}" --classes 1000000000
 check_bad "negative --checkpoint-every" "${common[@]}" --checkpoint-every -1
 check_bad "absurd thread count" "${common[@]}" --threads 100000
 check_bad "endless run" "${common[@]}" --iterations 1000000000
+check_bad "unknown backend" "${common[@]}" --backend gloo
+# --backend nccl: here (no GPU, a CPU-only LibTorch) one line naming what is missing.
+check_bad "--backend nccl without what it needs" "${common[@]}" --backend nccl
+grep -qE "no CUDA device|without CUDA|LibTorch has no CUDA|not in this version" "$tmp/bad.err" ||
+  fail "--backend nccl: $(cat "$tmp/bad.err")"
 
 # 3. A diverging run stops (never hangs) naming the layer and iteration.
 set +e

@@ -153,6 +153,10 @@ const std::vector<TrainField>& train_fields() {
                 "continue the newest checkpoint in DIR (same model, strategy, world size, "
                 "grouping and settings) up to --iterations in all",
                 &C::resume),
+      str_field("backend", "B",
+                "mpi (CPU tensors over Open MPI) or nccl (CUDA tensors over NCCL: a GPU per rank "
+                "and a LibTorch with CUDA)",
+                &C::backend),
       str_field("out", "DIR", "output folder (metrics.json, trace.json)", &C::out),
   };
   return fields;
@@ -229,6 +233,8 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(c.iterations <= 100000, "--iterations must be at most 100000, got ", c.iterations);
   PRUNEX_USAGE(c.t_freeze >= 0 && c.freeze_after >= 0, "freeze settings must be >= 0");
   PRUNEX_USAGE(!c.out.empty(), "--out must not be empty");
+  PRUNEX_USAGE(c.backend == "mpi" || c.backend == "nccl", "--backend must be mpi or nccl, got '",
+               c.backend, "'");
   PRUNEX_USAGE(c.checkpoint_every >= 0, "--checkpoint-every must be >= 0, got ",
                c.checkpoint_every);
 }

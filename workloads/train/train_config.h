@@ -78,6 +78,9 @@ struct TrainConfig {
   int checkpoint_every = 0;
   std::string checkpoint_dir;
   std::string resume;
+  // mpi: CPU tensors over Open MPI; nccl: CUDA tensors over NCCL (a GPU per rank and a
+  // LibTorch with CUDA; apps/cmd_train.cc says which of these a machine lacks).
+  std::string backend = "mpi";
   std::string out = "out/train";
 };
 
