@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "engine/error.h"
 #include "engine/pactrain.h"  // uniform01
@@ -18,23 +19,27 @@ void cgx_quantize(const float* x, int64_t n, int bits, int bucket, bool stochast
                   uint8_t* out) {
   PRUNEX_CHECK(bits >= 1 && bits <= 8 && bucket >= 1, "cgx: bits ", bits, ", bucket ", bucket);
   const int64_t buckets = (n + bucket - 1) / bucket;
-  float* meta = reinterpret_cast<float*>(out);  // callers' buffers hold whole pieces
   uint8_t* levels = out + 8 * buckets;
   std::memset(levels, 0, static_cast<std::size_t>((n * bits + 7) / 8));
   const uint32_t top = (1u << bits) - 1;
   for (int64_t b = 0; b < buckets; ++b) {
     const int64_t lo = b * bucket, hi = std::min(n, lo + bucket);
     float mn = x[lo], mx = x[lo];
+    bool finite = true;
     for (int64_t i = lo; i < hi; ++i) {
+      finite = finite && std::isfinite(x[i]);
       mn = std::min(mn, x[i]);
       mx = std::max(mx, x[i]);
     }
-    const float unit = (mx - mn) / static_cast<float>(top);
-    std::memcpy(meta + 2 * b, &unit, 4);
-    std::memcpy(meta + 2 * b + 1, &mn, 4);
+    // A NaN or Inf makes the bucket's metadata NaN: every value decodes to NaN, and the sum
+    // carries it to every rank, whose gradient check then stops all of them alike.
+    if (!finite) mn = std::numeric_limits<float>::quiet_NaN();
+    const float unit = finite ? (mx - mn) / static_cast<float>(top) : mn;
+    std::memcpy(out + 8 * b, &unit, 4);
+    std::memcpy(out + 8 * b + 4, &mn, 4);
     for (int64_t i = lo; i < hi; ++i) {
       uint32_t q = 0;
-      if (unit > 0) {
+      if (finite && unit > 0) {
         const float v = (x[i] - mn) / unit;
         const float r = stochastic ? std::floor(v + static_cast<float>(uniform01(seed, i)))
                                    : std::floor(v + 0.5f);
@@ -125,8 +130,12 @@ void CgxBufferCodec::decode(const uint8_t* in, int64_t lo, int64_t hi, float* bu
       cgx_dequantize(in + at, b - a, s.codec.bits, s.codec.bucket, buffer + a, accumulate);
       return;
     }
-    const float* v = reinterpret_cast<const float*>(in + at);
-    for (int64_t i = 0; i < b - a; ++i) buffer[a + i] = accumulate ? buffer[a + i] + v[i] : v[i];
+    // A piece may start at any byte (compressed pieces have odd lengths): copy, do not cast.
+    for (int64_t i = 0; i < b - a; ++i) {
+      float v;
+      std::memcpy(&v, in + at + 4 * i, 4);
+      buffer[a + i] = accumulate ? buffer[a + i] + v : v;
+    }
   });
 }
 

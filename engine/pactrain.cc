@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "engine/error.h"
@@ -40,7 +41,12 @@ std::vector<int64_t> lowest_scores(const float* score, int64_t n, double ratio) 
 
 float max_abs(const float* x, int64_t n) {
   float m = 0;
-  for (int64_t i = 0; i < n; ++i) m = std::max(m, std::fabs(x[i]));
+  for (int64_t i = 0; i < n; ++i) {
+    // A NaN or Inf makes the scaler Inf on every rank (MAX), and Inf x 0 levels decode to NaN
+    // everywhere: every rank's gradient check then stops all of them alike.
+    if (!std::isfinite(x[i])) return std::numeric_limits<float>::infinity();
+    m = std::max(m, std::fabs(x[i]));
+  }
   return m;
 }
 

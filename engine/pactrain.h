@@ -49,10 +49,10 @@ inline double uniform01(uint64_t seed, uint64_t i) {
   return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
 }
 
-// max |x[i]| (0 for n = 0).
+// max |x[i]| (0 for n = 0); +Inf when any value is NaN or Inf.
 float max_abs(const float* x, int64_t n);
 // Stochastic ternarization with scaler s > 0 (|x| <= s): out[i] in {-1, 0, 1},
-// P(out[i] = sign(x[i])) = |x[i]| / s, drawn with uniform01(seed, i). s = 0: all zero.
+// P(out[i] = sign(x[i])) = |x[i]| / s, drawn with uniform01(seed, i). s = 0 or Inf: all zero.
 void ternarize(const float* x, int64_t n, float s, uint64_t seed, int8_t* out);
 
 }  // namespace prunex

@@ -46,14 +46,14 @@ class NcclP2pWork : public Work {
       : owner_(owner), call_(call), start_(std::move(start)), stop_(std::move(stop)) {}
   void wait() override {
     if (done_) return;
-    owner_.flush_p2p();
+    owner_.flush_p2p(stop_.get());
     owner_.wait_for(*stop_);
     done_ = true;
     owner_.note_seconds(call_, stop_->seconds_since(*start_));
   }
   bool is_completed() override {
     if (done_) return true;
-    owner_.flush_p2p();
+    owner_.flush_p2p(stop_.get());
     owner_.check_async_errors();
     return stop_->query();
   }
@@ -80,6 +80,7 @@ NcclCommunicator::NcclCommunicator(MPI_Comm world, NodeGrouping grouping)
 
 // Sub-communicators go before the world one they were split from.
 NcclCommunicator::~NcclCommunicator() {
+  if (p2p_open_) ncclGroupEnd();  // never leave NCCL inside a group
   rail_ = NcclComm();
   inter_ = NcclComm();
   intra_ = NcclComm();
@@ -134,6 +135,7 @@ void NcclCommunicator::enqueue_allreduce(void* data, std::size_t count, DType dt
 
 std::unique_ptr<Work> NcclCommunicator::allreduce_async(void* data, std::size_t count, DType dtype,
                                                         ReduceOp op, Group g) {
+  flush_p2p();  // a collective never joins an open group of sends and receives
   auto work = std::make_unique<NcclWork>(*this, g, dtype, count);
   work->start_.record(stream());
   enqueue_allreduce(data, count, dtype, op, g, work->scratch_);
@@ -146,6 +148,7 @@ void NcclCommunicator::allreduce(void* data, std::size_t count, DType dtype, Red
 }
 
 void NcclCommunicator::broadcast(void* data, std::size_t count, DType dtype, int root, Group g) {
+  flush_p2p();  // a collective never joins an open group of sends and receives
   PRUNEX_CHECK(root >= 0 && root < size(g), "broadcast root ", root, " outside group of ", size(g));
   CudaEvent start, stop;
   start.record(stream());
@@ -157,6 +160,7 @@ void NcclCommunicator::broadcast(void* data, std::size_t count, DType dtype, int
 
 void NcclCommunicator::allgather(const void* send, void* recv, std::size_t count, DType dtype,
                                  Group g) {
+  flush_p2p();
   CudaEvent start, stop;
   start.record(stream());
   PRUNEX_NCCL_CHECK(ncclAllGather(send, recv, count, nccl_type(dtype), comm(g), stream()));
@@ -167,6 +171,7 @@ void NcclCommunicator::allgather(const void* send, void* recv, std::size_t count
 
 // NCCL has no barrier: a one-byte all-reduce that every member must join, then a wait.
 void NcclCommunicator::barrier(Group g) {
+  flush_p2p();  // a collective never joins an open group of sends and receives
   CudaEvent start, stop;
   start.record(stream());
   PRUNEX_NCCL_CHECK(ncclAllReduce(barrier_byte_.data(), barrier_byte_.data(), 1, ncclUint8, ncclMax,
@@ -205,14 +210,15 @@ void NcclCommunicator::open_p2p() {
   p2p_open_ = true;
 }
 
-void NcclCommunicator::flush_p2p() {
-  if (!p2p_open_) return;
+void NcclCommunicator::flush_p2p(const CudaEvent* group) {
+  if (!p2p_open_ || (group != nullptr && group != p2p_stop_.get())) return;
   p2p_open_ = false;
   PRUNEX_NCCL_CHECK(ncclGroupEnd());
   p2p_stop_->record(stream());
 }
 
 void NcclCommunicator::abort(int code) {
+  flush_p2p();
   inter_.abort();
   intra_.abort();
   world_.abort();

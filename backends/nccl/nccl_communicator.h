@@ -57,10 +57,12 @@ class NcclCommunicator : public Communicator {
  private:
   friend class NcclWork;
   friend class NcclP2pWork;
-  // Opens a group of point-to-point calls (if none is open) / ends it and records its
-  // completion event.
+  // Opens a group of point-to-point calls (if none is open) / ends the open group and records
+  // its completion event: any group (nullptr; every collective does so first, so it never
+  // joins a group of sends and receives), or only the one whose completion event is `group`
+  // (a Work waiting closes its own group, never a newer one).
   void open_p2p();
-  void flush_p2p();
+  void flush_p2p(const CudaEvent* group = nullptr);
   // Enqueues the all-reduce on the stream; scratch (bor only) must live until it finishes.
   void enqueue_allreduce(void* data, std::size_t count, DType dtype, ReduceOp op, Group g,
                          DeviceArray<uint8_t>& scratch);

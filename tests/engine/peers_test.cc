@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <numeric>
 #include <random>
@@ -103,6 +104,25 @@ TEST(CgxCodec, ChunksOfABufferEncodeEachPieceFromItsFirstValue) {
     for (int64_t i = 1000; i < 1010; ++i) EXPECT_EQ(y[i], x[i]) << "fp32 layer travels exactly";
     for (int64_t i = 0; i < 1000; ++i) EXPECT_NEAR(y[i], x[i], 2.0 / 15 / 2 + 1e-6);
   }
+}
+
+TEST(CgxCodec, ANonFiniteValueMakesItsBucketDecodeToNaNOnEveryRank) {
+  std::vector<float> x(300, 0.5f);
+  x[77] = std::numeric_limits<float>::quiet_NaN();
+  std::vector<uint8_t> wire(static_cast<size_t>(cgx_wire_bytes(300, 4, 128)));
+  std::vector<float> y(300);
+  cgx_quantize(x.data(), 300, 4, 128, false, 1, wire.data());
+  cgx_dequantize(wire.data(), 300, 4, 128, y.data(), false);
+  for (int i = 0; i < 300; ++i) EXPECT_EQ(std::isnan(y[i]), i < 128) << i;  // bucket 0 only
+  // Through the all-reduce: one rank's Inf reaches every rank as NaN (the trainer's finite
+  // check then stops them all alike).
+  const auto codec = two_layer_codec(3001, 17, 4);
+  spawn_ranks({4, 2}, [&](Communicator& comm) {
+    auto v = uniform_values(codec.size(), 9 + comm.world_rank());
+    if (comm.world_rank() == 3) v[5] = std::numeric_limits<float>::infinity();
+    cgx_allreduce(comm, v.data(), codec, {});
+    EXPECT_TRUE(std::isnan(v[5])) << "rank " << comm.world_rank();
+  });
 }
 
 // CGX's all-reduce over P x M ranks of inputs in [-1, 1] with b bits. Each quantization of a
@@ -252,6 +272,16 @@ TEST(Pactrain, TernarizationIsUnbiased) {
   }
   // s * t has variance <= s^2 / 4 + ... <= s^2: 5 sigma of the mean.
   for (int i = 0; i < 64; ++i) EXPECT_NEAR(mean[i], x[i], 5 * s / std::sqrt(draws)) << i;
+}
+
+TEST(Pactrain, ANonFiniteGradientMakesTheScalerInfinite) {
+  const std::vector<float> x = {0.1f, -std::numeric_limits<float>::infinity(), 0.2f};
+  EXPECT_TRUE(std::isinf(max_abs(x.data(), 3)));
+  const std::vector<float> y = {0.1f, std::numeric_limits<float>::quiet_NaN()};
+  EXPECT_TRUE(std::isinf(max_abs(y.data(), 2)));
+  std::vector<int8_t> t(3, 9);
+  ternarize(x.data(), 3, max_abs(x.data(), 3), 1, t.data());
+  EXPECT_EQ(t, (std::vector<int8_t>{0, 0, 0}));  // and Inf x 0 decodes to NaN
 }
 
 TEST(Pactrain, Int8SumOfTernaryVectorsIsExact) {

@@ -54,7 +54,7 @@ class BucketedStrategy : public LiveStrategy {
       for (auto& b : buckets_) b.wire.assign(b.floats, 0);
     if (mode_ == Strategy::pactrain) {
       if (!s.cfg.init.empty()) {
-        const int k = load_init_model(s, s.cfg.init);
+        const int k = init_from_checkpoint(s, comm);
         if (comm.world_rank() == 0)
           std::printf("pactrain: pruning the ddp model of %s (iteration %d)\n", s.cfg.init.c_str(),
                       k);
@@ -122,7 +122,8 @@ class BucketedStrategy : public LiveStrategy {
     }
   }
   void load_state(const StateSections& st) override {
-    step_ = get_state<int64_t>(st, "buckets/step", 1)[0];
+    // Checkpoints of ddp runs written before the peers existed have no step (ddp ignores it).
+    step_ = st.count("buckets/step") ? get_state<int64_t>(st, "buckets/step", 1)[0] : 0;
     if (mode_ == Strategy::pactrain) {
       const auto stable =
           get_state<int64_t>(st, "pactrain/stable", static_cast<int64_t>(buckets_.size()));
@@ -147,6 +148,39 @@ class BucketedStrategy : public LiveStrategy {
   }
 
  private:
+  // --init: rank 0 reads the checkpoint and every rank takes its verdict and then its model
+  // (one checkpoint, one model on every rank, even if the folder changes or is not visible
+  // to every node).
+  static int init_from_checkpoint(TrainSetup& s, Communicator& comm) {
+    std::string error;
+    int k = 0;
+    if (comm.world_rank() == 0) {
+      try {
+        k = load_init_model(s, s.cfg.init);
+      } catch (const UsageError& e) {
+        error = e.what();
+      }
+    }
+    int64_t len = static_cast<int64_t>(error.size());
+    comm.broadcast(&len, 1, DType::i64, 0, Group::world);
+    error.resize(static_cast<std::size_t>(len));
+    comm.broadcast(error.data(), error.size(), DType::u8, 0, Group::world);
+    PRUNEX_USAGE(error.empty(), error);
+    comm.broadcast(&k, 1, DType::i32, 0, Group::world);
+    torch::NoGradGuard no_grad;
+    for (auto& t : s.model->parameters(true))
+      comm.broadcast(t.data_ptr<float>(), static_cast<std::size_t>(t.numel()), DType::f32, 0,
+                     Group::world);
+    for (auto& b : s.model->buffers(true)) {
+      auto c = b.contiguous();
+      comm.broadcast(c.data_ptr(), static_cast<std::size_t>(c.numel() * c.element_size()),
+                     DType::u8, 0, Group::world);
+      b.copy_(c);
+    }
+    comm.clear_calls();
+    return k;
+  }
+
   struct Bucket {
     std::vector<int> layers;
     std::vector<int64_t> offsets;
@@ -251,9 +285,11 @@ class BucketedStrategy : public LiveStrategy {
     clock_->time(phase::allreduce, [&] {
       for (auto& b : buckets_) {
         if (mode_ == Strategy::cgx) {
-          cgx_allreduce(comm_, b.data.data(), *b.codec,
-                        {s_.cfg.stochastic_rounding,
-                         static_cast<uint64_t>(s_.cfg.seed) * 1000003ull + step_});
+          const uint64_t bucket = static_cast<uint64_t>(&b - &buckets_[0]);
+          cgx_allreduce(
+              comm_, b.data.data(), *b.codec,
+              {s_.cfg.stochastic_rounding,
+               (static_cast<uint64_t>(s_.cfg.seed) * 1000003ull + step_) * 1009ull + bucket});
           continue;
         }
         if (s_.cfg.sync_phases) {
@@ -298,15 +334,16 @@ class BucketedStrategy : public LiveStrategy {
       choose_bits();
   }
 
-  // The bucket's mask now: a value is kept when its weight is nonzero or its layer is not
-  // pruned. Every rank holds the same weights, so every rank decides alike.
+  // The bucket's mask now: the pruning masks of its layers (all ones for layers that are not
+  // pruned). Rank 0 decided them and broadcast them, so every rank packs the same positions;
+  // a kept weight that happens to be zero keeps travelling.
   std::vector<uint8_t> mask_of(const Bucket& b) const {
     std::vector<uint8_t> m(static_cast<size_t>(b.floats), 1);
     for (size_t i = 0; i < b.layers.size(); ++i) {
       const int l = b.layers[i];
       if (!masks_[l].defined()) continue;
-      const float* w = s_.params[l].data_ptr<float>();
-      for (int64_t j = 0, n = s_.params[l].numel(); j < n; ++j) m[b.offsets[i] + j] = w[j] != 0;
+      const float* mk = masks_[l].data_ptr<float>();
+      for (int64_t j = 0, n = masks_[l].numel(); j < n; ++j) m[b.offsets[i] + j] = mk[j] != 0;
     }
     return m;
   }
