@@ -13,22 +13,9 @@
 namespace prunex {
 namespace {
 
-// MPI is initialised once for the test binary and finalised at exit.
-void ensure_mpi() {
-  int init = 0;
-  MPI_Initialized(&init);
-  if (init) return;
-  MPI_Init(nullptr, nullptr);
-  std::atexit([] {
-    int fin = 0;
-    MPI_Finalized(&fin);
-    if (!fin) MPI_Finalize();
-  });
-}
-
 TEST(NcclCommunicator, WrongWorldSizeIsAUsageError) {
   PRUNEX_REQUIRE_DEVICE();
-  ensure_mpi();
+  testing::init_mpi();
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   EXPECT_THROW(NcclCommunicator(MPI_COMM_WORLD, NodeGrouping{size + 1, 1}), UsageError);
@@ -39,7 +26,7 @@ TEST(NcclCommunicator, WrongWorldSizeIsAUsageError) {
 
 TEST(NcclCommunicator, OneRankCollectives) {
   PRUNEX_REQUIRE_DEVICE();
-  ensure_mpi();
+  testing::init_mpi();
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size != 1) GTEST_SKIP() << "one-rank test run under " << size << " ranks";
@@ -79,7 +66,7 @@ TEST(NcclCommunicator, OneRankCollectives) {
 
 TEST(NcclCommunicator, OneRankMaskUnionKeepsTheMask) {
   PRUNEX_REQUIRE_DEVICE();
-  ensure_mpi();
+  testing::init_mpi();
   int size = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (size != 1) GTEST_SKIP() << "one-rank test run under " << size << " ranks";
