@@ -13,6 +13,16 @@ uint64_t mix(uint64_t seed, uint64_t a, uint64_t b) {
          (b + 1) * 0x94d049bb133111ebull;
 }
 
+// Wire offsets of the m chunks of the buffer, one past the last at [m].
+std::vector<int64_t> chunk_offsets(const CgxBufferCodec& codec, int m) {
+  std::vector<int64_t> offsets(m + 1, 0);
+  for (int c = 0; c < m; ++c) {
+    const auto [lo, hi] = CgxBufferCodec::chunk(codec.size(), m, c);
+    offsets[c + 1] = offsets[c] + codec.wire_bytes(lo, hi);
+  }
+  return offsets;
+}
+
 void wait_all(std::vector<std::unique_ptr<Work>>& works) {
   for (auto& w : works) w->wait();
   works.clear();
@@ -64,18 +74,14 @@ void sra(Communicator& comm, float* data, const CgxBufferCodec& codec, const Cgx
   }
 }
 
-// Step 2: the leaders' ring. Returns the quantized chunks (chunk c at offsets[c]).
+// Step 2: the leaders' ring. Returns the quantized chunks (chunk c at offsets[c],
+// chunk_offsets of the M-way split).
 std::vector<uint8_t> ring(Communicator& comm, float* data, const CgxBufferCodec& codec,
-                          const CgxReduceOptions& o, std::vector<int64_t>& offsets) {
+                          const CgxReduceOptions& o, const std::vector<int64_t>& offsets) {
   const int m = comm.size(Group::inter), me = comm.rank(Group::inter);
   const int next = (me + 1) % m, prev = (me + m - 1) % m;
   const int64_t n = codec.size();
   auto range = [&](int c) { return CgxBufferCodec::chunk(n, m, c); };
-  offsets.assign(m + 1, 0);
-  for (int c = 0; c < m; ++c) {
-    const auto [lo, hi] = range(c);
-    offsets[c + 1] = offsets[c] + codec.wire_bytes(lo, hi);
-  }
   std::vector<uint8_t> all(static_cast<std::size_t>(offsets[m]));
   auto chunk_ptr = [&](int c) { return all.data() + offsets[c]; };
   auto chunk_bytes = [&](int c) { return static_cast<std::size_t>(offsets[c + 1] - offsets[c]); };
@@ -123,18 +129,10 @@ void cgx_allreduce(Communicator& comm, float* data, const CgxBufferCodec& codec,
   if (codec.size() == 0) return;
   if (p > 1) sra(comm, data, codec, opt);
   if (m < 2) return;
-  std::vector<int64_t> offsets;
-  std::vector<uint8_t> all;
-  if (comm.is_leader()) {
-    all = ring(comm, data, codec, opt, offsets);
-  } else {
-    offsets.assign(m + 1, 0);
-    for (int c = 0; c < m; ++c) {
-      const auto [lo, hi] = CgxBufferCodec::chunk(codec.size(), m, c);
-      offsets[c + 1] = offsets[c] + codec.wire_bytes(lo, hi);
-    }
-    all.resize(static_cast<std::size_t>(offsets[m]));
-  }
+  std::vector<int64_t> offsets = chunk_offsets(codec, m);
+  std::vector<uint8_t> all = comm.is_leader()
+                                 ? ring(comm, data, codec, opt, offsets)
+                                 : std::vector<uint8_t>(static_cast<std::size_t>(offsets[m]));
   if (p < 2) return;
   comm.broadcast(all.data(), all.size(), DType::u8, 0, Group::intra);
   if (comm.is_leader()) return;

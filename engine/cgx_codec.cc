@@ -90,16 +90,15 @@ void CgxBufferCodec::for_pieces(int64_t lo, int64_t hi, Fn fn) const {
     if (a >= b) continue;
     const int64_t bytes =
         s.codec.compressed ? cgx_wire_bytes(b - a, s.codec.bits, s.codec.bucket) : 4 * (b - a);
-    fn(s, a, b, at);
+    fn(s, a, b, at, bytes);
     at += bytes;
   }
 }
 
 int64_t CgxBufferCodec::wire_bytes(int64_t lo, int64_t hi) const {
   int64_t total = 0;
-  for_pieces(lo, hi, [&](const Segment& s, int64_t a, int64_t b, int64_t) {
-    total += s.codec.compressed ? cgx_wire_bytes(b - a, s.codec.bits, s.codec.bucket) : 4 * (b - a);
-  });
+  for_pieces(lo, hi,
+             [&](const Segment&, int64_t, int64_t, int64_t, int64_t bytes) { total += bytes; });
   return total;
 }
 
@@ -114,7 +113,7 @@ int64_t CgxBufferCodec::wire_bytes_split(int parts) const {
 
 void CgxBufferCodec::encode(const float* buffer, int64_t lo, int64_t hi, bool stochastic,
                             uint64_t seed, uint8_t* out) const {
-  for_pieces(lo, hi, [&](const Segment& s, int64_t a, int64_t b, int64_t at) {
+  for_pieces(lo, hi, [&](const Segment& s, int64_t a, int64_t b, int64_t at, int64_t) {
     if (s.codec.compressed)
       cgx_quantize(buffer + a, b - a, s.codec.bits, s.codec.bucket, stochastic,
                    seed ^ static_cast<uint64_t>(a) * 0x2545f4914f6cdd1dull, out + at);
@@ -125,7 +124,7 @@ void CgxBufferCodec::encode(const float* buffer, int64_t lo, int64_t hi, bool st
 
 void CgxBufferCodec::decode(const uint8_t* in, int64_t lo, int64_t hi, float* buffer,
                             bool accumulate) const {
-  for_pieces(lo, hi, [&](const Segment& s, int64_t a, int64_t b, int64_t at) {
+  for_pieces(lo, hi, [&](const Segment& s, int64_t a, int64_t b, int64_t at, int64_t) {
     if (s.codec.compressed) {
       cgx_dequantize(in + at, b - a, s.codec.bits, s.codec.bucket, buffer + a, accumulate);
       return;

@@ -72,6 +72,7 @@ class CgxBufferCodec {
   void decode(const uint8_t* in, int64_t lo, int64_t hi, float* buffer, bool accumulate) const;
 
  private:
+  // fn(segment, first, end, wire offset, wire bytes) for each piece of [lo, hi).
   template <typename Fn>
   void for_pieces(int64_t lo, int64_t hi, Fn fn) const;
   std::vector<Segment> segments_;

@@ -39,6 +39,13 @@ struct NodeGrouping {
   }
   // The world ranks of every group of kind g, each group in rank order.
   std::vector<std::vector<int>> groups(Group g) const;
+  // Which of the groups of kind g (groups(g) order) world_rank belongs to: its node for intra,
+  // its local rank for rail, 0 for world and inter.
+  int group_index(Group g, int world_rank) const {
+    return g == Group::intra ? node_of(world_rank) : g == Group::rail ? local_rank(world_rank) : 0;
+  }
+  // The world rank of rank r in world_rank's group of kind g (the inverse of rank_in).
+  int member(Group g, int world_rank, int r) const;
   // world_rank's rank inside its group of kind g (-1 for inter on a non-leader).
   int rank_in(Group g, int world_rank) const;
 };

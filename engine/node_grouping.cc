@@ -21,7 +21,7 @@ std::vector<std::vector<int>> NodeGrouping::groups(Group g) const {
   std::vector<std::vector<int>> out(group_count(g));
   for (int r = 0; r < world_size; ++r) {
     if (!takes_part(g, r)) continue;
-    out[g == Group::intra ? node_of(r) : g == Group::rail ? local_rank(r) : 0].push_back(r);
+    out[group_index(g, r)].push_back(r);
   }
   return out;
 }
@@ -36,6 +36,20 @@ int NodeGrouping::rank_in(Group g, int world_rank) const {
       return is_leader(world_rank) ? node_of(world_rank) : -1;
     case Group::rail:
       return node_of(world_rank);
+  }
+  return -1;
+}
+
+int NodeGrouping::member(Group g, int world_rank, int r) const {
+  switch (g) {
+    case Group::world:
+      return r;
+    case Group::intra:
+      return leader_of(node_of(world_rank)) + r;
+    case Group::inter:
+      return leader_of(r);
+    case Group::rail:
+      return leader_of(r) + local_rank(world_rank);
   }
   return -1;
 }

@@ -8,26 +8,34 @@
 
 namespace prunex::plan_detail {
 
-IterationPlan ddp_plan(const PlanInputs& in) {
-  const ModelLayout& layout = *in.layout;
-  const double d = static_cast<double>(layout.fp32_bytes());
+int add_forward_backward(const PlanInputs& in, IterationPlan& plan) {
   const double fwd = step_flops(in) / 3;
-  IterationPlan plan;
   plan.steps.push_back(compute_step(phase::local_compute, fwd));
   plan.steps.push_back(compute_step(phase::local_compute, 2 * fwd));
-  const int backward = 1;
+  return static_cast<int>(plan.steps.size()) - 1;
+}
+
+void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward, int64_t bytes,
+                          DType dtype, IterationPlan& plan) {
+  const ModelLayout& layout = *in.layout;
   // Backward visits layers last to first; a bucket is ready once its lowest layer is done.
+  double done = 0;
+  for (size_t l = b.first_layer(); l < layout.layers.size(); ++l)
+    done += layout.layers[l].forward_flops;
   const double total = layout.forward_flops();
-  for (const auto& b : ddp_buckets(layout)) {
-    double done = 0;
-    for (size_t l = b.first_layer(); l < layout.layers.size(); ++l)
-      done += layout.layers[l].forward_flops;
-    PlanStep s =
-        collective_step(phase::allreduce, Group::world, CollectiveOp::allreduce, b.floats * 4);
-    if (in.ddp_overlap) s.overlap_with = backward;
-    s.ready_fraction = total > 0 ? std::min(1.0, done / total) : 1.0;
-    plan.steps.push_back(s);
-  }
+  PlanStep s =
+      collective_step(phase::allreduce, Group::world, CollectiveOp::allreduce, bytes, dtype);
+  if (in.ddp_overlap) s.overlap_with = backward;
+  s.ready_fraction = total > 0 ? std::min(1.0, done / total) : 1.0;
+  plan.steps.push_back(s);
+}
+
+IterationPlan ddp_plan(const PlanInputs& in) {
+  const double d = static_cast<double>(in.layout->fp32_bytes());
+  IterationPlan plan;
+  const int backward = add_forward_backward(in, plan);
+  for (const auto& b : ddp_buckets(*in.layout))
+    add_bucket_allreduce(in, b, backward, b.floats * 4, DType::f32, plan);
   plan.steps.push_back(memory_step(phase::local_compute, 7 * d));  // copy back 2D + SGD 5D
   plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
   return plan;

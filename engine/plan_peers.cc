@@ -7,7 +7,7 @@
 //   back (2D) and SGD step (5D).
 // - pactrain: gradient masking (read g and the mask, write g: 3D over the layers, counted as
 //   3D), pack (read an int64 index and a value, write the value: 4C), unpack (zero the bucket
-//   D, then the same 4C), the mask tracker (read the weights and compare a byte mask: 1.25D);
+//   D, then the same 4C), the mask tracker (read the pruning masks, compare a byte mask: 1.25D);
 //   --ternary: the scaler (C), ternarize (read C, write C/4), scale back (read C/4, write C).
 //   The modeled steady state: every bucket compact (the mask is fixed after pruning).
 // - cgx: quantizing reads its values twice (min/max, then levels: 2 per value), adding a
@@ -24,32 +24,6 @@
 #include "engine/plan_strategies.h"
 
 namespace prunex::plan_detail {
-namespace {
-
-// Forward and backward as two compute steps; returns the index of the backward step.
-int add_forward_backward(const PlanInputs& in, IterationPlan& plan) {
-  const double fwd = step_flops(in) / 3;
-  plan.steps.push_back(compute_step(phase::local_compute, fwd));
-  plan.steps.push_back(compute_step(phase::local_compute, 2 * fwd));
-  return static_cast<int>(plan.steps.size()) - 1;
-}
-
-// A bucket's all-reduce started as backward reaches its lowest layer (as ddp_plan).
-void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward, int64_t bytes,
-                          DType dtype, IterationPlan& plan) {
-  const ModelLayout& layout = *in.layout;
-  double done = 0;
-  for (size_t l = b.first_layer(); l < layout.layers.size(); ++l)
-    done += layout.layers[l].forward_flops;
-  const double total = layout.forward_flops();
-  PlanStep s =
-      collective_step(phase::allreduce, Group::world, CollectiveOp::allreduce, bytes, dtype);
-  if (in.ddp_overlap) s.overlap_with = backward;
-  s.ready_fraction = total > 0 ? std::min(1.0, done / total) : 1.0;
-  plan.steps.push_back(s);
-}
-
-}  // namespace
 
 IterationPlan fp16_plan(const PlanInputs& in) {
   const double d = static_cast<double>(in.layout->fp32_bytes());

@@ -11,6 +11,13 @@ void add_local_steps(const PlanInputs& in, bool proximal, IterationPlan& plan);
 
 IterationPlan hsadmm_plan(const PlanInputs& in);
 IterationPlan hsadmm_flat_plan(const PlanInputs& in);
+// DDP's step (plan_ddp.cc), shared by the strategies on its buckets: forward and backward as
+// two compute steps (returns the backward step's index), and a bucket's all-reduce of `bytes`
+// started as backward reaches its lowest layer (overlap_with = backward, unless
+// --sync-phases).
+int add_forward_backward(const PlanInputs& in, IterationPlan& plan);
+void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward, int64_t bytes,
+                          DType dtype, IterationPlan& plan);
 IterationPlan ddp_plan(const PlanInputs& in);
 IterationPlan topk_plan(const PlanInputs& in);
 // plan_peers.cc

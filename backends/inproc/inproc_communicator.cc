@@ -132,10 +132,7 @@ class InProcessWorld {
   Rendezvous& meeting(Group g, int world_rank) {
     PRUNEX_CHECK(grouping_.takes_part(g, world_rank), "rank ", world_rank, " is not in the ",
                  group_name(g), " group");
-    const int which = g == Group::intra  ? grouping_.node_of(world_rank)
-                      : g == Group::rail ? grouping_.local_rank(world_rank)
-                                         : 0;
-    return *meet_[static_cast<int>(g)][which];
+    return *meet_[static_cast<int>(g)][grouping_.group_index(g, world_rank)];
   }
 
   // Posts this rank's buffer and count, waits for every member and checks the counts agree.
@@ -260,7 +257,7 @@ std::unique_ptr<Work> InProcessCommunicator::send(const void* data, std::size_t 
                                                   int peer, Group g) {
   PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "send to rank ", peer, " of the ",
                group_name(g), " group (size ", size(g), ", this rank ", rank(g), ")");
-  const int to = world_->grouping().groups(g)[group_index_of(g)][peer];
+  const int to = grouping().member(g, rank_, peer);
   world_->post_message(g, rank_, to, data, count * dtype_size(dtype));
   record(CollectiveOp::send, g, dtype, count, 0);
   return std::make_unique<DoneWork>();
@@ -270,18 +267,13 @@ std::unique_ptr<Work> InProcessCommunicator::recv(void* data, std::size_t count,
                                                   int peer, Group g) {
   PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "recv from rank ", peer, " of the ",
                group_name(g), " group (size ", size(g), ", this rank ", rank(g), ")");
-  const int from = world_->grouping().groups(g)[group_index_of(g)][peer];
+  const int from = grouping().member(g, rank_, peer);
   const std::size_t call = record(CollectiveOp::recv, g, dtype, count, 0);
   const double t0 = now_seconds();
   return std::make_unique<RecvWork>([this, g, from, data, count, dtype, call, t0] {
     world_->take_message(g, from, rank_, data, count * dtype_size(dtype));
     set_seconds(call, now_seconds() - t0);
   });
-}
-
-int InProcessCommunicator::group_index_of(Group g) const {
-  const NodeGrouping& ng = grouping();
-  return g == Group::intra ? ng.node_of(rank_) : g == Group::rail ? ng.local_rank(rank_) : 0;
 }
 
 void InProcessCommunicator::abort(int code) {

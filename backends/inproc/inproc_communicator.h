@@ -39,9 +39,6 @@ class InProcessCommunicator : public Communicator {
   [[noreturn]] void abort(int code) override;
 
  private:
-  // Which of the groups of kind g this rank belongs to (NodeGrouping::groups order).
-  int group_index_of(Group g) const;
-
   std::shared_ptr<InProcessWorld> world_;
   int rank_;
 };

@@ -80,7 +80,7 @@ NcclCommunicator::NcclCommunicator(MPI_Comm world, NodeGrouping grouping)
 
 // Sub-communicators go before the world one they were split from.
 NcclCommunicator::~NcclCommunicator() {
-  if (p2p_open_) ncclGroupEnd();  // never leave NCCL inside a group
+  if (p2p_stop_) ncclGroupEnd();  // never leave NCCL inside a group
   rail_ = NcclComm();
   inter_ = NcclComm();
   intra_ = NcclComm();
@@ -202,19 +202,20 @@ std::unique_ptr<Work> NcclCommunicator::recv(void* data, std::size_t count, DTyp
 }
 
 void NcclCommunicator::open_p2p() {
-  if (p2p_open_) return;
+  if (p2p_stop_) return;
   p2p_start_ = std::make_shared<CudaEvent>();
-  p2p_stop_ = std::make_shared<CudaEvent>();
   p2p_start_->record(stream());
   PRUNEX_NCCL_CHECK(ncclGroupStart());
-  p2p_open_ = true;
+  p2p_stop_ = std::make_shared<CudaEvent>();
 }
 
 void NcclCommunicator::flush_p2p(const CudaEvent* group) {
-  if (!p2p_open_ || (group != nullptr && group != p2p_stop_.get())) return;
-  p2p_open_ = false;
+  if (!p2p_stop_ || (group != nullptr && group != p2p_stop_.get())) return;
+  // The group's Works keep their own copies of its events.
+  const std::shared_ptr<CudaEvent> stop = std::move(p2p_stop_);
+  p2p_start_.reset();
   PRUNEX_NCCL_CHECK(ncclGroupEnd());
-  p2p_stop_->record(stream());
+  stop->record(stream());
 }
 
 void NcclCommunicator::abort(int code) {

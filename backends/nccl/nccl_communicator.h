@@ -82,9 +82,8 @@ class NcclCommunicator : public Communicator {
   NcclComm world_, intra_, inter_, rail_;
   CudaStream stream_;
   DeviceArray<uint8_t> barrier_byte_;
-  // The open group of sends and receives: its start event, and the completion event the
-  // Works of its calls share (recorded when the group closes).
-  bool p2p_open_ = false;
+  // The open group of sends and receives (none: null): its start event, and the completion
+  // event the Works of its calls share (recorded when the group closes).
   std::shared_ptr<CudaEvent> p2p_start_, p2p_stop_;
 };
 

@@ -50,6 +50,17 @@ SimulateField long_integer(std::string name, std::string vn, std::string help, l
       [m](const C& c) { return nlohmann::json(c.*m); }};
 }
 
+// true or false.
+SimulateField boolean(std::string name, std::string help, bool C::*m) {
+  return {name, "BOOL", help,
+          [m, name](C& c, const std::string& v) {
+            PRUNEX_USAGE(v == "true" || v == "false", "--", name, " must be true or false, got '",
+                         v, "'");
+            c.*m = v == "true";
+          },
+          [m](const C& c) { return nlohmann::json(c.*m); }};
+}
+
 // A number in (lo, hi] (open_low) or [lo, hi].
 SimulateField real(std::string name, std::string vn, std::string help, double C::*m, double lo,
                    double hi, bool open_low) {
@@ -88,15 +99,10 @@ const std::vector<SimulateField>& simulate_fields() {
                    "local steps (full batches) per outer iteration instead of --local-epochs "
                    "(0: epochs)",
                    &C::local_steps, 0, kMaxCount),
-      {"ddp-overlap", "BOOL",
-       "ddp: start a bucket's all-reduce during backward (false: after it, as a live run with "
-       "--sync-phases)",
-       [](C& c, const std::string& v) {
-         PRUNEX_USAGE(v == "true" || v == "false", "--ddp-overlap must be true or false, got '", v,
-                      "'");
-         c.ddp_overlap = v == "true";
-       },
-       [](const C& c) { return nlohmann::json(c.ddp_overlap); }},
+      boolean("ddp-overlap",
+              "ddp: start a bucket's all-reduce during backward (false: after it, as a live run "
+              "with --sync-phases)",
+              &C::ddp_overlap),
       integer("batch", "B", "batch per GPU (paper: 128)", &C::batch, 1, kMaxCount),
       long_integer("samples", "N", "training samples per epoch (CIFAR-10: 50000)", &C::samples, 1,
                    kMaxCount),
@@ -128,27 +134,17 @@ const std::vector<SimulateField>& simulate_fields() {
          c.wire_dtype = v;
        },
        [](const C& c) { return nlohmann::json(c.wire_dtype); }},
-      {"pipeline-buckets", "BOOL",
-       "hsadmm / hsadmm-rail: bucket b's inter-node all-reduce runs while b + 1 is packed and "
-       "b - 1 unpacked",
-       [](C& c, const std::string& v) {
-         PRUNEX_USAGE(v == "true" || v == "false",
-                      "--pipeline-buckets must be true or false, got '", v, "'");
-         c.pipeline_buckets = v == "true";
-       },
-       [](const C& c) { return nlohmann::json(c.pipeline_buckets); }},
+      boolean("pipeline-buckets",
+              "hsadmm / hsadmm-rail: bucket b's inter-node all-reduce runs while b + 1 is packed "
+              "and b - 1 unpacked",
+              &C::pipeline_buckets),
       real("topk-ratio", "R", "Top-K: kept fraction of each layer's gradient", &C::topk_ratio, 0, 1,
            true),
       real("prune-ratio", "R",
            "pactrain: pruned fraction of every conv and fc weight (modeled: every bucket compact)",
            &C::prune_ratio, 0, 0.999999, false),
-      {"ternary", "BOOL", "pactrain: int8 TernGrad levels on the wire (plus a scaler per bucket)",
-       [](C& c, const std::string& v) {
-         PRUNEX_USAGE(v == "true" || v == "false", "--ternary must be true or false, got '", v,
-                      "'");
-         c.ternary = v == "true";
-       },
-       [](const C& c) { return nlohmann::json(c.ternary); }},
+      boolean("ternary", "pactrain: int8 TernGrad levels on the wire (plus a scaler per bucket)",
+              &C::ternary),
       integer("bits", "B", "cgx: quantization bits per value", &C::bits, 1, 8),
       integer("bucket-size", "N", "cgx: values per quantization bucket", &C::bucket_size, 1,
               1 << 30),
@@ -166,15 +162,10 @@ const std::vector<SimulateField>& simulate_fields() {
        [](const C& c) { return nlohmann::json(fabric_routing_name(c.fabric_routing)); }},
       long_integer("ecmp-seed", "N", "hash seed of --fabric-routing ecmp", &C::ecmp_seed, 0,
                    kMaxCount),
-      {"nccl-protocols", "BOOL",
-       "each collective in the NCCL protocol (LL, LL128, Simple) NCCL's tuning picks for its "
-       "size: its base latency and wire overhead (false: plain alpha-beta flows)",
-       [](C& c, const std::string& v) {
-         PRUNEX_USAGE(v == "true" || v == "false", "--nccl-protocols must be true or false, got '",
-                      v, "'");
-         c.nccl_protocols = v == "true";
-       },
-       [](const C& c) { return nlohmann::json(c.nccl_protocols); }},
+      boolean("nccl-protocols",
+              "each collective in the NCCL protocol (LL, LL128, Simple) NCCL's tuning picks for "
+              "its size: its base latency and wire overhead (false: plain alpha-beta flows)",
+              &C::nccl_protocols),
       text("calibration", "FILE",
            "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
            "memory speeds replace the topology's",

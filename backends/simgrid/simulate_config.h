@@ -37,9 +37,8 @@ struct SimulateConfig {
   std::string masks;  // metrics.json of a live hsadmm run (empty: the synthetic model)
   int t_freeze = 0;
   double bucket_mib = 32;
-  std::string wire_dtype = "fp32";
-  bool pipeline_buckets = false;  // hsadmm / hsadmm-rail: pipelined inter-node buckets  // hsadmm /
-                                  // hsadmm-rail compact payload: fp32, bf16, fp16
+  std::string wire_dtype = "fp32";  // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
+  bool pipeline_buckets = false;    // hsadmm / hsadmm-rail: pipelined inter-node buckets
   double topk_ratio = 0.01;
   double prune_ratio = 0.5;  // pactrain
   bool ternary = false;      // pactrain

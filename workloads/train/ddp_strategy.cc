@@ -25,7 +25,6 @@
 #include "engine/wire_dtype.h"
 #include "workloads/train/live_strategy.h"
 #include "workloads/train/pactrain_prune.h"
-#include "workloads/train/train_checkpoint.h"
 
 namespace prunex {
 namespace {
@@ -54,7 +53,7 @@ class BucketedStrategy : public LiveStrategy {
       for (auto& b : buckets_) b.wire.assign(b.floats, 0);
     if (mode_ == Strategy::pactrain) {
       if (!s.cfg.init.empty()) {
-        const int k = init_from_checkpoint(s, comm);
+        const int k = pactrain_init_model(s, comm);
         if (comm.world_rank() == 0)
           std::printf("pactrain: pruning the ddp model of %s (iteration %d)\n", s.cfg.init.c_str(),
                       k);
@@ -148,39 +147,6 @@ class BucketedStrategy : public LiveStrategy {
   }
 
  private:
-  // --init: rank 0 reads the checkpoint and every rank takes its verdict and then its model
-  // (one checkpoint, one model on every rank, even if the folder changes or is not visible
-  // to every node).
-  static int init_from_checkpoint(TrainSetup& s, Communicator& comm) {
-    std::string error;
-    int k = 0;
-    if (comm.world_rank() == 0) {
-      try {
-        k = load_init_model(s, s.cfg.init);
-      } catch (const UsageError& e) {
-        error = e.what();
-      }
-    }
-    int64_t len = static_cast<int64_t>(error.size());
-    comm.broadcast(&len, 1, DType::i64, 0, Group::world);
-    error.resize(static_cast<std::size_t>(len));
-    comm.broadcast(error.data(), error.size(), DType::u8, 0, Group::world);
-    PRUNEX_USAGE(error.empty(), error);
-    comm.broadcast(&k, 1, DType::i32, 0, Group::world);
-    torch::NoGradGuard no_grad;
-    for (auto& t : s.model->parameters(true))
-      comm.broadcast(t.data_ptr<float>(), static_cast<std::size_t>(t.numel()), DType::f32, 0,
-                     Group::world);
-    for (auto& b : s.model->buffers(true)) {
-      auto c = b.contiguous();
-      comm.broadcast(c.data_ptr(), static_cast<std::size_t>(c.numel() * c.element_size()),
-                     DType::u8, 0, Group::world);
-      b.copy_(c);
-    }
-    comm.clear_calls();
-    return k;
-  }
-
   struct Bucket {
     std::vector<int> layers;
     std::vector<int64_t> offsets;

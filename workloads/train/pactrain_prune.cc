@@ -2,7 +2,9 @@
 
 #include <cstring>
 
+#include "engine/error.h"
 #include "engine/pactrain.h"
+#include "workloads/train/train_checkpoint.h"
 
 namespace prunex {
 namespace {
@@ -52,6 +54,36 @@ std::vector<torch::Tensor> grasp_scores(TrainSetup& s, const std::vector<int>& l
 }
 
 }  // namespace
+
+int pactrain_init_model(TrainSetup& s, Communicator& comm) {
+  std::string error;
+  int k = 0;
+  if (comm.world_rank() == 0) {
+    try {
+      k = load_init_model(s, s.cfg.init);
+    } catch (const UsageError& e) {
+      error = e.what();
+    }
+  }
+  int64_t len = static_cast<int64_t>(error.size());
+  comm.broadcast(&len, 1, DType::i64, 0, Group::world);
+  error.resize(static_cast<std::size_t>(len));
+  comm.broadcast(error.data(), error.size(), DType::u8, 0, Group::world);
+  PRUNEX_USAGE(error.empty(), error);
+  comm.broadcast(&k, 1, DType::i32, 0, Group::world);
+  torch::NoGradGuard no_grad;
+  for (auto& t : s.model->parameters(true))
+    comm.broadcast(t.data_ptr<float>(), static_cast<std::size_t>(t.numel()), DType::f32, 0,
+                   Group::world);
+  for (auto& b : s.model->buffers(true)) {
+    auto c = b.contiguous();
+    comm.broadcast(c.data_ptr(), static_cast<std::size_t>(c.numel() * c.element_size()), DType::u8,
+                   0, Group::world);
+    b.copy_(c);
+  }
+  comm.clear_calls();
+  return k;
+}
 
 std::vector<torch::Tensor> pactrain_prune(TrainSetup& s, Communicator& comm) {
   std::vector<int> layers;

@@ -17,6 +17,12 @@ namespace prunex {
 // that are not pruned. Applies the masks to s.params.
 std::vector<torch::Tensor> pactrain_prune(TrainSetup& s, Communicator& comm);
 
+// --init: rank 0 reads the newest checkpoint of a ddp run (load_init_model), and every rank
+// takes its verdict (UsageError on all alike) and then its model (one checkpoint, one model
+// on every rank, even if the folder changes or is not visible to every node). Returns the
+// checkpoint's iteration.
+int pactrain_init_model(TrainSetup& s, Communicator& comm);
+
 constexpr int kGraspBatches = 4;
 
 }  // namespace prunex

@@ -44,6 +44,15 @@ std::string state_key(const torch::Tensor& p) {
   return c10::guts::to_string(p.unsafeGetTensorImpl());
 }
 
+// The model's parameters and buffers from their sections.
+void load_model_sections(TrainSetup& s, const StateSections& in) {
+  torch::NoGradGuard no_grad;
+  for (const auto& p : s.model->named_parameters(true))
+    fill_tensor(p.value(), in, "model/" + p.key());
+  for (const auto& b : s.model->named_buffers(true))
+    fill_tensor(b.value(), in, "buffer/" + b.key());
+}
+
 }  // namespace
 
 StateSections save_rank_state(const TrainSetup& s, const LiveStrategy& strategy) {
@@ -86,21 +95,13 @@ int load_init_model(TrainSetup& s, const std::string& dir) {
       saved.value("model", "") == s.cfg.model && saved.value("classes", 0) == s.cfg.classes,
       "--init ", dir, ": model ", saved.value("model", "?"), " with ", saved.value("classes", 0),
       " classes, this run ", s.cfg.model, " with ", s.cfg.classes);
-  const StateSections in = read_rank_checkpoint(m, 0);
-  torch::NoGradGuard no_grad;
-  for (const auto& p : s.model->named_parameters(true))
-    fill_tensor(p.value(), in, "model/" + p.key());
-  for (const auto& b : s.model->named_buffers(true))
-    fill_tensor(b.value(), in, "buffer/" + b.key());
+  load_model_sections(s, read_rank_checkpoint(m, 0));
   return m.iteration;
 }
 
 void load_rank_state(TrainSetup& s, LiveStrategy& strategy, const StateSections& in) {
+  load_model_sections(s, in);
   torch::NoGradGuard no_grad;
-  for (const auto& p : s.model->named_parameters(true))
-    fill_tensor(p.value(), in, "model/" + p.key());
-  for (const auto& b : s.model->named_buffers(true))
-    fill_tensor(b.value(), in, "buffer/" + b.key());
   const auto present =
       get_state<uint8_t>(in, "momentum/present", static_cast<int64_t>(s.params.size()));
   auto& state = s.optimizer->state();
