@@ -1,6 +1,9 @@
 #include "workloads/train/train_checkpoint.h"
 
 #include <filesystem>
+#include <sstream>
+#include <type_traits>
+#include <utility>
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -39,9 +42,21 @@ void load_generator(at::Generator& g, const StateSections& s, const std::string&
   g.set_state(state);
 }
 
-// The optimiser's state key of a parameter (LibTorch 1.13: its TensorImpl's address as text).
-std::string state_key(const torch::Tensor& p) {
-  return c10::guts::to_string(p.unsafeGetTensorImpl());
+// The optimiser's state key of a parameter: its TensorImpl's address, as text in LibTorch
+// 1.13 and as the pointer itself in 2.x.
+using StateKey = std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
+template <typename Key>
+Key key_of(void* impl) {
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream text;
+    text << impl;
+    return text.str();
+  } else {
+    return impl;
+  }
+}
+StateKey state_key(const torch::Tensor& p) {
+  return key_of<StateKey>(static_cast<void*>(p.unsafeGetTensorImpl()));
 }
 
 // The model's parameters and buffers from their sections.
