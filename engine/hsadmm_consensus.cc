@@ -12,7 +12,8 @@ namespace prunex {
 
 HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, HsadmmConfig cfg,
                                  int64_t bucket_bytes, Strategy strategy, Communicator& comm,
-                                 const float* theta0, DType wire)
+                                 const float* theta0, DType wire,
+                                 std::unique_ptr<ConsensusMath> math)
     : layout_(layout),
       spec_(std::move(spec)),
       cfg_(cfg),
@@ -20,6 +21,7 @@ HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, H
       flat_(strategy == Strategy::hsadmm_flat),
       rail_(strategy == Strategy::hsadmm_rail),
       comm_(comm),
+      math_(math ? std::move(math) : make_host_consensus_math()),
       penalty_(static_cast<int>(layout.layers.size()), cfg),
       freezer_(cfg),
       global_mask_(layout, spec_),
@@ -29,18 +31,43 @@ HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, H
                strategy_name(strategy));
   PRUNEX_USAGE(wire == DType::f32 || (!flat_ && is_wire_dtype(wire)), "--wire-dtype ",
                dtype_name(wire), " applies to hsadmm and hsadmm-rail only");
+  PRUNEX_CHECK(math_->space() == comm.memory_space(),
+               "the consensus math and the communicator work in different memory spaces");
   for (const auto& l : layout.layers) {
     offset_.push_back(n_);
     n_ += l.numel();
   }
-  for (auto* b : {&u_, &v_, &buf_}) b->assign(n_, 0.f);
-  zi_.assign(theta0, theta0 + n_);
-  z_ = zi_;
+  offset_.push_back(n_);
+  for (auto* b : {&u_, &v_, &buf_, &zi_, &zi_prev_, &z_, &z_prev_}) *b = math_->alloc(n_ * 4);
+  math_->copy(zi_.as<float>(), theta0, n_ * 4);
+  math_->copy(z_.as<float>(), theta0, n_ * 4);
+  sums_ = math_->alloc(static_cast<int64_t>(layout.layers.size()) * ResidualPartials::kFields * 8);
+  bytes_ = math_->alloc(static_cast<int64_t>(global_mask_.bit_bytes()));
 }
 
 void HsadmmConsensus::add_proximal(int l, float* grad, const float* theta) const {
-  add_proximal_gradient(grad, theta, zi_.data() + offset_[l], u_.data() + offset_[l],
-                        penalty_.rho1(l), layout_.layers[l].numel());
+  math_->add_proximal(grad, theta, at(zi_, l), at(u_, l), penalty_.rho1(l),
+                      layout_.layers[l].numel());
+}
+
+std::vector<float> HsadmmConsensus::host_copy(const SpaceBuffer& b) const {
+  std::vector<float> out(n_);
+  math_->to_host(out.data(), b.as<float>(), n_ * 4);
+  return out;
+}
+
+void HsadmmConsensus::load_buffer(SpaceBuffer& b, const std::vector<float>& host) {
+  math_->from_host(b.as<float>(), host.data(), n_ * 4);
+}
+
+void HsadmmConsensus::host_bytes_collective(std::vector<uint8_t>& bytes, bool unite) {
+  const auto n = static_cast<int64_t>(bytes.size());
+  math_->from_host(bytes_.as<void>(), bytes.data(), n);
+  if (unite)
+    comm_.allreduce(bytes_.as<void>(), bytes.size(), DType::u8, ReduceOp::bor, Group::inter);
+  else
+    comm_.broadcast(bytes_.as<void>(), bytes.size(), DType::u8, 0, Group::intra);
+  math_->to_host(bytes.data(), bytes_.as<void>(), n);
 }
 
 ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer) {
@@ -52,19 +79,21 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   out.rho2 = penalty_.rho2();
 
   // Phase 2: consensus inside the node (flat: the world), eq. 9.
-  timer.time(phase::dual_update, [&] { theta_plus_u(theta, u_.data(), buf_.data(), n_); });
+  timer.time(phase::dual_update,
+             [&] { math_->theta_plus_u(theta, u_.as<float>(), buf_.as<float>(), n_); });
   timer.fence(comm_);
   timer.time(flat_ ? phase::allreduce : phase::intra_allreduce, [&] {
-    comm_.allreduce(buf_.data(), n_, DType::f32, ReduceOp::sum,
+    comm_.allreduce(buf_.as<float>(), n_, DType::f32, ReduceOp::sum,
                     flat_ ? Group::world : Group::intra);
   });
   timer.fence(comm_);
-  zi_prev_ = zi_;
-  z_prev_ = z_;
+  math_->copy(zi_prev_.as<float>(), zi_.as<float>(), n_ * 4);
+  math_->copy(z_prev_.as<float>(), z_.as<float>(), n_ * 4);
   timer.time(phase::dual_update, [&] {
     for (int l = 0; l < L; ++l) {
       CandidateParams cp{penalty_.rho1(l), flat_ ? 0.0 : penalty_.rho2(l), cfg_.lambda, M, P};
-      node_candidate(at(buf_, l), at(z_, l), at(v_, l), cp, at(zi_, l), layout_.layers[l].numel());
+      math_->node_candidate(at(buf_, l), at(z_, l), at(v_, l), cp, at(zi_, l),
+                            layout_.layers[l].numel());
     }
   });
 
@@ -74,16 +103,15 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
     std::vector<float*> w(L);
     for (int l = 0; l < L; ++l) w[l] = at(zi_, l);
     if (freezer_.frozen()) {
-      for (int l = 0; l < L; ++l)
-        if (global_mask_.pruned(l)) apply_mask(w[l], global_mask_[l]);
+      math_->apply_mask(w.data(), global_mask_);
       node_mask = global_mask_;
     } else {
-      node_mask = project_model(w.data(), layout_, spec_);
+      node_mask = math_->project(w.data(), layout_, spec_);
     }
   });
 
   if (flat_) {
-    z_ = zi_;
+    math_->copy(z_.as<float>(), zi_.as<float>(), n_ * 4);
     global_mask_ = node_mask;
   } else {
     out.payload_mask = inter_node_consensus(k, node_mask, timer);
@@ -92,24 +120,34 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
 
   // Phase 5: duals (eqs. 12, 13), residuals, penalties, stopping test.
   ResidualPartials partials(L);
+  const auto sums_bytes = static_cast<int64_t>(partials.size() * sizeof(double));
   timer.time(phase::dual_update, [&] {
-    for (int l = 0; l < L; ++l) {
-      const int64_t o = offset_[l], n = layout_.layers[l].numel();
-      if (!flat_) update_v(v_.data() + o, zi_.data() + o, z_.data() + o, n);
-      update_u(u_.data() + o, theta + o, zi_.data() + o, n);
-      partials.add_intra(l, theta + o, zi_.data() + o, zi_prev_.data() + o, u_.data() + o, n);
-      if (!flat_ && comm_.is_leader())
-        partials.add_inter(l, zi_.data() + o, z_.data() + o, z_prev_.data() + o, v_.data() + o, n);
-    }
+    math_->duals(u_.as<float>(), flat_ ? nullptr : v_.as<float>(), theta, zi_.as<float>(),
+                 z_.as<float>(), n_);
+    ResidualInputs in;
+    in.offset = &offset_;
+    in.theta = theta;
+    in.z_i = zi_.as<float>();
+    in.z_i_prev = zi_prev_.as<float>();
+    in.u = u_.as<float>();
+    in.inter = !flat_ && comm_.is_leader();
+    in.z = z_.as<float>();
+    in.z_prev = z_prev_.as<float>();
+    in.v = v_.as<float>();
+    math_->residual_partials(in, sums_.as<double>());
+    math_->to_host(partials.data(), sums_.as<double>(), sums_bytes);
   });
   out.mine = evaluate_residuals(partials, out.rho1, out.rho2, cfg_);
-  comm_.allreduce(partials.data(), partials.size(), DType::f64, ReduceOp::sum, Group::world);
+  comm_.allreduce(sums_.as<double>(), partials.size(), DType::f64, ReduceOp::sum, Group::world);
+  math_->to_host(partials.data(), sums_.as<double>(), sums_bytes);
   out.global = evaluate_residuals(partials, out.rho1, out.rho2, cfg_);
   timer.time(phase::dual_update, [&] {
     const auto changes = penalty_.update(out.global);
     for (int l = 0; l < L; ++l) {
-      rescale_dual(at(u_, l), changes[l].u_factor, layout_.layers[l].numel());
-      if (!flat_) rescale_dual(at(v_, l), changes[l].v_factor, layout_.layers[l].numel());
+      if (changes[l].u_factor != 1.0)
+        math_->rescale(at(u_, l), changes[l].u_factor, layout_.layers[l].numel());
+      if (!flat_ && changes[l].v_factor != 1.0)
+        math_->rescale(at(v_, l), changes[l].v_factor, layout_.layers[l].numel());
     }
   });
   out.frozen = freezer_.frozen();
@@ -118,10 +156,10 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
 }
 
 void HsadmmConsensus::save_state(StateSections& s) const {
-  put_state(s, "consensus/z_i", zi_);
-  put_state(s, "consensus/z", z_);
-  put_state(s, "consensus/u", u_);
-  put_state(s, "consensus/v", v_);
+  put_state(s, "consensus/z_i", host_copy(zi_));
+  put_state(s, "consensus/z", host_copy(z_));
+  put_state(s, "consensus/u", host_copy(u_));
+  put_state(s, "consensus/v", host_copy(v_));
   put_state(s, "consensus/rho1", penalty_.rho1());
   put_state(s, "consensus/rho2", penalty_.rho2());
   put_state(s, "consensus/global_mask", global_mask_.to_bits());
@@ -130,10 +168,10 @@ void HsadmmConsensus::save_state(StateSections& s) const {
 }
 
 void HsadmmConsensus::load_state(const StateSections& s) {
-  zi_ = get_state<float>(s, "consensus/z_i", n_);
-  z_ = get_state<float>(s, "consensus/z", n_);
-  u_ = get_state<float>(s, "consensus/u", n_);
-  v_ = get_state<float>(s, "consensus/v", n_);
+  load_buffer(zi_, get_state<float>(s, "consensus/z_i", n_));
+  load_buffer(z_, get_state<float>(s, "consensus/z", n_));
+  load_buffer(u_, get_state<float>(s, "consensus/u", n_));
+  load_buffer(v_, get_state<float>(s, "consensus/v", n_));
   const int64_t L = static_cast<int64_t>(layout_.layers.size());
   penalty_.restore(get_state<double>(s, "consensus/rho1", L),
                    get_state<double>(s, "consensus/rho2", L));
@@ -151,50 +189,35 @@ void HsadmmConsensus::load_state(const StateSections& s) {
 
 void HsadmmConsensus::make_buckets() {
   const int pad = rail_ ? comm_.grouping().gpus_per_node : 1;  // rail: P equal slices
-  if (wire_ == DType::f32)
-    buckets_ = std::make_unique<BucketSet>(*plan_, pad);
-  else
-    wire_buckets_ = std::make_unique<WireBucketSet>(*plan_, pad);
-}
-
-void* HsadmmConsensus::bucket_data(int b) {
-  return wire_ == DType::f32 ? static_cast<void*>(buckets_->bucket(b))
-                             : static_cast<void*>(wire_buckets_->bucket(b));
-}
-int64_t HsadmmConsensus::bucket_values(int b) const {
-  return wire_ == DType::f32 ? buckets_->values(b) : wire_buckets_->values(b);
-}
-int64_t HsadmmConsensus::bucket_padded(int b) const {
-  return wire_ == DType::f32 ? buckets_->padded_values(b) : wire_buckets_->padded_values(b);
-}
-int HsadmmConsensus::bucket_count() const {
-  return wire_ == DType::f32 ? buckets_->size() : wire_buckets_->size();
+  math_->set_plan(plan_.get(), pad, wire_);
 }
 
 // hsadmm-rail: local rank r's slice of bucket b (the bucket padded to P equal slices).
 int64_t HsadmmConsensus::rail_slice(int b) const {
-  return bucket_padded(b) / comm_.grouping().gpus_per_node;
+  return math_->bucket_padded(b) / comm_.grouping().gpus_per_node;
 }
 char* HsadmmConsensus::rail_slice_ptr(int b) {
-  return static_cast<char*>(bucket_data(b)) +
+  return static_cast<char*>(math_->bucket(b)) +
          comm_.local_rank() * rail_slice(b) * dtype_size(wire_);
 }
 // The node's ranks all-gather their summed slices of bucket b.
 void HsadmmConsensus::rail_gather(int b) {
-  slice_bytes_.assign(rail_slice_ptr(b), rail_slice_ptr(b) + rail_slice(b) * dtype_size(wire_));
-  comm_.allgather(slice_bytes_.data(), bucket_data(b), rail_slice(b), wire_, Group::intra);
+  const auto bytes = static_cast<int64_t>(rail_slice(b) * dtype_size(wire_));
+  if (slice_.bytes() < bytes) slice_ = math_->alloc(bytes);
+  math_->copy(slice_.as<void>(), rail_slice_ptr(b), bytes);
+  comm_.allgather(slice_.as<void>(), math_->bucket(b), rail_slice(b), wire_, Group::intra);
 }
 
 // hsadmm-rail: every rank of a node holds the same packed buckets; local rank r sums slice r
 // of each bucket across the nodes on rail r, then the node's ranks all-gather the slices.
 void HsadmmConsensus::rail_exchange(PhaseTimer& timer) {
   timer.time(phase::inter_allreduce, [&] {
-    for (int b = 0; b < bucket_count(); ++b)
+    for (int b = 0; b < math_->buckets(); ++b)
       comm_.allreduce(rail_slice_ptr(b), rail_slice(b), wire_, ReduceOp::sum, Group::rail);
   });
   timer.fence(comm_);
   timer.time(phase::allgather, [&] {
-    for (int b = 0; b < bucket_count(); ++b) rail_gather(b);
+    for (int b = 0; b < math_->buckets(); ++b) rail_gather(b);
   });
 }
 
@@ -217,7 +240,7 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
     if (comm_.is_leader()) {
       timer.time(phase::mask_sync, [&] {
         node_mask.to_bits(bits.data());
-        comm_.allreduce(bits.data(), bits.size(), DType::u8, ReduceOp::bor, Group::inter);
+        host_bytes_collective(bits, /*unite=*/true);
       });
       global_mask_.from_bits(bits.data(), bits.size());
     }
@@ -226,8 +249,7 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
   // Every rank of the node learns the union mask from its leader: followers need it to
   // unpack the compact buffers they receive.
   timer.fence(comm_);
-  timer.time(phase::broadcast,
-             [&] { comm_.broadcast(bits.data(), bits.size(), DType::u8, 0, Group::intra); });
+  timer.time(phase::broadcast, [&] { host_bytes_collective(bits, /*unite=*/false); });
   timer.fence(comm_);
   global_mask_.from_bits(bits.data(), bits.size());
   if (!was_frozen) freezer_.observe(k, bits);
@@ -240,7 +262,6 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
       make_buckets();
     });
   }
-  CompactionPlan* plan = plan_.get();
   ModelMask payload_mask = global_mask_;
   std::vector<const float*> zp(L), vp(L);
   std::vector<float*> outp(L);
@@ -251,56 +272,47 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
   }
   // Eq. 11: the average of z_i + v_i over the M nodes, zeros outside the union mask.
   const float scale = 1.0f / static_cast<float>(M);
-  if (pipelined_ && bucket_count() >= 2)
-    pipelined_exchange(*plan, zp.data(), vp.data(), outp.data(), scale, timer);
+  if (pipelined_ && math_->buckets() >= 2)
+    pipelined_exchange(zp.data(), vp.data(), outp.data(), scale, timer);
   else
-    whole_exchange(*plan, zp.data(), vp.data(), outp.data(), scale, timer);
+    whole_exchange(zp.data(), vp.data(), outp.data(), scale, timer);
   if (freeze_steps(frozen_two_back, was_frozen, freezer_.frozen()).project_global) {
     // Retraining keeps the mask of the projected global z: identical on every rank (z is)
     // and exactly the configured keep rate, where the union of node masks (eq. 14) can keep
     // more groups while nodes still disagree.
     timer.time(phase::projection,
-               [&] { global_mask_ = project_model(outp.data(), layout_, spec_); });
+               [&] { global_mask_ = math_->project(outp.data(), layout_, spec_); });
+    math_->set_plan(nullptr, 1, wire_);
     plan_.reset();  // built for the union mask; the frozen mask needs its own
   }
   return payload_mask;
 }
 
 // Pack every bucket, exchange them, unpack every bucket.
-void HsadmmConsensus::whole_exchange(const CompactionPlan& plan, const float* const* z,
-                                     const float* const* v, float* const* out, float scale,
-                                     PhaseTimer& timer) {
-  if (comm_.is_leader() || rail_)
-    timer.time(phase::pack, [&] {
-      if (wire_ == DType::f32)
-        pack(plan, z, v, buckets_->data());
-      else
-        pack_wire(plan, wire_, z, v, wire_buckets_->data());
-    });
+void HsadmmConsensus::whole_exchange(const float* const* z, const float* const* v,
+                                     float* const* out, float scale, PhaseTimer& timer) {
+  if (comm_.is_leader() || rail_) timer.time(phase::pack, [&] { math_->pack(z, v, -1); });
   timer.fence(comm_);
+  const int B = math_->buckets();
   if (rail_) {
     rail_exchange(timer);
   } else {
     if (!comm_.is_leader()) timer.reached(phase::inter_allreduce);  // leaders: in time()
     if (comm_.is_leader()) {
       timer.time(phase::inter_allreduce, [&] {
-        for (int b = 0; b < bucket_count(); ++b)
-          comm_.allreduce(bucket_data(b), bucket_values(b), wire_, ReduceOp::sum, Group::inter);
+        for (int b = 0; b < B; ++b)
+          comm_.allreduce(math_->bucket(b), math_->bucket_values(b), wire_, ReduceOp::sum,
+                          Group::inter);
       });
     }
     timer.fence(comm_);
     timer.time(phase::broadcast, [&] {
-      for (int b = 0; b < bucket_count(); ++b)
-        comm_.broadcast(bucket_data(b), bucket_values(b), wire_, 0, Group::intra);
+      for (int b = 0; b < B; ++b)
+        comm_.broadcast(math_->bucket(b), math_->bucket_values(b), wire_, 0, Group::intra);
     });
   }
   timer.fence(comm_);
-  timer.time(phase::unpack, [&] {
-    if (wire_ == DType::f32)
-      unpack(plan, buckets_->data(), out, scale);
-    else
-      unpack_wire(plan, wire_, wire_buckets_->data(), out, scale);
-  });
+  timer.time(phase::unpack, [&] { math_->unpack(out, scale, -1); });
 }
 
 // Bucket by bucket: b's non-blocking inter-node all-reduce starts once b is packed and runs
@@ -308,32 +320,19 @@ void HsadmmConsensus::whole_exchange(const CompactionPlan& plan, const float* co
 // while the later ones travel. Phases time what is not hidden: the pack, the launch and the
 // wait of each all-reduce, the intra-node step, the unpack. No fences inside (--sync-phases
 // fences the pipeline as a whole).
-void HsadmmConsensus::pipelined_exchange(const CompactionPlan& plan, const float* const* z,
-                                         const float* const* v, float* const* out, float scale,
-                                         PhaseTimer& timer) {
-  const int B = bucket_count();
+void HsadmmConsensus::pipelined_exchange(const float* const* z, const float* const* v,
+                                         float* const* out, float scale, PhaseTimer& timer) {
+  const int B = math_->buckets();
   const bool sends = comm_.is_leader() || rail_;
-  auto pack_b = [&](int b) {
-    if (wire_ == DType::f32)
-      pack_bucket(plan, z, v, static_cast<float*>(bucket_data(b)), b);
-    else
-      pack_wire_bucket(plan, wire_, z, v, static_cast<uint16_t*>(bucket_data(b)), b);
-  };
-  auto unpack_b = [&](int b) {
-    if (wire_ == DType::f32)
-      unpack_bucket(plan, static_cast<const float*>(bucket_data(b)), out, scale, b);
-    else
-      unpack_wire_bucket(plan, wire_, static_cast<const uint16_t*>(bucket_data(b)), out, scale, b);
-  };
   // rail: slice r of each bucket on rail r; leaders: the whole bucket on the inter group.
-  auto slice = [&](int b) { return rail_ ? rail_slice(b) : bucket_values(b); };
-  auto slice_ptr = [&](int b) { return rail_ ? rail_slice_ptr(b) : bucket_data(b); };
+  auto slice = [&](int b) { return rail_ ? rail_slice(b) : math_->bucket_values(b); };
+  auto slice_ptr = [&](int b) { return rail_ ? rail_slice_ptr(b) : math_->bucket(b); };
   timer.fence(comm_);
   std::vector<std::unique_ptr<Work>> work(B);
   if (!sends) timer.reached(phase::inter_allreduce);
   if (sends)
     for (int b = 0; b < B; ++b) {
-      timer.time(phase::pack, [&] { pack_b(b); });
+      timer.time(phase::pack, [&] { math_->pack(z, v, b); });
       timer.time(phase::inter_allreduce, [&] {
         work[b] = comm_.allreduce_async(slice_ptr(b), slice(b), wire_, ReduceOp::sum,
                                         rail_ ? Group::rail : Group::inter);
@@ -345,10 +344,10 @@ void HsadmmConsensus::pipelined_exchange(const CompactionPlan& plan, const float
       timer.time(phase::allgather, [&] { rail_gather(b); });
     } else {
       timer.time(phase::broadcast, [&] {
-        comm_.broadcast(bucket_data(b), bucket_values(b), wire_, 0, Group::intra);
+        comm_.broadcast(math_->bucket(b), math_->bucket_values(b), wire_, 0, Group::intra);
       });
     }
-    timer.time(phase::unpack, [&] { unpack_b(b); });
+    timer.time(phase::unpack, [&] { math_->unpack(out, scale, b); });
   }
   timer.fence(comm_);
 }

@@ -21,6 +21,7 @@
 
 #include "engine/communicator.h"
 #include "engine/compaction.h"
+#include "engine/consensus_math.h"
 #include "engine/hsadmm_config.h"
 #include "engine/layer_layout.h"
 #include "engine/mask.h"
@@ -54,10 +55,12 @@ class HsadmmConsensus {
   // theta0: the initial parameters (identical on every rank): z_i = z = theta0, duals 0.
   // strategy: hsadmm, hsadmm_flat or hsadmm_rail (UsageError otherwise). wire: the type of
   // the compact inter-node payload (f32, or bf16 / f16 for hsadmm and hsadmm-rail: converted
-  // in pack and unpack, summed in that type).
+  // in pack and unpack, summed in that type). math: where the arithmetic runs and the
+  // state lives (null: the host); its space must be comm's memory space, and theta0, the
+  // theta of step() and the pointers below live there.
   HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, HsadmmConfig cfg,
                   int64_t bucket_bytes, Strategy strategy, Communicator& comm, const float* theta0,
-                  DType wire = DType::f32);
+                  DType wire = DType::f32, std::unique_ptr<ConsensusMath> math = nullptr);
 
   // Eq. 8's extra gradient term for layer l: grad += rho1_l * (theta - z_i + u).
   void add_proximal(int layer, float* grad, const float* theta) const;
@@ -66,10 +69,12 @@ class HsadmmConsensus {
 
   int64_t size() const { return n_; }
   int64_t offset(int layer) const { return offset_[layer]; }
-  const float* z() const { return z_.data(); }
-  const float* z_i() const { return zi_.data(); }
-  const float* u() const { return u_.data(); }
-  const float* v() const { return v_.data(); }
+  const float* z() const { return z_.as<float>(); }
+  const float* z_i() const { return zi_.as<float>(); }
+  const float* u() const { return u_.as<float>(); }
+  const float* v() const { return v_.as<float>(); }
+  // Where those live, and the arithmetic that runs there (masked retraining uses it).
+  ConsensusMath& math() const { return *math_; }
   const ModelMask& global_mask() const { return global_mask_; }
   const SparsitySpec& spec() const { return spec_; }
   const ModelLayout& layout() const { return layout_; }
@@ -96,24 +101,23 @@ class HsadmmConsensus {
  private:
   // Returns the mask that compacted the payload (ConsensusStep::payload_mask).
   ModelMask inter_node_consensus(int k, const ModelMask& node_mask, PhaseTimer& timer);
-  // The compact buckets in the wire type: their storage, values and padded length.
-  void* bucket_data(int b);
-  int64_t bucket_values(int b) const;
-  int64_t bucket_padded(int b) const;
-  int bucket_count() const;
   int64_t rail_slice(int b) const;
   char* rail_slice_ptr(int b);
   void rail_gather(int b);
   void rail_exchange(PhaseTimer& timer);
-  void whole_exchange(const CompactionPlan& plan, const float* const* z, const float* const* v,
-                      float* const* out, float scale, PhaseTimer& timer);
-  void pipelined_exchange(const CompactionPlan& plan, const float* const* z, const float* const* v,
-                          float* const* out, float scale, PhaseTimer& timer);
+  void whole_exchange(const float* const* z, const float* const* v, float* const* out, float scale,
+                      PhaseTimer& timer);
+  void pipelined_exchange(const float* const* z, const float* const* v, float* const* out,
+                          float scale, PhaseTimer& timer);
   // The plan's buckets in the wire type (hsadmm-rail: padded to P equal slices).
   void make_buckets();
+  // A host byte vector through a collective in the communicator's memory space.
+  void host_bytes_collective(std::vector<uint8_t>& bytes, bool unite);
   // Whether the mask was frozen after the iteration before the previous one (freeze_steps).
   bool frozen_two_back_ = false;
-  float* at(std::vector<float>& b, int l) { return b.data() + offset_[l]; }
+  float* at(const SpaceBuffer& b, int l) const { return b.as<float>() + offset_[l]; }
+  std::vector<float> host_copy(const SpaceBuffer& b) const;
+  void load_buffer(SpaceBuffer& b, const std::vector<float>& host);
 
   const ModelLayout& layout_;
   SparsitySpec spec_;
@@ -122,18 +126,19 @@ class HsadmmConsensus {
   bool flat_;
   bool rail_;
   Communicator& comm_;
+  std::unique_ptr<ConsensusMath> math_;
   AdaptivePenalty penalty_;
   MaskFreezer freezer_;
   ModelMask global_mask_;
-  std::vector<int64_t> offset_;
+  std::vector<int64_t> offset_;  // per layer, then the total
   int64_t n_ = 0;
-  std::vector<float> u_, v_, zi_, zi_prev_, z_, z_prev_, buf_;
-  std::unique_ptr<CompactionPlan> plan_;         // for global_mask_; kept while the mask is frozen
-  std::unique_ptr<BucketSet> buckets_;           // fp32 wire
-  std::unique_ptr<WireBucketSet> wire_buckets_;  // bf16 / f16 wire
+  SpaceBuffer u_, v_, zi_, zi_prev_, z_, z_prev_, buf_;
+  SpaceBuffer sums_;    // residual partials
+  SpaceBuffer bytes_;   // mask bits on their way through the communicator
+  SpaceBuffer slice_;   // hsadmm-rail: this rank's summed slice, all-gathered
+  std::unique_ptr<CompactionPlan> plan_;  // for global_mask_; kept while the mask is frozen
   DType wire_ = DType::f32;
   bool pipelined_ = false;
-  std::vector<uint8_t> slice_bytes_;
 };
 
 }  // namespace prunex

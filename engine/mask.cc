@@ -115,6 +115,18 @@ void apply_mask(float* w, const LayerMask& m) {
   }
 }
 
+std::vector<uint8_t> element_mask(const LayerMask& m) {
+  std::vector<uint8_t> out(static_cast<size_t>(m.dims.numel()), 0);
+  const int64_t row = m.dims.in * m.dims.k;
+  for (int64_t o = 0; o < m.dims.out; ++o) {
+    if (!m.keep_out[o]) continue;
+    for (int64_t c = 0; c < m.dims.in; ++c)
+      for (int64_t p = 0; p < m.dims.k; ++p)
+        out[o * row + c * m.dims.k + p] = m.keep_in[c] && m.keep_shape[c * m.dims.k + p];
+  }
+  return out;
+}
+
 ModelMask::ModelMask(const ModelLayout& layout, const SparsitySpec& spec) {
   PRUNEX_CHECK_EQ(layout.layers.size(), spec.layers.size());
   for (size_t l = 0; l < layout.layers.size(); ++l) {

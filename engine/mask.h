@@ -40,6 +40,9 @@ struct LayerMask {
 // Zeroes the elements of w (dims.numel() floats, row-major {out, in, k}) that m prunes; used
 // once masks are frozen, in place of the projection.
 void apply_mask(float* w, const LayerMask& m);
+// The same mask with one byte per element (1 = kept), row-major {out, in, k}: what a device
+// applies without the group structure.
+std::vector<uint8_t> element_mask(const LayerMask& m);
 
 // One LayerMask per layout layer; unpruned layers stay dense and take no bits.
 class ModelMask {

@@ -1,0 +1,139 @@
+#include "backends/cuda/consensus_kernels.h"
+
+#include <algorithm>
+
+#include "backends/cuda/cuda_check.h"
+#include "engine/error.h"
+#include "engine/residuals.h"
+
+namespace prunex {
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kSums = 11;  // the squared norms of add_intra (5) and add_inter (6)
+
+unsigned blocks_for(int64_t n) {
+  return static_cast<unsigned>(
+      std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 1 << 20)));
+}
+
+#define PRUNEX_GRID_LOOP(i, n)                                              \
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
+       i += int64_t(gridDim.x) * blockDim.x)
+
+__global__ void proximal_kernel(float* grad, const float* theta, const float* z_i, const float* u,
+                                double rho1, int64_t n) {
+  PRUNEX_GRID_LOOP(k, n) {
+    // CPU: d = double(theta) - z_i + u; grad = float(grad + rho1 * d).
+    const double d = __dadd_rn(__dsub_rn(static_cast<double>(theta[k]), static_cast<double>(z_i[k])),
+                               static_cast<double>(u[k]));
+    grad[k] = static_cast<float>(__dadd_rn(static_cast<double>(grad[k]), __dmul_rn(rho1, d)));
+  }
+}
+
+__global__ void update_u_kernel(float* u, const float* theta, const float* z_i, int64_t n) {
+  PRUNEX_GRID_LOOP(k, n) {
+    u[k] = static_cast<float>(__dadd_rn(
+        static_cast<double>(u[k]),
+        __dsub_rn(static_cast<double>(theta[k]), static_cast<double>(z_i[k]))));
+  }
+}
+
+__global__ void rescale_kernel(float* x, double factor, int64_t n) {
+  PRUNEX_GRID_LOOP(k, n) x[k] = static_cast<float>(__dmul_rn(static_cast<double>(x[k]), factor));
+}
+
+__global__ void zero_pruned_kernel(float* x, const uint8_t* keep, int64_t n) {
+  PRUNEX_GRID_LOOP(k, n) if (!keep[k]) x[k] = 0.0f;
+}
+
+__device__ double sq(double d) { return __dmul_rn(d, d); }
+__device__ double diff(const float* a, const float* b, int64_t k) {
+  return __dsub_rn(static_cast<double>(a[k]), static_cast<double>(b[k]));
+}
+
+__global__ void residual_kernel(const ResidualTile* tiles, const float* theta, const float* z_i,
+                                const float* z_i_prev, const float* u, const float* z,
+                                const float* z_prev, const float* v, double* sums) {
+  const ResidualTile t = tiles[blockIdx.x];
+  double a[kSums] = {};
+  for (int64_t k = t.begin + threadIdx.x; k < t.end; k += blockDim.x) {
+    a[0] = __dadd_rn(a[0], sq(diff(theta, z_i, k)));
+    a[1] = __dadd_rn(a[1], sq(static_cast<double>(theta[k])));
+    a[2] = __dadd_rn(a[2], sq(static_cast<double>(z_i[k])));
+    a[3] = __dadd_rn(a[3], sq(diff(z_i, z_i_prev, k)));
+    a[4] = __dadd_rn(a[4], sq(static_cast<double>(u[k])));
+    if (z) {
+      a[5] = __dadd_rn(a[5], sq(diff(z_i, z, k)));
+      a[6] = __dadd_rn(a[6], sq(static_cast<double>(z_i[k])));
+      a[7] = __dadd_rn(a[7], sq(static_cast<double>(z[k])));
+      a[8] = __dadd_rn(a[8], sq(diff(z_i, z_prev, k)));
+      a[9] = __dadd_rn(a[9], sq(diff(z, z_prev, k)));
+      a[10] = __dadd_rn(a[10], sq(static_cast<double>(v[k])));
+    }
+  }
+  __shared__ double warp_sums[kThreads / 32][kSums];
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  for (int f = 0; f < kSums; ++f) {
+    double x = a[f];
+    for (int off = 16; off > 0; off /= 2) x += __shfl_down_sync(0xffffffffu, x, off);
+    if (lane == 0) warp_sums[warp][f] = x;
+  }
+  __syncthreads();
+  if (threadIdx.x < kSums) {
+    double x = 0;
+    for (int w = 0; w < kThreads / 32; ++w) x += warp_sums[w][threadIdx.x];
+    // Field positions in ResidualPartials (13 per layer; 5 and 12 are the counts).
+    constexpr int kField[kSums] = {0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11};
+    if (threadIdx.x < 5 || z)
+      atomicAdd(sums + int64_t(t.layer) * ResidualPartials::kFields + kField[threadIdx.x], x);
+  }
+}
+
+}  // namespace
+
+void add_proximal_gpu(float* grad, const float* theta, const float* z_i, const float* u,
+                      double rho1, int64_t n, cudaStream_t s) {
+  if (n == 0) return;
+  proximal_kernel<<<blocks_for(n), kThreads, 0, s>>>(grad, theta, z_i, u, rho1, n);
+  PRUNEX_CUDA_CHECK_LAUNCH();
+}
+
+void update_u_gpu(float* u, const float* theta, const float* z_i, int64_t n, cudaStream_t s) {
+  if (n == 0) return;
+  update_u_kernel<<<blocks_for(n), kThreads, 0, s>>>(u, theta, z_i, n);
+  PRUNEX_CUDA_CHECK_LAUNCH();
+}
+
+void rescale_gpu(float* x, double factor, int64_t n, cudaStream_t s) {
+  if (n == 0 || factor == 1.0) return;
+  rescale_kernel<<<blocks_for(n), kThreads, 0, s>>>(x, factor, n);
+  PRUNEX_CUDA_CHECK_LAUNCH();
+}
+
+void zero_pruned_gpu(float* x, const uint8_t* keep, int64_t n, cudaStream_t s) {
+  if (n == 0) return;
+  zero_pruned_kernel<<<blocks_for(n), kThreads, 0, s>>>(x, keep, n);
+  PRUNEX_CUDA_CHECK_LAUNCH();
+}
+
+std::vector<ResidualTile> residual_tiles(const std::vector<int64_t>& offset, int64_t elements) {
+  PRUNEX_CHECK(elements > 0, "tile of ", elements, " elements");
+  std::vector<ResidualTile> out;
+  for (size_t l = 0; l + 1 < offset.size(); ++l)
+    for (int64_t b = offset[l]; b < offset[l + 1]; b += elements)
+      out.push_back({static_cast<int32_t>(l), b, std::min(b + elements, offset[l + 1])});
+  return out;
+}
+
+void residual_sums_gpu(const ResidualTile* tiles, int tiles_n, const float* theta,
+                       const float* z_i, const float* z_i_prev, const float* u, const float* z,
+                       const float* z_prev, const float* v, double* sums, cudaStream_t s) {
+  if (tiles_n == 0) return;
+  residual_kernel<<<static_cast<unsigned>(tiles_n), kThreads, 0, s>>>(tiles, theta, z_i, z_i_prev,
+                                                                       u, z, z_prev, v, sums);
+  PRUNEX_CUDA_CHECK_LAUNCH();
+}
+
+}  // namespace prunex

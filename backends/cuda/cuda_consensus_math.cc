@@ -1,0 +1,167 @@
+#include "backends/cuda/cuda_consensus_math.h"
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+
+#include "backends/cuda/admm_kernels.h"
+#include "backends/cuda/consensus_kernels.h"
+#include "backends/cuda/cuda_handles.h"
+#include "backends/cuda/gpu_compaction.h"
+#include "backends/cuda/gpu_projection.h"
+#include "engine/error.h"
+#include "engine/residuals.h"
+
+namespace prunex {
+namespace {
+
+constexpr int64_t kResidualTile = 1 << 16;  // elements per block of the residual kernel
+
+class CudaConsensusMath final : public ConsensusMath {
+ public:
+  MemorySpace space() const override { return MemorySpace::device; }
+
+  SpaceBuffer alloc(int64_t bytes) override {
+    void* p = nullptr;
+    const auto n = static_cast<size_t>(std::max<int64_t>(bytes, 1));
+    PRUNEX_CUDA_CHECK(cudaMalloc(&p, n));
+    PRUNEX_CUDA_CHECK(cudaMemsetAsync(p, 0, n, s()));
+    sync();
+    return SpaceBuffer(p, bytes, [](void* q) { cudaFree(q); });
+  }
+  void copy(void* dst, const void* src, int64_t bytes) override {
+    if (bytes <= 0 || dst == src) return;
+    PRUNEX_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes),
+                                      cudaMemcpyDeviceToDevice, s()));
+    sync();
+  }
+  void to_host(void* host, const void* src, int64_t bytes) override {
+    if (bytes <= 0) return;
+    PRUNEX_CUDA_CHECK(cudaMemcpyAsync(host, src, static_cast<size_t>(bytes),
+                                      cudaMemcpyDeviceToHost, s()));
+    sync();
+  }
+  void from_host(void* dst, const void* host, int64_t bytes) override {
+    if (bytes <= 0) return;
+    PRUNEX_CUDA_CHECK(cudaMemcpyAsync(dst, host, static_cast<size_t>(bytes),
+                                      cudaMemcpyHostToDevice, s()));
+    sync();
+  }
+
+  void add_proximal(float* grad, const float* theta, const float* z_i, const float* u, double rho1,
+                    int64_t n) override {
+    add_proximal_gpu(grad, theta, z_i, u, rho1, n, s());
+    sync();
+  }
+  void theta_plus_u(const float* theta, const float* u, float* buf, int64_t n) override {
+    theta_plus_u_gpu(theta, u, buf, n, s());
+    sync();
+  }
+  void node_candidate(const float* sum, const float* z, const float* v, const CandidateParams& p,
+                      float* out, int64_t n) override {
+    node_candidate_gpu(sum, z, v, nullptr, p, out, n, s());
+    sync();
+  }
+  void duals(float* u, float* v, const float* theta, const float* z_i, const float* z,
+             int64_t n) override {
+    if (v)
+      dual_updates_gpu(u, v, theta, z_i, z, n, s());
+    else
+      update_u_gpu(u, theta, z_i, n, s());
+    sync();
+  }
+  void rescale(float* x, double factor, int64_t n) override {
+    rescale_gpu(x, factor, n, s());
+    sync();
+  }
+
+  ModelMask project(float* const* w, const ModelLayout& layout,
+                    const SparsitySpec& spec) override {
+    return project_model_gpu(w, layout, spec, s());
+  }
+  void apply_mask(float* const* w, const ModelMask& m) override {
+    // The element masks of a mask are built once: masks stay frozen once applied.
+    if (!(masked_ == m)) {
+      masked_ = m;
+      keep_.clear();
+      for (size_t l = 0; l < m.size(); ++l)
+        if (m.pruned(l)) keep_.emplace(l, DeviceArray<uint8_t>(element_mask(m[l])));
+    }
+    for (const auto& [l, keep] : keep_)
+      zero_pruned_gpu(w[l], keep.data(), static_cast<int64_t>(keep.size()), s());
+    sync();
+  }
+
+  void residual_partials(const ResidualInputs& in, double* sums) override {
+    const std::vector<int64_t>& off = *in.offset;
+    const int L = static_cast<int>(off.size()) - 1;
+    if (tiles_offsets_ != off) {
+      tiles_offsets_ = off;
+      const auto tiles = residual_tiles(off, kResidualTile);
+      tiles_ = DeviceArray<ResidualTile>(tiles);
+    }
+    std::vector<double> init(static_cast<size_t>(L) * ResidualPartials::kFields, 0.0);
+    for (int l = 0; l < L; ++l) {
+      const auto n = static_cast<double>(off[l + 1] - off[l]);
+      init[l * ResidualPartials::kFields + ResidualPartials::intra_count] = n;
+      if (in.inter) init[l * ResidualPartials::kFields + ResidualPartials::inter_count] = n;
+    }
+    from_host(sums, init.data(), static_cast<int64_t>(init.size() * sizeof(double)));
+    residual_sums_gpu(tiles_.data(), static_cast<int>(tiles_.size()), in.theta, in.z_i,
+                      in.z_i_prev, in.u, in.inter ? in.z : nullptr, in.z_prev, in.v, sums, s());
+    sync();
+  }
+
+  void set_plan(const CompactionPlan* plan, int pad_to, DType wire) override {
+    compaction_.reset();
+    stream_ = DeviceMemory();
+    if (!plan) return;
+    PRUNEX_USAGE(wire == DType::f32, "--wire-dtype ", dtype_name(wire),
+                 " is not on the GPU in this version (f32 only)");
+    PRUNEX_USAGE(pad_to == 1, "hsadmm-rail is not on the GPU in this version");
+    compaction_ = std::make_unique<GpuCompaction>(*plan);
+    capacity_ = plan->bucket_capacity();
+    const int64_t floats = std::max<int64_t>(1, capacity_ * compaction_->buckets());
+    stream_ = DeviceMemory(static_cast<size_t>(floats) * sizeof(float));
+    PRUNEX_CUDA_CHECK(cudaMemsetAsync(stream_.get(), 0, stream_.bytes(), s()));
+    sync();
+  }
+  int buckets() const override { return compaction_ ? compaction_->buckets() : 0; }
+  void* bucket(int b) override { return compaction_->bucket(stream(), b); }
+  int64_t bucket_values(int b) const override { return compaction_->bucket_floats(b); }
+  int64_t bucket_padded(int b) const override { return compaction_->bucket_floats(b); }
+  void pack(const float* const* z, const float* const* v, int b) override {
+    PRUNEX_CHECK(compaction_ != nullptr, "pack without a compaction plan");
+    if (b > 0) return;  // packed with bucket 0
+    compaction_->pack(z, v, stream(), s());
+    sync();
+  }
+  void unpack(float* const* out, float scale, int b) override {
+    PRUNEX_CHECK(compaction_ != nullptr, "unpack without a compaction plan");
+    if (b >= 0 && b + 1 < buckets()) return;  // unpacked with the last bucket
+    compaction_->unpack(stream(), out, scale, s());
+    sync();
+  }
+
+ private:
+  cudaStream_t s() const { return stream_handle_.get(); }
+  void sync() const { stream_handle_.synchronize(); }
+  float* stream() const { return static_cast<float*>(stream_.get()); }
+
+  CudaStream stream_handle_;
+  ModelMask masked_;
+  std::map<size_t, DeviceArray<uint8_t>> keep_;
+  std::vector<int64_t> tiles_offsets_;
+  DeviceArray<ResidualTile> tiles_;
+  std::unique_ptr<GpuCompaction> compaction_;
+  DeviceMemory stream_;
+  int64_t capacity_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<ConsensusMath> make_cuda_consensus_math() {
+  return std::make_unique<CudaConsensusMath>();
+}
+
+}  // namespace prunex
