@@ -8,8 +8,15 @@
 #include "backends/mpi/mpi_communicator.h"
 #include "backends/mpi/mpi_env.h"
 #include "engine/error.h"
+#include "engine/strategy.h"
+#include "engine/wire_dtype.h"
 #if defined(PRUNEX_HAVE_NCCL)
+#include <cuda_runtime_api.h>
+
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_consensus_math.h"
+#include "backends/nccl/host_staged_communicator.h"
+#include "backends/nccl/nccl_communicator.h"
 #endif
 #include "records/config_fields.h"
 #include "records/output_dir.h"
@@ -34,9 +41,9 @@ void check_recorded_shape(const nlohmann::json& recorded, const Communicator& co
 }
 
 // train --backend nccl needs, in this order: a CUDA build, a device, a LibTorch with CUDA, and
-// the device path of the consensus and strategies (issue 22: not in this version). Empty when
-// all are there; otherwise the first missing one, for a one-line refusal.
-std::string nccl_training_unavailable() {
+// a strategy the device path has. Empty when all are there; otherwise the first missing one,
+// for a one-line refusal.
+std::string nccl_training_unavailable([[maybe_unused]] const TrainConfig& cfg) {
 #if !defined(PRUNEX_HAVE_NCCL)
   return "this prunex was built without CUDA and NCCL (--backend nccl needs a CUDA build)";
 #else
@@ -47,9 +54,35 @@ std::string nccl_training_unavailable() {
   return "this build's LibTorch has no CUDA (configure with -DTorch_DIR= a PyTorch install "
          "that has it; --backend nccl trains on CUDA tensors)";
 #else
-  return "training on CUDA tensors over NCCL is not in this version yet (the device consensus "
-         "and strategies, issue 22); use --backend mpi";
+  if (cfg.strategy == Strategy::hsadmm_rail)
+    return "hsadmm-rail is not on --backend nccl in this version (its padded rail buckets); "
+           "use hsadmm, or --backend mpi";
+  if (parse_wire_dtype(cfg.wire_dtype) != DType::f32)
+    return "--wire-dtype " + cfg.wire_dtype +
+           " is not on --backend nccl in this version (f32 only); use --backend mpi";
+  return "";
 #endif
+#endif
+}
+
+// The communicators and device of the run: MPI alone, or MPI for control and NCCL for the
+// tensors on this rank's GPU (the one NcclCommunicator selected).
+struct Backend {
+  TrainBackend train;
+#if defined(PRUNEX_HAVE_NCCL)
+  std::unique_ptr<NcclCommunicator> nccl;
+  std::unique_ptr<HostStagedCommunicator> staged;
+#endif
+};
+
+void attach_nccl([[maybe_unused]] Backend& b, [[maybe_unused]] const NodeGrouping& grouping) {
+#if defined(PRUNEX_HAVE_NCCL)
+  b.nccl = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, grouping);
+  b.staged = std::make_unique<HostStagedCommunicator>(*b.nccl);
+  b.train.data = b.nccl.get();
+  b.train.host_data = b.staged.get();
+  PRUNEX_CUDA_CHECK(cudaGetDevice(&b.train.cuda_device));
+  b.train.consensus_math = [] { return make_cuda_consensus_math(); };
 #endif
 }
 
@@ -64,7 +97,7 @@ int run_train(const Args& args) {
     const nlohmann::json recorded = apply_options(train_fields(), args, cfg);
     validate(cfg);
     if (cfg.backend == "nccl") {
-      const std::string why = nccl_training_unavailable();
+      const std::string why = nccl_training_unavailable(cfg);
       PRUNEX_USAGE(why.empty(), why);
     }
     comm = make_mpi_communicator(cfg.gpus_per_node);
@@ -94,7 +127,10 @@ int run_train(const Args& args) {
       partial.completed = false;
       write_metrics(partial, cfg.out);
     };
-    RunRecord run = run_training(cfg, *comm, so_far);
+    Backend backend;
+    backend.train = TrainBackend::host(*comm);
+    if (cfg.backend == "nccl") attach_nccl(backend, comm->grouping());
+    RunRecord run = run_training(cfg, backend.train, so_far);
     if (comm->world_rank() == 0) {
       write_run(run, cfg.out);
       print_run_summary(stdout, run, cfg.out);
@@ -116,7 +152,8 @@ PRUNEX_REGISTER_COMMAND(Command{
     "train", "live training (H-SADMM or a baseline) under mpirun/srun, writes metrics.json",
     "mpirun -np N prunex train [--config FILE] [--gpus-per-node P] [--model M] [--strategy S] ...",
     "Runs Algorithm 1 of the PruneX paper (or a baseline strategy) on real MPI ranks with\n"
-    "LibTorch on the CPU. Ranks are grouped into nodes: real hosts, or --gpus-per-node P\n"
+    "LibTorch on the CPU (--backend mpi), or on CUDA tensors over NCCL, one GPU per rank\n"
+    "(--backend nccl). Ranks are grouped into nodes: real hosts, or --gpus-per-node P\n"
     "consecutive ranks per emulated node; local rank 0 of each node is its leader.\n"
     "Defaults are the paper's hyperparameters; a --config JSON file sets any option (its keys\n"
     "are the option names) and flags override it. Writes OUT/metrics.json and OUT/trace.json.\n\n"

@@ -32,7 +32,9 @@ class SpaceBuffer {
   SpaceBuffer(void* p, int64_t bytes, Release release) : p_(p), bytes_(bytes), release_(release) {}
   ~SpaceBuffer() { reset(); }
   SpaceBuffer(SpaceBuffer&& o) noexcept
-      : p_(std::exchange(o.p_, nullptr)), bytes_(std::exchange(o.bytes_, 0)), release_(o.release_) {}
+      : p_(std::exchange(o.p_, nullptr)),
+        bytes_(std::exchange(o.bytes_, 0)),
+        release_(o.release_) {}
   SpaceBuffer& operator=(SpaceBuffer&& o) noexcept {
     if (this != &o) {
       reset();

@@ -45,8 +45,7 @@ class HostConsensusMath final : public ConsensusMath {
   }
   void rescale(float* x, double factor, int64_t n) override { rescale_dual(x, factor, n); }
 
-  ModelMask project(float* const* w, const ModelLayout& layout,
-                    const SparsitySpec& spec) override {
+  ModelMask project(float* const* w, const ModelLayout& layout, const SparsitySpec& spec) override {
     return project_model(w, layout, spec);
   }
   void apply_mask(float* const* w, const ModelMask& m) override {

@@ -62,7 +62,8 @@ inline const std::set<std::string>& recorded_config_keys() {
                                              "trace-ranks",     "trace-steps",
                                              "parameters",      "forward-gflops-per-sample",
                                              "compute-model",   "compute-calibration",
-                                             "links",           "emulation"};
+                                             "links",           "emulation",
+                                             "device"};
   return keys;
 }
 

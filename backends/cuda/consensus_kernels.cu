@@ -26,17 +26,18 @@ __global__ void proximal_kernel(float* grad, const float* theta, const float* z_
                                 double rho1, int64_t n) {
   PRUNEX_GRID_LOOP(k, n) {
     // CPU: d = double(theta) - z_i + u; grad = float(grad + rho1 * d).
-    const double d = __dadd_rn(__dsub_rn(static_cast<double>(theta[k]), static_cast<double>(z_i[k])),
-                               static_cast<double>(u[k]));
+    const double d =
+        __dadd_rn(__dsub_rn(static_cast<double>(theta[k]), static_cast<double>(z_i[k])),
+                  static_cast<double>(u[k]));
     grad[k] = static_cast<float>(__dadd_rn(static_cast<double>(grad[k]), __dmul_rn(rho1, d)));
   }
 }
 
 __global__ void update_u_kernel(float* u, const float* theta, const float* z_i, int64_t n) {
   PRUNEX_GRID_LOOP(k, n) {
-    u[k] = static_cast<float>(__dadd_rn(
-        static_cast<double>(u[k]),
-        __dsub_rn(static_cast<double>(theta[k]), static_cast<double>(z_i[k]))));
+    u[k] = static_cast<float>(
+        __dadd_rn(static_cast<double>(u[k]),
+                  __dsub_rn(static_cast<double>(theta[k]), static_cast<double>(z_i[k]))));
   }
 }
 
@@ -48,7 +49,9 @@ __global__ void zero_pruned_kernel(float* x, const uint8_t* keep, int64_t n) {
   PRUNEX_GRID_LOOP(k, n) if (!keep[k]) x[k] = 0.0f;
 }
 
-__device__ double sq(double d) { return __dmul_rn(d, d); }
+__device__ double sq(double d) {
+  return __dmul_rn(d, d);
+}
 __device__ double diff(const float* a, const float* b, int64_t k) {
   return __dsub_rn(static_cast<double>(a[k]), static_cast<double>(b[k]));
 }
@@ -127,12 +130,12 @@ std::vector<ResidualTile> residual_tiles(const std::vector<int64_t>& offset, int
   return out;
 }
 
-void residual_sums_gpu(const ResidualTile* tiles, int tiles_n, const float* theta,
-                       const float* z_i, const float* z_i_prev, const float* u, const float* z,
-                       const float* z_prev, const float* v, double* sums, cudaStream_t s) {
+void residual_sums_gpu(const ResidualTile* tiles, int tiles_n, const float* theta, const float* z_i,
+                       const float* z_i_prev, const float* u, const float* z, const float* z_prev,
+                       const float* v, double* sums, cudaStream_t s) {
   if (tiles_n == 0) return;
   residual_kernel<<<static_cast<unsigned>(tiles_n), kThreads, 0, s>>>(tiles, theta, z_i, z_i_prev,
-                                                                       u, z, z_prev, v, sums);
+                                                                      u, z, z_prev, v, sums);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 

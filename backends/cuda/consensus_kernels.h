@@ -34,8 +34,8 @@ std::vector<ResidualTile> residual_tiles(const std::vector<int64_t>& offset, int
 
 // Adds the squared norms of ResidualPartials::add_intra (and, with z non-null, add_inter) of
 // every tile's elements to sums[layer * 13 + field] (the counts are the caller's).
-void residual_sums_gpu(const ResidualTile* tiles, int tiles_n, const float* theta,
-                       const float* z_i, const float* z_i_prev, const float* u, const float* z,
-                       const float* z_prev, const float* v, double* sums, cudaStream_t s);
+void residual_sums_gpu(const ResidualTile* tiles, int tiles_n, const float* theta, const float* z_i,
+                       const float* z_i_prev, const float* u, const float* z, const float* z_prev,
+                       const float* v, double* sums, cudaStream_t s);
 
 }  // namespace prunex

@@ -31,20 +31,20 @@ class CudaConsensusMath final : public ConsensusMath {
   }
   void copy(void* dst, const void* src, int64_t bytes) override {
     if (bytes <= 0 || dst == src) return;
-    PRUNEX_CUDA_CHECK(cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes),
-                                      cudaMemcpyDeviceToDevice, s()));
+    PRUNEX_CUDA_CHECK(
+        cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, s()));
     sync();
   }
   void to_host(void* host, const void* src, int64_t bytes) override {
     if (bytes <= 0) return;
-    PRUNEX_CUDA_CHECK(cudaMemcpyAsync(host, src, static_cast<size_t>(bytes),
-                                      cudaMemcpyDeviceToHost, s()));
+    PRUNEX_CUDA_CHECK(
+        cudaMemcpyAsync(host, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToHost, s()));
     sync();
   }
   void from_host(void* dst, const void* host, int64_t bytes) override {
     if (bytes <= 0) return;
-    PRUNEX_CUDA_CHECK(cudaMemcpyAsync(dst, host, static_cast<size_t>(bytes),
-                                      cudaMemcpyHostToDevice, s()));
+    PRUNEX_CUDA_CHECK(
+        cudaMemcpyAsync(dst, host, static_cast<size_t>(bytes), cudaMemcpyHostToDevice, s()));
     sync();
   }
 
@@ -75,8 +75,7 @@ class CudaConsensusMath final : public ConsensusMath {
     sync();
   }
 
-  ModelMask project(float* const* w, const ModelLayout& layout,
-                    const SparsitySpec& spec) override {
+  ModelMask project(float* const* w, const ModelLayout& layout, const SparsitySpec& spec) override {
     return project_model_gpu(w, layout, spec, s());
   }
   void apply_mask(float* const* w, const ModelMask& m) override {
@@ -107,8 +106,8 @@ class CudaConsensusMath final : public ConsensusMath {
       if (in.inter) init[l * ResidualPartials::kFields + ResidualPartials::inter_count] = n;
     }
     from_host(sums, init.data(), static_cast<int64_t>(init.size() * sizeof(double)));
-    residual_sums_gpu(tiles_.data(), static_cast<int>(tiles_.size()), in.theta, in.z_i,
-                      in.z_i_prev, in.u, in.inter ? in.z : nullptr, in.z_prev, in.v, sums, s());
+    residual_sums_gpu(tiles_.data(), static_cast<int>(tiles_.size()), in.theta, in.z_i, in.z_i_prev,
+                      in.u, in.inter ? in.z : nullptr, in.z_prev, in.v, sums, s());
     sync();
   }
 

@@ -41,6 +41,20 @@ TEST(LayerMask, DensityCountsTheProduct) {
   EXPECT_EQ(m.k_in(), (std::vector<int32_t>{0, 1, 3}));
 }
 
+TEST(LayerMask, ElementMaskIsWhatApplyMaskKeeps) {
+  const ModelLayout layout = testing::tiny_layout();
+  const SparsitySpec spec =
+      SparsitySpec::build(layout, kFilter | kChannel | kShape, KeepRate::of_fraction(0.5));
+  const ModelMask mask = node_mask(layout, spec, 5);
+  for (size_t l = 0; l < mask.size(); ++l) {
+    const std::vector<float> e = elements(mask[l]);
+    const std::vector<uint8_t> bytes = element_mask(mask[l]);
+    ASSERT_EQ(bytes.size(), e.size());
+    for (size_t i = 0; i < e.size(); ++i)
+      ASSERT_EQ(bytes[i], e[i] == 1.0f ? 1 : 0) << l << " " << i;
+  }
+}
+
 TEST(LayerMask, NormaliseDropsChannelsWithoutColumns) {
   LayerMask m = LayerMask::dense({2, 3, 2});
   m.keep_shape = {0, 0, 1, 0, 0, 1};

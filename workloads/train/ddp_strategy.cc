@@ -70,7 +70,7 @@ class BucketedStrategy : public LiveStrategy {
       bits_.assign(L, s.cfg.bits);
       build_codecs();
       if (s.cfg.adaptive_bits && comm.world_rank() == 0)
-        for (const auto& p : s.params) acc_.push_back(torch::zeros_like(p));
+        for (const auto& p : s.params) acc_.push_back(torch::zeros(p.sizes()));  // host
     }
     for (int l = 0; l < L; ++l) {
       s.params[l].register_hook([this, l](torch::Tensor grad) { on_grad(l, grad); });
@@ -95,7 +95,7 @@ class BucketedStrategy : public LiveStrategy {
   }
 
   torch::nn::Module& eval_model() override {
-    average_bn_buffers(*s_.model, comm_);
+    average_bn_buffers(*s_.model, s_.control());
     return *s_.model;
   }
 
@@ -175,7 +175,7 @@ class BucketedStrategy : public LiveStrategy {
   void on_grad(int l, const torch::Tensor& grad) {
     Bucket& b = buckets_[slot_[l].bucket];
     if (b.pending == 0) b.pending = static_cast<int>(b.layers.size());
-    auto g = grad.contiguous();
+    auto g = host_tensor(grad);  // buckets live in host memory
     float* dst = b.data.data() + slot_[l].offset;
     std::memcpy(dst, g.data_ptr<float>(), g.numel() * sizeof(float));
     if (mode_ == Strategy::pactrain && masks_[l].defined()) {  // g <- g * m
@@ -275,18 +275,21 @@ class BucketedStrategy : public LiveStrategy {
           mode_ == Strategy::fp16 ? 1.0f : 1.0f / static_cast<float>(comm_.size(Group::world));
       for (size_t l = 0; l < s_.params.size(); ++l) {
         auto& gr = s_.params[l].mutable_grad();
+        // On a device: written in host memory, then copied over.
+        torch::Tensor h = gr.device().is_cpu() ? gr : torch::empty(gr.sizes());
         const float* src = buckets_[slot_[l].bucket].data.data() + slot_[l].offset;
-        float* dst = gr.data_ptr<float>();
+        float* dst = h.data_ptr<float>();
         for (int64_t i = 0, n = gr.numel(); i < n; ++i) {
           dst[i] = src[i] * inv;
           // The averaged gradient is the same on every rank: all stop alike.
           if (!std::isfinite(dst[i]))
             throw_non_finite(s_.layout, l, "the averaged gradient", iteration_);
         }
+        if (!gr.device().is_cpu()) gr.copy_(h);
       }
       if (!acc_.empty())
         for (size_t l = 0; l < acc_.size(); ++l)
-          acc_[l].mul_(kCgxAccumulatorDecay).add_(s_.params[l].grad());
+          acc_[l].mul_(kCgxAccumulatorDecay).add_(host_tensor(s_.params[l].grad()));
     });
     ++steps_per_iteration_;
   }

@@ -25,10 +25,16 @@ HsadmmConfig admm_config(const TrainConfig& c) {
   return h;
 }
 
-std::vector<float> initial_theta(const TrainSetup& s) {
-  std::vector<float> t(s.flat.total);
-  params_to_flat(s.params, s.flat, t.data());
+// theta: every parameter end to end, on the parameters' device.
+torch::Tensor initial_theta(const TrainSetup& s) {
+  torch::Tensor t = torch::empty({s.flat.total}, torch::TensorOptions().device(s.device));
+  params_to_flat(s.params, s.flat, t);
+  device_sync(s);  // the consensus math reads it on its own stream
   return t;
+}
+
+std::unique_ptr<ConsensusMath> consensus_math(const TrainSetup& s) {
+  return s.backend.consensus_math ? s.backend.consensus_math() : nullptr;
 }
 
 class HsadmmStrategy : public LiveStrategy {
@@ -41,9 +47,11 @@ class HsadmmStrategy : public LiveStrategy {
                    SparsitySpec::build(s.layout, parse_sparsity_kinds(s.cfg.sparsity),
                                        KeepRate::of_fraction(s.cfg.keep)),
                    admm_config(s.cfg), static_cast<int64_t>(s.cfg.bucket_mib * (1 << 20)), strategy,
-                   comm, theta_.data(), parse_wire_dtype(s.cfg.wire_dtype)),
-        eval_(make_model(s.cfg.model, s.cfg.classes, s.layout.input_channels)),
-        eval_params_(parameters_in_layout_order(*eval_, s.layout)) {
+                   comm, theta_.data_ptr<float>(), parse_wire_dtype(s.cfg.wire_dtype),
+                   consensus_math(s)),
+        eval_(make_model(s.cfg.model, s.cfg.classes, s.layout.input_channels)) {
+    eval_->to(s.device);
+    eval_params_ = parameters_in_layout_order(*eval_, s.layout);
     consensus_.set_pipelined(s.cfg.pipeline_buckets);
   }
 
@@ -57,6 +65,7 @@ class HsadmmStrategy : public LiveStrategy {
         s_, clock,
         [&] {
           clock.time(phase::local_compute, [&] {
+            device_sync(s_);  // the gradients LibTorch wrote
             for (int l = 0; l < L; ++l)
               consensus_.add_proximal(l, s_.params[l].mutable_grad().data_ptr<float>(),
                                       s_.params[l].data_ptr<float>());
@@ -65,17 +74,21 @@ class HsadmmStrategy : public LiveStrategy {
         [&] {
           if (!masked) return;
           clock.time(phase::local_compute, [&] {
-            const ModelMask& m = consensus_.global_mask();
-            for (int l = 0; l < L; ++l)
-              if (m.pruned(l)) apply_mask(s_.params[l].data_ptr<float>(), m[l]);
+            device_sync(s_);
+            std::vector<float*> w;
+            for (auto& p : s_.params) w.push_back(p.data_ptr<float>());
+            consensus_.math().apply_mask(w.data(), consensus_.global_mask());
           });
         });
     // --sync-phases: ranks that finished their local steps early do not time the consensus
     // against the others' compute.
     clock.fence(comm_);
-    clock.time(phase::dual_update, [&] { params_to_flat(s_.params, s_.flat, theta_.data()); });
-    const ConsensusStep step = consensus_.step(k, theta_.data(), clock);
-    check_finite(consensus_.z(), s_.flat, s_.layout, "z", k);
+    clock.time(phase::dual_update, [&] {
+      params_to_flat(s_.params, s_.flat, theta_);
+      device_sync(s_);
+    });
+    const ConsensusStep step = consensus_.step(k, theta_.data_ptr<float>(), clock);
+    check_finite(flat_view(s_, consensus_.z(), s_.flat.total), s_.flat, s_.layout, "z", k);
 
     for (int l = 0; l < L; ++l) {
       const auto& r = step.mine.layers[l];
@@ -114,21 +127,25 @@ class HsadmmStrategy : public LiveStrategy {
   void load_state(const StateSections& s) override { consensus_.load_state(s); }
 
   torch::nn::Module& eval_model() override {
-    flat_to_params(consensus_.z(), s_.flat, eval_params_);
-    recalibrate_bn(*eval_, s_, comm_, 20);
+    flat_to_params(flat_view(s_, consensus_.z(), s_.flat.total), s_.flat, eval_params_);
+    recalibrate_bn(*eval_, s_, s_.control(), 20);
     return *eval_;
   }
 
  private:
   TrainSetup& s_;
   Communicator& comm_;
-  std::vector<float> theta_;
+  torch::Tensor theta_;
   HsadmmConsensus consensus_;
   ModelHandle eval_;
   std::vector<torch::Tensor> eval_params_;
 };
 
 }  // namespace
+
+Communicator& strategy_communicator(const TrainSetup& s) {
+  return is_consensus(s.cfg.strategy) ? *s.backend.data : *s.backend.host_data;
+}
 
 std::unique_ptr<LiveStrategy> make_live_strategy(TrainSetup& s, Communicator& comm) {
   switch (s.cfg.strategy) {

@@ -51,7 +51,10 @@ std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, Str
 // ddp, fp16, pactrain and cgx: DDP's buckets, each strategy its own payload (ddp_strategy.cc).
 std::unique_ptr<LiveStrategy> make_ddp(TrainSetup& s, Communicator& comm);
 std::unique_ptr<LiveStrategy> make_topk(TrainSetup& s, Communicator& comm);
-// The strategy s.cfg.strategy names.
+// The strategy s.cfg.strategy names, its payload on comm.
 std::unique_ptr<LiveStrategy> make_live_strategy(TrainSetup& s, Communicator& comm);
+// What that payload travels on: H-SADMM's consensus keeps its buffers in the data
+// communicator's memory space; the other strategies keep theirs in host memory.
+Communicator& strategy_communicator(const TrainSetup& s);
 
 }  // namespace prunex

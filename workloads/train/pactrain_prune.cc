@@ -22,8 +22,8 @@ std::vector<torch::Tensor> grasp_scores(TrainSetup& s, const std::vector<int>& l
   const int64_t batch = std::min<int64_t>(s.cfg.batch, n);
   auto batch_at = [&](int i) {
     const int64_t lo = (i * batch) % std::max<int64_t>(1, n - batch + 1);
-    return std::pair{s.train_shard.images.narrow(0, lo, batch),
-                     s.train_shard.labels.narrow(0, lo, batch)};
+    return std::pair{s.train_shard.images.narrow(0, lo, batch).to(s.device),
+                     s.train_shard.labels.narrow(0, lo, batch).to(s.device)};
   };
   std::vector<torch::Tensor> g;
   for (auto& t : w) g.push_back(torch::zeros_like(t));
@@ -49,7 +49,7 @@ std::vector<torch::Tensor> grasp_scores(TrainSetup& s, const std::vector<int>& l
   for (const auto& b : s.model->buffers(true)) b.copy_(saved[k++]);
   std::vector<torch::Tensor> out;
   // lowest_scores prunes the lowest: hand it w * Hg, the negated score.
-  for (size_t j = 0; j < w.size(); ++j) out.push_back((w[j].detach() * hg[j]).contiguous());
+  for (size_t j = 0; j < w.size(); ++j) out.push_back(host_tensor(w[j].detach() * hg[j]));
   return out;
 }
 
@@ -72,11 +72,15 @@ int pactrain_init_model(TrainSetup& s, Communicator& comm) {
   PRUNEX_USAGE(error.empty(), error);
   comm.broadcast(&k, 1, DType::i32, 0, Group::world);
   torch::NoGradGuard no_grad;
-  for (auto& t : s.model->parameters(true))
-    comm.broadcast(t.data_ptr<float>(), static_cast<std::size_t>(t.numel()), DType::f32, 0,
+  // Through host copies: comm moves host memory.
+  for (auto& t : s.model->parameters(true)) {
+    auto c = host_tensor(t);
+    comm.broadcast(c.data_ptr<float>(), static_cast<std::size_t>(c.numel()), DType::f32, 0,
                    Group::world);
+    t.copy_(c);
+  }
   for (auto& b : s.model->buffers(true)) {
-    auto c = b.contiguous();
+    auto c = host_tensor(b);
     comm.broadcast(c.data_ptr(), static_cast<std::size_t>(c.numel() * c.element_size()), DType::u8,
                    0, Group::world);
     b.copy_(c);
@@ -99,7 +103,7 @@ std::vector<torch::Tensor> pactrain_prune(TrainSetup& s, Communicator& comm) {
     if (s.cfg.prune_method == "grasp") {
       scores = grasp_scores(s, layers);
     } else {
-      for (int l : layers) scores.push_back(s.params[l].detach().abs().contiguous());
+      for (int l : layers) scores.push_back(host_tensor(s.params[l].detach().abs()));
     }
     int64_t at = 0;
     for (size_t j = 0; j < layers.size(); ++j) {
@@ -118,8 +122,8 @@ std::vector<torch::Tensor> pactrain_prune(TrainSetup& s, Communicator& comm) {
     auto m = torch::empty({n}, torch::kFloat32);
     float* mp = m.data_ptr<float>();
     for (int64_t i = 0; i < n; ++i) mp[i] = keep[at + i];
-    masks[l] = m.view_as(s.params[l]);
-    s.params[l].mul_(masks[l]);
+    masks[l] = m.view_as(s.params[l]);  // on the host: the strategy reads it there
+    s.params[l].mul_(masks[l].to(s.params[l].device()));
     at += n;
   }
   comm.clear_calls();  // the one-off broadcast is not an iteration's traffic

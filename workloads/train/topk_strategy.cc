@@ -43,21 +43,20 @@ class TopkStrategy : public LiveStrategy {
   // Error feedback: what each layer has not sent yet.
   void save_state(StateSections& s) const override {
     for (size_t l = 0; l < residual_.size(); ++l) {
-      const float* p = residual_[l].data_ptr<float>();
-      put_state(s, "topk/residual/" + std::to_string(l),
-                std::vector<float>(p, p + residual_[l].numel()));
+      const torch::Tensor h = host_tensor(residual_[l]);
+      const float* p = h.data_ptr<float>();
+      put_state(s, "topk/residual/" + std::to_string(l), std::vector<float>(p, p + h.numel()));
     }
   }
   void load_state(const StateSections& s) override {
     for (size_t l = 0; l < residual_.size(); ++l) {
-      const auto v =
-          get_state<float>(s, "topk/residual/" + std::to_string(l), residual_[l].numel());
-      std::copy(v.begin(), v.end(), residual_[l].data_ptr<float>());
+      auto v = get_state<float>(s, "topk/residual/" + std::to_string(l), residual_[l].numel());
+      residual_[l].copy_(torch::from_blob(v.data(), {residual_[l].numel()}).view_as(residual_[l]));
     }
   }
 
   torch::nn::Module& eval_model() override {
-    average_bn_buffers(*s_.model, comm_);
+    average_bn_buffers(*s_.model, s_.control());
     return *s_.model;
   }
 
@@ -71,11 +70,12 @@ class TopkStrategy : public LiveStrategy {
       int64_t at = 0;
       for (size_t l = 0; l < s_.params.size(); ++l) {
         auto g = s_.params[l].grad().reshape({-1}) + residual_[l].reshape({-1});
-        auto top = std::get<1>(g.abs().topk(k_[l], 0, true, false)).to(torch::kInt32).contiguous();
-        auto v = g.index_select(0, top.to(torch::kLong)).contiguous();
+        auto top = std::get<1>(g.abs().topk(k_[l], 0, true, false));
+        auto v = host_tensor(g.index_select(0, top));
+        g.index_fill_(0, top, 0.0f);
+        top = host_tensor(top.to(torch::kInt32));  // the message is built in host memory
         std::memcpy(vals + at, v.data_ptr<float>(), k_[l] * 4);
         std::memcpy(idx + at, top.data_ptr<int32_t>(), k_[l] * 4);
-        g.index_fill_(0, top.to(torch::kLong), 0.0f);
         residual_[l].copy_(g.view_as(residual_[l]));
         at += k_[l];
       }
@@ -86,22 +86,25 @@ class TopkStrategy : public LiveStrategy {
     });
     clock_->fence(comm_);
     clock_->time(phase::compress, [&] {
-      for (size_t l = 0; l < s_.params.size(); ++l) s_.params[l].mutable_grad().zero_();
-      for (int r = 0; r < world; ++r) {
-        const uint8_t* block = recv_.data() + r * send_.size();
-        const float* rv = reinterpret_cast<const float*>(block);
-        const int32_t* ri = reinterpret_cast<const int32_t*>(block + total_k_ * 4);
-        int64_t at = 0;
-        for (size_t l = 0; l < s_.params.size(); ++l) {
-          float* g = s_.params[l].mutable_grad().data_ptr<float>();
+      int64_t at = 0;  // layer l's entries in every rank's block
+      for (size_t l = 0; l < s_.params.size(); ++l) {
+        auto& grad = s_.params[l].mutable_grad();
+        // Summed in host memory (rank by rank, as the ranks' blocks come), then copied over.
+        torch::Tensor h = torch::zeros({grad.numel()});
+        float* g = h.data_ptr<float>();
+        for (int r = 0; r < world; ++r) {
+          const uint8_t* block = recv_.data() + r * send_.size();
+          const float* rv = reinterpret_cast<const float*>(block) + at;
+          const int32_t* ri = reinterpret_cast<const int32_t*>(block + total_k_ * 4) + at;
           for (int64_t i = 0; i < k_[l]; ++i) {
             // Every rank gathered the same values: all stop alike.
-            if (!std::isfinite(rv[at + i]))
+            if (!std::isfinite(rv[i]))
               throw_non_finite(s_.layout, l, "the gathered gradient", iteration_);
-            g[ri[at + i]] += rv[at + i] / world;
+            g[ri[i]] += rv[i] / world;
           }
-          at += k_[l];
         }
+        grad.copy_(h.view_as(grad));
+        at += k_[l];
       }
     });
     ++steps_;

@@ -17,7 +17,7 @@ namespace prunex {
 namespace {
 
 std::string tensor_bytes(const torch::Tensor& t) {
-  const torch::Tensor c = t.contiguous();
+  const torch::Tensor c = host_tensor(t);
   return std::string(static_cast<const char*>(c.data_ptr()), c.numel() * c.element_size());
 }
 
@@ -29,7 +29,15 @@ void fill_tensor(torch::Tensor t, const StateSections& s, const std::string& nam
   const size_t want = static_cast<size_t>(t.numel()) * t.element_size();
   PRUNEX_USAGE(b.size() == want, "checkpoint section '", name, "' holds ", b.size(),
                " bytes, this model's tensor ", want);
-  if (want) std::memcpy(t.data_ptr(), b.data(), want);
+  if (!want) return;
+  if (t.device().is_cpu()) {
+    std::memcpy(t.data_ptr(), b.data(), want);
+  } else {
+    torch::Tensor h = torch::empty_like(t, torch::TensorOptions().device(torch::kCPU));
+    std::memcpy(h.data_ptr(), b.data(), want);
+    torch::NoGradGuard no_grad;
+    t.copy_(h);
+  }
 }
 
 void put_generator(StateSections& s, const std::string& name, const at::Generator& g) {

@@ -1,5 +1,7 @@
 #include "workloads/train/train_setup.h"
 
+#include <torch/cuda.h>
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -93,7 +95,9 @@ void check_fits(const TrainSetup& s, const DatasetSpec& spec, Communicator& comm
 
 }  // namespace
 
-TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
+TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
+  PRUNEX_CHECK(backend.control && backend.data && backend.host_data, "incomplete TrainBackend");
+  Communicator& comm = *backend.control;
   torch::set_num_threads(cfg.threads);
   const NodeGrouping& g = comm.grouping();
   const DatasetSpec data = data_spec(cfg);
@@ -108,6 +112,9 @@ TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
   s.train_samples_total = train.size();
   s.test_samples_total = test.size();
   s.print_progress = comm.world_rank() == 0;
+  s.backend = backend;
+  if (backend.cuda_device >= 0)
+    s.device = torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(backend.cuda_device));
 
   ShardSpec spec{g.nodes(), g.gpus_per_node, comm.node(), comm.local_rank()};
   s.train_shard = shard(train, spec);
@@ -116,6 +123,7 @@ TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
   // Same seed on every rank: identical initial theta everywhere.
   torch::manual_seed(cfg.seed);
   s.model = make_model(cfg.model, cfg.classes, static_cast<int>(train.channels()));
+  s.model->to(s.device);
   s.params = parameters_in_layout_order(*s.model, s.layout);
 
   BatchOptions bo;
@@ -156,7 +164,8 @@ double run_local_steps(TrainSetup& s, PhaseClock& clock,
         b = s.loader->next();
       }
       s.optimizer->zero_grad();
-      loss = torch::nn::functional::cross_entropy(s.model->forward(b->images), b->labels);
+      loss = torch::nn::functional::cross_entropy(s.model->forward(b->images.to(s.device)),
+                                                  b->labels.to(s.device));
       loss.backward();
     });
     if (after_backward) after_backward();
@@ -176,32 +185,50 @@ double run_local_steps(TrainSetup& s, PhaseClock& clock,
   return steps ? loss_sum / steps : 0.0;
 }
 
-void params_to_flat(const std::vector<torch::Tensor>& params, const FlatLayout& fl, float* flat) {
-  for (size_t l = 0; l < params.size(); ++l)
-    std::memcpy(flat + fl.offset[l], params[l].data_ptr<float>(), fl.numel[l] * sizeof(float));
+void device_sync(const TrainSetup& s) {
+  if (s.device.is_cuda()) torch::cuda::synchronize(s.device.index());
 }
 
-void flat_to_params(const float* flat, const FlatLayout& fl,
+torch::Tensor host_tensor(const torch::Tensor& t) {
+  return t.to(torch::kCPU).contiguous();
+}
+
+torch::Tensor flat_view(const TrainSetup& s, const float* p, int64_t n) {
+  return torch::from_blob(const_cast<float*>(p), {n},
+                          torch::TensorOptions().dtype(torch::kFloat32).device(s.device));
+}
+
+void params_to_flat(const std::vector<torch::Tensor>& params, const FlatLayout& fl,
+                    torch::Tensor flat) {
+  torch::NoGradGuard no_grad;
+  for (size_t l = 0; l < params.size(); ++l)
+    flat.narrow(0, fl.offset[l], fl.numel[l]).copy_(params[l].reshape({-1}));
+}
+
+void flat_to_params(const torch::Tensor& flat, const FlatLayout& fl,
                     const std::vector<torch::Tensor>& params) {
   torch::NoGradGuard no_grad;
   for (size_t l = 0; l < params.size(); ++l)
-    std::memcpy(params[l].data_ptr<float>(), flat + fl.offset[l], fl.numel[l] * sizeof(float));
+    params[l].copy_(flat.narrow(0, fl.offset[l], fl.numel[l]).view_as(params[l]));
 }
 
+// Through host memory: `comm` is a control communicator.
 void average_bn_buffers(torch::nn::Module& model, Communicator& comm) {
   std::vector<float> buf;
   auto bns = batch_norms(model);
   for (auto* bn : bns) {
-    auto m = bn->running_mean.contiguous(), v = bn->running_var.contiguous();
-    buf.insert(buf.end(), m.data_ptr<float>(), m.data_ptr<float>() + m.numel());
-    buf.insert(buf.end(), v.data_ptr<float>(), v.data_ptr<float>() + v.numel());
+    for (const auto* t : {&bn->running_mean, &bn->running_var}) {
+      const torch::Tensor h = host_tensor(*t);
+      buf.insert(buf.end(), h.data_ptr<float>(), h.data_ptr<float>() + h.numel());
+    }
   }
   if (buf.empty()) return;
   comm.allreduce(buf.data(), buf.size(), DType::f32, ReduceOp::avg, Group::world);
+  torch::NoGradGuard no_grad;
   size_t k = 0;
   for (auto* bn : bns) {
     for (auto* t : {&bn->running_mean, &bn->running_var}) {
-      std::memcpy(t->data_ptr<float>(), buf.data() + k, t->numel() * sizeof(float));
+      t->copy_(torch::from_blob(buf.data() + k, {t->numel()}).view_as(*t));
       k += t->numel();
     }
   }
@@ -225,7 +252,7 @@ void recalibrate_bn(torch::nn::Module& model, TrainSetup& s, Communicator& comm,
   for (int i = 0; i < batches; ++i) {
     auto b = loader.next();
     if (!b) break;
-    m.forward(b->images);
+    m.forward(b->images.to(s.device));
   }
   for (auto* bn : bns) bn->options.momentum(0.1);
   average_bn_buffers(model, comm);
@@ -239,7 +266,8 @@ EvalResult evaluate(torch::nn::Module& model, TrainSetup& s, Communicator& comm)
   const int64_t n = s.test.size();
   for (int64_t i = 0; i < n; i += 500) {
     const int64_t len = std::min<int64_t>(500, n - i);
-    auto x = s.test.images.narrow(0, i, len), y = s.test.labels.narrow(0, i, len);
+    auto x = s.test.images.narrow(0, i, len).to(s.device);
+    auto y = s.test.labels.narrow(0, i, len).to(s.device);
     auto logits = m.forward(x);
     sums[0] +=
         torch::nn::functional::cross_entropy(
@@ -252,13 +280,12 @@ EvalResult evaluate(torch::nn::Module& model, TrainSetup& s, Communicator& comm)
   return {sums[2] > 0 ? sums[0] / sums[2] : 0.0, sums[2] > 0 ? sums[1] / sums[2] : 0.0};
 }
 
-void check_finite(const float* flat, const FlatLayout& fl, const ModelLayout& layout,
+void check_finite(const torch::Tensor& flat, const FlatLayout& fl, const ModelLayout& layout,
                   const char* what, int iteration) {
-  for (size_t l = 0; l < fl.layers(); ++l) {
-    const float* p = flat + fl.offset[l];
-    for (int64_t i = 0; i < fl.numel[l]; ++i)
-      if (!std::isfinite(p[i])) throw_non_finite(layout, l, what, iteration);
-  }
+  if (torch::isfinite(flat).all().item<bool>()) return;
+  for (size_t l = 0; l < fl.layers(); ++l)
+    if (!torch::isfinite(flat.narrow(0, fl.offset[l], fl.numel[l])).all().item<bool>())
+      throw_non_finite(layout, l, what, iteration);
 }
 
 void throw_non_finite(const ModelLayout& layout, size_t layer, const char* what, int iteration) {

@@ -14,6 +14,7 @@
 #include "workloads/data/dataset.h"
 #include "workloads/torch/models.h"
 #include "workloads/train/phase_clock.h"
+#include "workloads/train/train_backend.h"
 #include "workloads/train/train_config.h"
 
 namespace prunex {
@@ -47,11 +48,25 @@ struct TrainSetup {
   // of a long outer iteration (steps done, mean loss so far).
   bool print_progress = false;
   double progress_s = 10;
+  // Where the model, its gradients and the batches live, and what moves what (train_backend.h).
+  torch::Device device = torch::kCPU;
+  TrainBackend backend;
+  Communicator& control() const { return *backend.control; }
 };
 
 // Loads data (this rank's shards), builds the model with a seed shared by every rank (so all
-// ranks start from the same theta) and the optimiser.
-TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm);
+// ranks start from the same theta) on the backend's device, and the optimiser.
+TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend);
+inline TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
+  return make_setup(cfg, TrainBackend::host(comm));
+}
+// Waits for the device's queued work (a no-op on the CPU): before code that reads tensors
+// LibTorch wrote, on another stream or through raw pointers.
+void device_sync(const TrainSetup& s);
+// t on the CPU, contiguous (t itself when it already is).
+torch::Tensor host_tensor(const torch::Tensor& t);
+// A flat buffer of n floats at p in the setup's device memory, as a tensor (no copy).
+torch::Tensor flat_view(const TrainSetup& s, const float* p, int64_t n);
 
 // Local SGD steps of one outer iteration: --local-steps steps, or --local-epochs epochs;
 // steps continue across epoch boundaries. after_backward runs between backward and the
@@ -64,9 +79,11 @@ double run_local_steps(TrainSetup& s, PhaseClock& clock,
 // Steps run_local_steps takes per outer iteration on this rank.
 int64_t steps_per_iteration(const TrainSetup& s);
 
-// Copies the model's parameters into flat (theta) / writes flat into a model's parameters.
-void params_to_flat(const std::vector<torch::Tensor>& params, const FlatLayout& fl, float* flat);
-void flat_to_params(const float* flat, const FlatLayout& fl,
+// Copies the model's parameters into flat (theta) / writes flat into a model's parameters;
+// flat: a 1-D tensor of fl.total floats on the parameters' device.
+void params_to_flat(const std::vector<torch::Tensor>& params, const FlatLayout& fl,
+                    torch::Tensor flat);
+void flat_to_params(const torch::Tensor& flat, const FlatLayout& fl,
                     const std::vector<torch::Tensor>& params);
 
 // Batch-norm running statistics of a model, averaged over the world (so every rank
@@ -83,8 +100,9 @@ struct EvalResult {
 // Test loss and accuracy of `model` over the whole test set (each rank its part, summed).
 EvalResult evaluate(torch::nn::Module& model, TrainSetup& s, Communicator& comm);
 
-// NaN or Inf anywhere in flat -> runtime_error naming the layer and the iteration.
-void check_finite(const float* flat, const FlatLayout& fl, const ModelLayout& layout,
+// NaN or Inf anywhere in flat (1-D, any device) -> runtime_error naming the layer and the
+// iteration.
+void check_finite(const torch::Tensor& flat, const FlatLayout& fl, const ModelLayout& layout,
                   const char* what, int iteration);
 // The error check_finite throws, for a value found elsewhere (DDP's averaged gradient,
 // Top-K's gathered values): every rank holds the same values, so every rank stops alike.

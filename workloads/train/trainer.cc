@@ -57,9 +57,10 @@ double learning_rate(const TrainConfig& cfg, int k) {
 
 }  // namespace
 
-RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
+RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
                        const std::function<void(const RunRecord&)>& on_iteration) {
   validate(cfg);
+  Communicator& comm = *backend.control;
   const InjectedFailure failure = parse_inject_failure(cfg.inject_failure);
   PRUNEX_USAGE(failure.rank < comm.size(Group::world), "--inject-failure: no rank ", failure.rank,
                " in a world of ", comm.size(Group::world));
@@ -73,8 +74,10 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
     resume = open_resume(cfg, run.config, run.ranks, comm.grouping().gpus_per_node);
   const std::string checkpoint_dir =
       cfg.checkpoint_dir.empty() ? cfg.out + "/checkpoint" : cfg.checkpoint_dir;
-  TrainSetup setup = make_setup(cfg, comm);
-  auto strategy = make_live_strategy(setup, comm);
+  TrainSetup setup = make_setup(cfg, backend);
+  // The strategy's payload travels on `payload`, whose calls are the iteration's bytes.
+  Communicator& payload = strategy_communicator(setup);
+  auto strategy = make_live_strategy(setup, payload);
 
   // The grouping used (with --gpus-per-node 0, the ranks per host found), so --config of
   // this config reproduces it; then what the run was (records/config_fields.h, recorded keys):
@@ -83,6 +86,7 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
   run.config["world-size"] = run.ranks;
   run.config["nodes"] = comm.grouping().nodes();
   run.config["executor"] = "mpi";
+  run.config["device"] = setup.device.is_cuda() ? "cuda" : "cpu";
   run.config["input"] = setup.layout.input_size;
   run.config["input-channels"] = setup.layout.input_channels;
   run.config["samples"] = setup.train_samples_total;
@@ -120,11 +124,11 @@ RunRecord run_training(const TrainConfig& cfg, Communicator& comm,
     const double lr = learning_rate(cfg, k);
     for (auto& group : setup.optimizer->param_groups())
       static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
-    comm.clear_calls();
+    payload.clear_calls();
     const double start = now_seconds();
     LocalIteration local = strategy->iterate(k, clock);
     const double wall = now_seconds() - start;
-    const TierBytes bytes = tier_bytes(comm.calls(), cfg.strategy, comm.grouping());
+    const TierBytes bytes = tier_bytes(payload.calls(), cfg.strategy, comm.grouping());
     IterationRecord it =
         gather_iteration(comm, k, local, clock.take_iteration(), wall, bytes, setup.layout);
     if (k % cfg.eval_every == 0 || k == cfg.iterations || local.converged) {

@@ -1,0 +1,99 @@
+// A Communicator over host memory that forwards to an NcclCommunicator through device
+// copies: each buffer is copied to the device, the NCCL call runs, the result is copied back.
+// It records its own calls as the inner one does. For what keeps its payload in host memory
+// while NCCL moves it: train --backend nccl's peer strategies (their codecs and selections run
+// on the host) and the communicator conformance suite. Asynchronous all-reduces complete
+// before they return (a staged buffer would otherwise outlive its caller's).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "backends/cuda/cuda_handles.h"
+#include "backends/nccl/nccl_communicator.h"
+#include "engine/communicator.h"
+
+namespace prunex {
+
+class HostStagedCommunicator : public Communicator {
+ public:
+  explicit HostStagedCommunicator(NcclCommunicator& inner) : in_(inner) {}
+  const NodeGrouping& grouping() const override { return in_.grouping(); }
+  int world_rank() const override { return in_.world_rank(); }
+  MemorySpace memory_space() const override { return MemorySpace::host; }
+
+  void allreduce(void* data, std::size_t count, DType t, ReduceOp op, Group g) override {
+    DeviceArray<uint8_t> d = up(data, count * dtype_size(t));
+    in_.allreduce(d.data(), count, t, op, g);
+    down(d, data);
+    record(CollectiveOp::allreduce, g, t, count, in_.calls().back().seconds);
+  }
+  std::unique_ptr<Work> allreduce_async(void* data, std::size_t count, DType t, ReduceOp op,
+                                        Group g) override {
+    allreduce(data, count, t, op, g);
+    return std::make_unique<Done>();
+  }
+  void broadcast(void* data, std::size_t count, DType t, int root, Group g) override {
+    DeviceArray<uint8_t> d = up(data, count * dtype_size(t));
+    in_.broadcast(d.data(), count, t, root, g);
+    down(d, data);
+    record(CollectiveOp::broadcast, g, t, count, in_.calls().back().seconds);
+  }
+  void allgather(const void* send, void* recv, std::size_t count, DType t, Group g) override {
+    DeviceArray<uint8_t> s = up(send, count * dtype_size(t));
+    DeviceArray<uint8_t> r(count * dtype_size(t) * static_cast<std::size_t>(size(g)));
+    in_.allgather(s.data(), r.data(), count, t, g);
+    down(r, recv);
+    record(CollectiveOp::allgather, g, t, count, in_.calls().back().seconds);
+  }
+  void barrier(Group g) override {
+    in_.barrier(g);
+    record(CollectiveOp::barrier, g, DType::u8, 0, in_.calls().back().seconds);
+  }
+  // Point-to-point: the device buffer lives in the Work until it completes.
+  std::unique_ptr<Work> send(const void* data, std::size_t count, DType t, int peer,
+                             Group g) override {
+    auto w = std::make_unique<Staged>();
+    w->dev = up(data, count * dtype_size(t));
+    w->inner = in_.send(w->dev.data(), count, t, peer, g);
+    record(CollectiveOp::send, g, t, count, 0);
+    return w;
+  }
+  std::unique_ptr<Work> recv(void* data, std::size_t count, DType t, int peer, Group g) override {
+    auto w = std::make_unique<Staged>();
+    w->dev = DeviceArray<uint8_t>(count * dtype_size(t));
+    w->host = data;
+    w->inner = in_.recv(w->dev.data(), count, t, peer, g);
+    record(CollectiveOp::recv, g, t, count, 0);
+    return w;
+  }
+  void abort(int code) override { in_.abort(code); }
+
+ private:
+  struct Done : Work {
+    void wait() override {}
+    bool is_completed() override { return true; }
+  };
+  struct Staged : Work {
+    DeviceArray<uint8_t> dev;
+    void* host = nullptr;
+    std::unique_ptr<Work> inner;
+    void wait() override {
+      inner->wait();
+      if (host && dev.size())
+        PRUNEX_CUDA_CHECK(cudaMemcpy(host, dev.data(), dev.size(), cudaMemcpyDeviceToHost));
+      host = nullptr;
+    }
+    bool is_completed() override { return inner->is_completed(); }
+  };
+  static DeviceArray<uint8_t> up(const void* p, std::size_t bytes) {
+    const auto* b = static_cast<const uint8_t*>(p);
+    return DeviceArray<uint8_t>(std::vector<uint8_t>(b, b + bytes));
+  }
+  static void down(const DeviceArray<uint8_t>& d, void* p) {
+    if (d.size()) PRUNEX_CUDA_CHECK(cudaMemcpy(p, d.data(), d.size(), cudaMemcpyDeviceToHost));
+  }
+  NcclCommunicator& in_;
+};
+
+}  // namespace prunex
