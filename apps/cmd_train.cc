@@ -8,7 +8,6 @@
 #include "backends/mpi/mpi_communicator.h"
 #include "backends/mpi/mpi_env.h"
 #include "engine/error.h"
-#include "engine/strategy.h"
 #include "engine/wire_dtype.h"
 #if defined(PRUNEX_HAVE_NCCL)
 #include <cuda_runtime_api.h>
@@ -54,9 +53,6 @@ std::string nccl_training_unavailable([[maybe_unused]] const TrainConfig& cfg) {
   return "this build's LibTorch has no CUDA (configure with -DTorch_DIR= a PyTorch install "
          "that has it; --backend nccl trains on CUDA tensors)";
 #else
-  if (cfg.strategy == Strategy::hsadmm_rail)
-    return "hsadmm-rail is not on --backend nccl in this version (its padded rail buckets); "
-           "use hsadmm, or --backend mpi";
   if (parse_wire_dtype(cfg.wire_dtype) != DType::f32)
     return "--wire-dtype " + cfg.wire_dtype +
            " is not on --backend nccl in this version (f32 only); use --backend mpi";

@@ -117,27 +117,42 @@ class CudaConsensusMath final : public ConsensusMath {
     if (!plan) return;
     PRUNEX_USAGE(wire == DType::f32, "--wire-dtype ", dtype_name(wire),
                  " is not on the GPU in this version (f32 only)");
-    PRUNEX_USAGE(pad_to == 1, "hsadmm-rail is not on the GPU in this version");
     compaction_ = std::make_unique<GpuCompaction>(*plan);
     capacity_ = plan->bucket_capacity();
     const int64_t floats = std::max<int64_t>(1, capacity_ * compaction_->buckets());
     stream_ = DeviceMemory(static_cast<size_t>(floats) * sizeof(float));
     PRUNEX_CUDA_CHECK(cudaMemsetAsync(stream_.get(), 0, stream_.bytes(), s()));
+    // hsadmm-rail: buckets padded to pad_to equal slices live apart from the kernels' stream
+    // (whose buckets sit capacity floats apart), at a stride of capacity rounded up.
+    pad_ = pad_to;
+    stride_ = pad_ > 1 ? (capacity_ + pad_ - 1) / pad_ * pad_ : capacity_;
+    rail_ = DeviceMemory();
+    if (pad_ > 1) {
+      rail_ = DeviceMemory(static_cast<size_t>(std::max<int64_t>(1, stride_ * buckets())) * 4);
+      PRUNEX_CUDA_CHECK(cudaMemsetAsync(rail_.get(), 0, rail_.bytes(), s()));
+    }
     sync();
   }
   int buckets() const override { return compaction_ ? compaction_->buckets() : 0; }
-  void* bucket(int b) override { return compaction_->bucket(stream(), b); }
+  void* bucket(int b) override {
+    return pad_ > 1 ? static_cast<float*>(rail_.get()) + b * stride_
+                    : compaction_->bucket(stream(), b);
+  }
   int64_t bucket_values(int b) const override { return compaction_->bucket_floats(b); }
-  int64_t bucket_padded(int b) const override { return compaction_->bucket_floats(b); }
+  int64_t bucket_padded(int b) const override {
+    return (compaction_->bucket_floats(b) + pad_ - 1) / pad_ * pad_;
+  }
   void pack(const float* const* z, const float* const* v, int b) override {
     PRUNEX_CHECK(compaction_ != nullptr, "pack without a compaction plan");
     if (b > 0) return;  // packed with bucket 0
     compaction_->pack(z, v, stream(), s());
+    move_rail_buckets(/*to_rail=*/true);
     sync();
   }
   void unpack(float* const* out, float scale, int b) override {
     PRUNEX_CHECK(compaction_ != nullptr, "unpack without a compaction plan");
     if (b >= 0 && b + 1 < buckets()) return;  // unpacked with the last bucket
+    move_rail_buckets(/*to_rail=*/false);
     compaction_->unpack(stream(), out, scale, s());
     sync();
   }
@@ -146,6 +161,18 @@ class CudaConsensusMath final : public ConsensusMath {
   cudaStream_t s() const { return stream_handle_.get(); }
   void sync() const { stream_handle_.synchronize(); }
   float* stream() const { return static_cast<float*>(stream_.get()); }
+  // hsadmm-rail: the kernels' buckets to their padded places and back (zeros stay past
+  // each bucket's values).
+  void move_rail_buckets(bool to_rail) {
+    if (pad_ <= 1) return;
+    for (int b = 0; b < buckets(); ++b) {
+      float* packed = compaction_->bucket(stream(), b);
+      float* padded = static_cast<float*>(rail_.get()) + b * stride_;
+      const size_t bytes = static_cast<size_t>(bucket_values(b)) * 4;
+      PRUNEX_CUDA_CHECK(cudaMemcpyAsync(to_rail ? padded : packed, to_rail ? packed : padded, bytes,
+                                        cudaMemcpyDeviceToDevice, s()));
+    }
+  }
 
   CudaStream stream_handle_;
   ModelMask masked_;
@@ -155,6 +182,9 @@ class CudaConsensusMath final : public ConsensusMath {
   std::unique_ptr<GpuCompaction> compaction_;
   DeviceMemory stream_;
   int64_t capacity_ = 0;
+  int pad_ = 1;
+  int64_t stride_ = 0;
+  DeviceMemory rail_;
 };
 
 }  // namespace

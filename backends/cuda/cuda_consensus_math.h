@@ -3,8 +3,9 @@
 // gpu_compaction.h, on one stream of its own that every call synchronises before it returns.
 // Runs on the current CUDA device (the one the NCCL communicator selected).
 //
-// Not on the device in this version: --wire-dtype bf16/f16 and hsadmm-rail's padded buckets
-// (set_plan refuses them with a UsageError). Per-bucket pack and unpack pack every bucket
+// Not on the device in this version: --wire-dtype bf16/f16 (set_plan refuses it with a
+// UsageError). hsadmm-rail's padded buckets are copies of the kernels' buckets (one
+// device-to-device copy each way per bucket). Per-bucket pack and unpack pack every bucket
 // at bucket 0 and unpack every bucket at the last one (one launch each; the contract allows
 // it), so --pipeline-buckets overlaps the buckets' all-reduces with each other only.
 #pragma once

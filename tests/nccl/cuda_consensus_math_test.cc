@@ -183,34 +183,39 @@ TEST(CudaConsensusMath, MaskProjectionAndCompactionEqualHost) {
     gpu->apply_mask(dp.data(), mask);
     EXPECT_TRUE(same(dw, w)) << "apply_mask, time " << rep;
   }
-  // Pack z + v into buckets and unpack with a scale, whole and bucket by bucket.
+  // Pack z + v into buckets and unpack with a scale, whole and bucket by bucket; pad 3: the
+  // hsadmm-rail buckets (zeros past the values).
   const CompactionPlan plan(layout, mask, 4096);
   ASSERT_GE(plan.buckets(), 2);
-  cpu->set_plan(&plan, 1, DType::f32);
-  gpu->set_plan(&plan, 1, DType::f32);
-  auto z = random_model(layout, rng), v = random_model(layout, rng);
-  auto dz = upload(z), dv = upload(v);
-  auto zp = pointers(z), vp = pointers(v), dzp = ptrs(dz), dvp = ptrs(dv);
-  for (int b : {-1, 0}) {
-    for (int k = (b < 0 ? -1 : 0); k < (b < 0 ? 0 : plan.buckets()); ++k) {
-      cpu->pack(zp.data(), vp.data(), k);
-      gpu->pack(dzp.data(), dvp.data(), k);
+  for (int pad : {1, 3}) {
+    SCOPED_TRACE(::testing::Message() << "pad " << pad);
+    cpu->set_plan(&plan, pad, DType::f32);
+    gpu->set_plan(&plan, pad, DType::f32);
+    auto z = random_model(layout, rng), v = random_model(layout, rng);
+    auto dz = upload(z), dv = upload(v);
+    auto zp = pointers(z), vp = pointers(v), dzp = ptrs(dz), dvp = ptrs(dv);
+    for (int b : {-1, 0}) {
+      for (int k = (b < 0 ? -1 : 0); k < (b < 0 ? 0 : plan.buckets()); ++k) {
+        cpu->pack(zp.data(), vp.data(), k);
+        gpu->pack(dzp.data(), dvp.data(), k);
+      }
+      for (int k = 0; k < plan.buckets(); ++k) {
+        ASSERT_EQ(gpu->bucket_padded(k), cpu->bucket_padded(k));
+        std::vector<float> got(gpu->bucket_padded(k));
+        gpu->to_host(got.data(), gpu->bucket(k), static_cast<int64_t>(got.size() * 4));
+        const auto* want = static_cast<const float*>(cpu->bucket(k));
+        EXPECT_TRUE(bits_equal(got, std::vector<float>(want, want + cpu->bucket_padded(k))))
+            << "bucket " << k;
+      }
+      auto out = random_model(layout, rng);
+      auto dout = upload(out);
+      auto op = pointers(out), dop = ptrs(dout);
+      for (int k = (b < 0 ? -1 : 0); k < (b < 0 ? 0 : plan.buckets()); ++k) {
+        cpu->unpack(op.data(), 0.25f, k);
+        gpu->unpack(dop.data(), 0.25f, k);
+      }
+      EXPECT_TRUE(same(dout, out)) << "unpack, per bucket " << (b >= 0);
     }
-    for (int k = 0; k < plan.buckets(); ++k) {
-      std::vector<float> got(gpu->bucket_values(k));
-      gpu->to_host(got.data(), gpu->bucket(k), static_cast<int64_t>(got.size() * 4));
-      const auto* want = static_cast<const float*>(cpu->bucket(k));
-      EXPECT_TRUE(bits_equal(got, std::vector<float>(want, want + cpu->bucket_values(k))))
-          << "bucket " << k;
-    }
-    auto out = random_model(layout, rng);
-    auto dout = upload(out);
-    auto op = pointers(out), dop = ptrs(dout);
-    for (int k = (b < 0 ? -1 : 0); k < (b < 0 ? 0 : plan.buckets()); ++k) {
-      cpu->unpack(op.data(), 0.25f, k);
-      gpu->unpack(dop.data(), 0.25f, k);
-    }
-    EXPECT_TRUE(same(dout, out)) << "unpack, per bucket " << (b >= 0);
   }
 }
 
