@@ -15,7 +15,8 @@
 #      CPU (#wrong must be 0).
 #   3. The same channel projection written with LibTorch ops (python torch, CUDA events) on
 #      the same ResNet-152 layer shapes, for comparison with (2).
-#   4. `prunex train` with world size 1 on synthetic data for 2 outer iterations.
+#   4. `prunex train --backend nccl` (CUDA tensors over NCCL) for every strategy, world size 1
+#      (and 2 ranks for hsadmm and ddp where there are 2 GPUs), synthetic data, 2 iterations.
 #
 # Needs: nvcc, CMake >= 3.18, NCCL (CUDA's include/lib, or the nvidia-nccl python package),
 # python3 with torch (CUDA build; its TorchConfig.cmake is used), no apt, no internet.
@@ -181,15 +182,43 @@ print(f"torch channel projection: {ms:.3f} ms per model ({len(convs)} conv layer
 PY
 
 # --- 4. training on the GPU --------------------------------------------------------------
-say "train: world size 1, synthetic data, 2 outer iterations"
+# Every strategy with --backend nccl (CUDA tensors, NCCL), world size 1, then 2 ranks where
+# there are 2 GPUs; synthetic data, resnet20, 2 outer iterations each.
+STRATEGIES="hsadmm hsadmm-flat hsadmm-rail ddp fp16 topk pactrain cgx"
+TRAIN_ROWS="$OUT/train_rows.md"
+: > "$TRAIN_ROWS"
 TRAIN_RC=0
-if "$BUILD/bin/prunex" train --help >/dev/null 2>&1; then
-  "$BUILD/bin/prunex" train --model resnet20 --dataset synthetic --iterations 2 \
-    --gpus-per-node 1 --out "$OUT/train" 2>&1 | tail -20 | tee -a "$LOG" || TRAIN_RC=$?
-  TRAIN_S="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["time_per_iteration_s"])' "$OUT/train/metrics.json" 2>/dev/null || echo n/a)"
-else
-  TRAIN_RC=127
-  TRAIN_S="n/a (no train command in this build)"
+train_row() {  # name, launcher..., then prunex train arguments
+  local name="$1"; shift
+  local dir="$OUT/train-$name" rc=0
+  timeout 120 "$@" --model resnet20 --dataset synthetic --iterations 2 --out "$dir" \
+    > "$OUT/train-$name.log" 2>&1 || rc=$?
+  [ "$rc" = 0 ] || TRAIN_RC=1
+  python3 - "$dir/metrics.json" "$name" "$rc" >> "$TRAIN_ROWS" <<'PY'
+import json, sys
+path, name, rc = sys.argv[1:4]
+try:
+    m = json.load(open(path))
+    it = m["iterations"][-1]
+    s = m["summary"]["time_per_iteration_s"]
+    acc = it.get("accuracy")
+    print(f"| {name} | exit {rc} | {s:.2f} | {it['loss']:.4f} | "
+          f"{100 * acc:.2f}% | {it['bytes']['inter'] / 1e6:.3f} | {m['config'].get('device', '?')} |")
+except Exception as e:  # the run failed before writing its record
+    print(f"| {name} | exit {rc} | n/a | n/a | n/a | n/a | ({type(e).__name__}) |")
+PY
+  tail -1 "$TRAIN_ROWS" | tee -a "$LOG"
+}
+say "train --backend nccl, world size 1: $STRATEGIES"
+for st in $STRATEGIES; do
+  train_row "$st" "$BUILD/bin/prunex" train --backend nccl --strategy "$st" --gpus-per-node 1
+done
+if [ "$NGPU" -ge 2 ] && command -v mpirun >/dev/null; then
+  say "train --backend nccl, 2 ranks (2 nodes x 1 GPU)"
+  for st in hsadmm ddp; do
+    train_row "$st-np2" mpirun -np 2 "$BUILD/bin/prunex" train --backend nccl --strategy "$st" \
+      --gpus-per-node 1
+  done
 fi
 
 # --- table -------------------------------------------------------------------------------
@@ -216,11 +245,16 @@ cat > "$TABLE" <<EOF
 | #wrong vs CPU (pack, unpack, projection) | $WRONG (bench exit $BENCH_RC) |
 | projection, CUDA kernels (whole model) | $PROJ ms |
 | projection, LibTorch ops (same shapes) | $TPROJ ms |
-| prunex train, world size 1, synthetic, 2 iterations | exit $TRAIN_RC, $TRAIN_S s per iteration |
+
+\`prunex train --backend nccl\`, resnet20, synthetic data, 2 outer iterations (last iteration):
+
+| strategy | exit | s per iteration | loss | accuracy | inter MB | device |
+|---|---|---|---|---|---|---|
+$(cat "$TRAIN_ROWS")
 EOF
 cat "$TABLE"
 if [ "$WRITE" = 1 ]; then cat "$TABLE" >> "$ROOT/BENCHMARKS.md"; echo "appended to BENCHMARKS.md"; fi
 # Nothing may skip on a machine with a device, except the multi-rank tests on one GPU.
 ALLOWED_SKIPS=0
 [ "$NGPU" -ge 2 ] || ALLOWED_SKIPS=$(grep -cE '^\[  SKIPPED \] NcclMultiRank\..* \([0-9]+ ms\)' "$OUT/test_nccl.log" || true)
-[ "$TEST_RC" = 0 ] && [ "$BENCH_RC" = 0 ] && [ "$TESTS_SKIPPED" = "$ALLOWED_SKIPS" ]
+[ "$TEST_RC" = 0 ] && [ "$BENCH_RC" = 0 ] && [ "$TRAIN_RC" = 0 ] && [ "$TESTS_SKIPPED" = "$ALLOWED_SKIPS" ]
