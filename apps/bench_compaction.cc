@@ -29,15 +29,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Deterministic pseudo-random fill in [-1, 1); fast enough for 10^8 floats.
-void fill_random(std::vector<float>& v, uint64_t seed) {
-  uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (auto& x : v) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    x = static_cast<float>(static_cast<int32_t>(s >> 32)) * (1.0f / 2147483648.0f);
-  }
-}
-
 double elapsed_us(Clock::time_point t0) {
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
 }
@@ -147,6 +138,7 @@ int run_compaction_bench(const Args& args) {
              c_bytes / 1e6, 100.0 * c_bytes / d_bytes, mask.density());
   fmt::print("# pack+unpack {:.3f} GB/s, memcpy {:.3f} GB/s, ratio {:.3f}\n", pu_gbs, mc_gbs,
              ratio);
+  print_sector_traffic(layout, mask, c_bytes, d_bytes, both_us, mc_gbs);
 
   if (auto path = args.get("json")) {
     const nlohmann::json j = {{"model", layout.model},

@@ -35,14 +35,6 @@ namespace prunex::cli {
 
 namespace {
 
-void fill_random(std::vector<float>& v, uint64_t seed) {
-  uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
-  for (auto& x : v) {
-    s = s * 6364136223846793005ull + 1442695040888963407ull;
-    x = static_cast<float>(static_cast<int32_t>(s >> 32)) * (1.0f / 2147483648.0f);
-  }
-}
-
 long count_bit_diffs(const float* a, const float* b, int64_t n) {
   long wrong = 0;
   for (int64_t i = 0; i < n; ++i) wrong += std::memcmp(a + i, b + i, sizeof(float)) != 0;
@@ -198,6 +190,7 @@ int run_compaction_cuda_bench(const Args& args) {
              c_bytes / 1e6, 100.0 * c_bytes / d_bytes, cpu_mask.density());
   fmt::print("# pack+unpack {:.1f} GB/s, D2D copy {:.1f} GB/s, ratio {:.3f} (target >= 0.80)\n",
              rows[2].algbw_gbs, rows[3].algbw_gbs, ratio);
+  print_sector_traffic(layout, cpu_mask, c_bytes, d_bytes, median(t_both), rows[3].algbw_gbs);
   fmt::print("# projection {:.3f} ms per model (median of {})\n", median(t_proj) / 1e3, iters);
 
   const long wrong = pack_wrong + unpack_wrong + proj_wrong;

@@ -193,4 +193,24 @@ bool ModelMask::operator==(const ModelMask& o) const {
   return pruned_ == o.pruned_ && layers_ == o.layers_;
 }
 
+int64_t kept_sector_bytes(const ModelLayout& layout, const ModelMask& mask, int sector) {
+  PRUNEX_CHECK(sector >= 4 && sector % 4 == 0, "sector of ", sector, " bytes");
+  const int64_t per = sector / 4;  // floats per sector
+  int64_t sectors = 0;
+  for (size_t l = 0; l < layout.layers.size(); ++l) {
+    const int64_t n = layout.layers[l].numel();
+    if (!mask.pruned(l)) {
+      sectors += (n + per - 1) / per;
+      continue;
+    }
+    const std::vector<uint8_t> keep = element_mask(mask[l]);
+    for (int64_t b = 0; b < n; b += per) {
+      const auto* first = keep.data() + b;
+      if (std::any_of(first, first + std::min(per, n - b), [](uint8_t k) { return k != 0; }))
+        ++sectors;
+    }
+  }
+  return sectors * sector;
+}
+
 }  // namespace prunex

@@ -79,4 +79,10 @@ class ModelMask {
   std::vector<uint8_t> pruned_;
 };
 
+// Bytes of the `sector`-byte sectors of the layers' buffers (each buffer starting on a
+// sector) that hold at least one element `mask` keeps (all of a layer it does not prune):
+// what gathering the kept elements of one such model reads from memory at the least, since
+// memory moves whole sectors (32 bytes on NVIDIA GPUs).
+int64_t kept_sector_bytes(const ModelLayout& layout, const ModelMask& mask, int sector = 32);
+
 }  // namespace prunex

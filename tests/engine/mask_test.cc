@@ -55,6 +55,26 @@ TEST(LayerMask, ElementMaskIsWhatApplyMaskKeeps) {
   }
 }
 
+TEST(ModelMask, KeptSectorBytesCountSectorsHoldingAKeptElement) {
+  // conv [2, 8, 1x1]: rows of 8 floats = one 32-byte sector each; a dense bias of 9 floats.
+  ModelLayout layout;
+  layout.layers = {testing::conv("c.weight", 2, 8, 1, 1),
+                   testing::vec("c.bias", 9, LayerRole::bias)};
+  const SparsitySpec spec =
+      SparsitySpec::build(layout, kFilter | kChannel, KeepRate::of_fraction(0.5), {}, {"c.weight"});
+  ModelMask mask(layout, spec);
+  ASSERT_TRUE(mask.pruned(0));
+  ASSERT_FALSE(mask.pruned(1));
+  const int64_t bias = 2 * 32;  // 9 floats: 2 sectors
+  EXPECT_EQ(kept_sector_bytes(layout, mask), 2 * 32 + bias);
+  mask[0].keep_in = {0, 0, 0, 0, 0, 0, 0, 1};  // one float kept per row: still 2 sectors
+  EXPECT_EQ(kept_sector_bytes(layout, mask), 2 * 32 + bias);
+  mask[0].keep_out = {1, 0};  // one row
+  EXPECT_EQ(kept_sector_bytes(layout, mask), 1 * 32 + bias);
+  // 16-byte sectors: the kept float sits in the second half of the row.
+  EXPECT_EQ(kept_sector_bytes(layout, mask, 16), 1 * 16 + 3 * 16);
+}
+
 TEST(LayerMask, NormaliseDropsChannelsWithoutColumns) {
   LayerMask m = LayerMask::dense({2, 3, 2});
   m.keep_shape = {0, 0, 1, 0, 0, 1};
