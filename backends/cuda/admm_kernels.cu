@@ -3,22 +3,12 @@
 #include <algorithm>
 
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/grid_loop.h"
 #include "engine/error.h"
 
 namespace prunex {
 
 namespace {
-
-constexpr int kThreads = 256;
-
-unsigned blocks_for(int64_t n) {
-  return static_cast<unsigned>(
-      std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 1 << 20)));
-}
-
-#define PRUNEX_GRID_LOOP(i, n)                                              \
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
-       i += int64_t(gridDim.x) * blockDim.x)
 
 __global__ void candidate_kernel(const float* sum, const float* z, const float* v,
                                  const uint8_t* mask, double a, double b, float* out, int64_t n) {
@@ -69,33 +59,33 @@ void node_candidate_gpu(const float* sum_theta_plus_u, const float* z, const flo
   const double gamma = candidate_gamma(p);
   PRUNEX_CHECK(gamma > 0, "gamma ", gamma);
   if (n == 0) return;
-  candidate_kernel<<<blocks_for(n), kThreads, 0, s>>>(sum_theta_plus_u, z, v_i, mask,
-                                                      p.rho1 / gamma, p.rho2 / gamma, out, n);
+  candidate_kernel<<<grid_blocks(n), kGridThreads, 0, s>>>(sum_theta_plus_u, z, v_i, mask,
+                                                           p.rho1 / gamma, p.rho2 / gamma, out, n);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 
 void dual_updates_gpu(float* u, float* v, const float* theta, const float* z_i, const float* z,
                       int64_t n, cudaStream_t s) {
   if (n == 0) return;
-  dual_kernel<<<blocks_for(n), kThreads, 0, s>>>(u, v, theta, z_i, z, n);
+  dual_kernel<<<grid_blocks(n), kGridThreads, 0, s>>>(u, v, theta, z_i, z, n);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 
 void theta_plus_u_gpu(const float* theta, const float* u, float* buf, int64_t n, cudaStream_t s) {
   if (n == 0) return;
-  add_kernel<<<blocks_for(n), kThreads, 0, s>>>(theta, u, buf, n);
+  add_kernel<<<grid_blocks(n), kGridThreads, 0, s>>>(theta, u, buf, n);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 
 void expand_bits_gpu(const uint8_t* in, int64_t n, uint8_t* out, cudaStream_t s) {
   if (n == 0) return;
-  expand_bits_kernel<<<blocks_for(8 * n), kThreads, 0, s>>>(in, n, out);
+  expand_bits_kernel<<<grid_blocks(8 * n), kGridThreads, 0, s>>>(in, n, out);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 
 void pack_bits_gpu(const uint8_t* in, int64_t n, uint8_t* out, cudaStream_t s) {
   if (n == 0) return;
-  pack_bits_kernel<<<blocks_for(n), kThreads, 0, s>>>(in, n, out);
+  pack_bits_kernel<<<grid_blocks(n), kGridThreads, 0, s>>>(in, n, out);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 

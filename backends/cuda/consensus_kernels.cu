@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "backends/cuda/cuda_check.h"
+#include "backends/cuda/grid_loop.h"
 #include "engine/error.h"
 #include "engine/residuals.h"
 
@@ -10,17 +11,7 @@ namespace prunex {
 
 namespace {
 
-constexpr int kThreads = 256;
 constexpr int kSums = 11;  // the squared norms of add_intra (5) and add_inter (6)
-
-unsigned blocks_for(int64_t n) {
-  return static_cast<unsigned>(
-      std::max<int64_t>(1, std::min<int64_t>((n + kThreads - 1) / kThreads, 1 << 20)));
-}
-
-#define PRUNEX_GRID_LOOP(i, n)                                              \
-  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n); \
-       i += int64_t(gridDim.x) * blockDim.x)
 
 __global__ void proximal_kernel(float* grad, const float* theta, const float* z_i, const float* u,
                                 double rho1, int64_t n) {
@@ -76,7 +67,7 @@ __global__ void residual_kernel(const ResidualTile* tiles, const float* theta, c
       a[10] = __dadd_rn(a[10], sq(static_cast<double>(v[k])));
     }
   }
-  __shared__ double warp_sums[kThreads / 32][kSums];
+  __shared__ double warp_sums[kGridThreads / 32][kSums];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   for (int f = 0; f < kSums; ++f) {
     double x = a[f];
@@ -86,7 +77,7 @@ __global__ void residual_kernel(const ResidualTile* tiles, const float* theta, c
   __syncthreads();
   if (threadIdx.x < kSums) {
     double x = 0;
-    for (int w = 0; w < kThreads / 32; ++w) x += warp_sums[w][threadIdx.x];
+    for (int w = 0; w < kGridThreads / 32; ++w) x += warp_sums[w][threadIdx.x];
     // Field positions in ResidualPartials (13 per layer; 5 and 12 are the counts).
     constexpr int kField[kSums] = {0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11};
     if (threadIdx.x < 5 || z)
@@ -99,25 +90,25 @@ __global__ void residual_kernel(const ResidualTile* tiles, const float* theta, c
 void add_proximal_gpu(float* grad, const float* theta, const float* z_i, const float* u,
                       double rho1, int64_t n, cudaStream_t s) {
   if (n == 0) return;
-  proximal_kernel<<<blocks_for(n), kThreads, 0, s>>>(grad, theta, z_i, u, rho1, n);
+  proximal_kernel<<<grid_blocks(n), kGridThreads, 0, s>>>(grad, theta, z_i, u, rho1, n);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 
 void update_u_gpu(float* u, const float* theta, const float* z_i, int64_t n, cudaStream_t s) {
   if (n == 0) return;
-  update_u_kernel<<<blocks_for(n), kThreads, 0, s>>>(u, theta, z_i, n);
+  update_u_kernel<<<grid_blocks(n), kGridThreads, 0, s>>>(u, theta, z_i, n);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 
 void rescale_gpu(float* x, double factor, int64_t n, cudaStream_t s) {
   if (n == 0 || factor == 1.0) return;
-  rescale_kernel<<<blocks_for(n), kThreads, 0, s>>>(x, factor, n);
+  rescale_kernel<<<grid_blocks(n), kGridThreads, 0, s>>>(x, factor, n);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 
 void zero_pruned_gpu(float* x, const uint8_t* keep, int64_t n, cudaStream_t s) {
   if (n == 0) return;
-  zero_pruned_kernel<<<blocks_for(n), kThreads, 0, s>>>(x, keep, n);
+  zero_pruned_kernel<<<grid_blocks(n), kGridThreads, 0, s>>>(x, keep, n);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 
@@ -134,8 +125,8 @@ void residual_sums_gpu(const ResidualTile* tiles, int tiles_n, const float* thet
                        const float* z_i_prev, const float* u, const float* z, const float* z_prev,
                        const float* v, double* sums, cudaStream_t s) {
   if (tiles_n == 0) return;
-  residual_kernel<<<static_cast<unsigned>(tiles_n), kThreads, 0, s>>>(tiles, theta, z_i, z_i_prev,
-                                                                      u, z, z_prev, v, sums);
+  residual_kernel<<<static_cast<unsigned>(tiles_n), kGridThreads, 0, s>>>(
+      tiles, theta, z_i, z_i_prev, u, z, z_prev, v, sums);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 
