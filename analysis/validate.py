@@ -76,13 +76,15 @@ def load(path):
 
 def canonical_config(c):
     """records/config_fields.h canonical_config: keys as flag names (underscores read as
-    dashes, "backend" as "executor"), so records written before 2026-11-25 read the same."""
+    dashes, an old record's "backend" as "executor"), so records written before 2026-11-25
+    read the same. Today "backend" is also train's option (mpi or nccl), beside "executor"."""
     if not isinstance(c, dict):
         return c
     out = {}
     for key, value in c.items():
         k = key.replace("_", "-")
-        k = "executor" if k == "backend" else k
+        if k == "backend" and "executor" not in c and value != "nccl":
+            k = "executor"
         if k not in out or key == k:
             out[k] = value
     if "gpus_per_node" in c and out.get("gpus-per-node", 0) == 0:

@@ -11,7 +11,10 @@ nlohmann::json canonical_config(const nlohmann::json& config) {
     std::string k = key;
     for (char& c : k)
       if (c == '_') c = '-';
-    if (k == "backend") k = "executor";
+    // Records before 2026-11-25 named the executor "backend" (mpi or simgrid). Today "backend"
+    // is also train's option (mpi or nccl), recorded beside "executor": only a file without
+    // an executor key holding a value an executor had is an old record.
+    if (k == "backend" && !config.contains("executor") && value != "nccl") k = "executor";
     if (!out.contains(k) || key == k) out[k] = value;  // today's spelling wins
   }
   // Old train records kept the grouping used as gpus_per_node beside the setting, which is 0

@@ -124,7 +124,8 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
     const double lr = learning_rate(cfg, k);
     for (auto& group : setup.optimizer->param_groups())
       static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
-    payload.clear_calls();
+    // The iteration's calls start here; the other logs are cleared too, so they stay short.
+    for (Communicator* c : {backend.control, backend.data, backend.host_data}) c->clear_calls();
     const double start = now_seconds();
     LocalIteration local = strategy->iterate(k, clock);
     const double wall = now_seconds() - start;
