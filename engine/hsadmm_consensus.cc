@@ -3,9 +3,7 @@
 #include <memory>
 
 #include "engine/error.h"
-#include "engine/hsadmm_updates.h"
 #include "engine/phases.h"
-#include "engine/projection.h"
 #include "engine/wire_dtype.h"
 
 namespace prunex {
