@@ -1,16 +1,14 @@
-// `prunex bench --backend mpi`: the collective benchmark (apps/bench_collectives.h) on a live
+// `prunex bench --backend mpi`: the collective benchmark (bench/collective_bench.h) on a live
 // MPI job: all-reduce, broadcast and all-gather on the world, intra-node and inter-node-leader
 // groups, every result checked, the nccl-tests table. Run it under mpirun; only rank 0 prints
 // and writes --json.
 #include <cstdio>
 
-#include "apps/bench_collectives.h"
-#include "apps/bench_modes.h"
+#include "apps/bench_options.h"
 #include "backends/mpi/mpi_communicator.h"
 #include "engine/error.h"
 
 namespace prunex::cli {
-namespace {
 
 int run_mpi_bench(const Args& args) {
   MpiEnv env;
@@ -38,7 +36,4 @@ int run_mpi_bench(const Args& args) {
   return finish_collective_bench(*comm, rows, cfg);
 }
 
-PRUNEX_REGISTER_BENCH_MODE("backend:mpi", run_mpi_bench);
-
-}  // namespace
 }  // namespace prunex::cli

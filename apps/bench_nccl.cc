@@ -1,4 +1,4 @@
-// `prunex bench --backend nccl`: the collective benchmark (apps/bench_collectives.h) on NCCL,
+// `prunex bench --backend nccl`: the collective benchmark (bench/collective_bench.h) on NCCL,
 // one GPU per rank, buffers in device memory; the same ops, groups, checks and table as
 // --backend mpi. Launched like it (mpirun / srun; MPI bootstraps NCCL). Without a CUDA
 // device: exit 2 with one line, before MPI starts.
@@ -6,8 +6,7 @@
 
 #include <cstdio>
 
-#include "apps/bench_collectives.h"
-#include "apps/bench_modes.h"
+#include "apps/bench_options.h"
 #include "backends/cuda/cuda_handles.h"
 #include "backends/mpi/mpi_env.h"
 #include "backends/mpi/mpi_grouping.h"
@@ -15,21 +14,6 @@
 #include "engine/error.h"
 
 namespace prunex::cli {
-namespace {
-
-class DeviceBenchMemory : public BenchMemory {
- public:
-  std::shared_ptr<void> allocate(std::size_t bytes) override {
-    auto mem = std::make_shared<DeviceMemory>(std::max<std::size_t>(bytes, 1));
-    return std::shared_ptr<void>(mem, mem->get());
-  }
-  void upload(void* dst, const void* host, std::size_t bytes) override {
-    if (bytes) PRUNEX_CUDA_CHECK(cudaMemcpy(dst, host, bytes, cudaMemcpyHostToDevice));
-  }
-  void download(void* host, const void* src, std::size_t bytes) override {
-    if (bytes) PRUNEX_CUDA_CHECK(cudaMemcpy(host, src, bytes, cudaMemcpyDeviceToHost));
-  }
-};
 
 int run_nccl_bench(const Args& args) {
   if (cuda_device_count() == 0)
@@ -48,8 +32,8 @@ int run_nccl_bench(const Args& args) {
   }
   std::vector<BenchRow> rows;
   try {
-    DeviceBenchMemory mem;
-    rows = run_collective_bench(*comm, mem, cfg);
+    const auto mem = device_bench_memory();
+    rows = run_collective_bench(*comm, *mem, cfg);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "prunex bench: rank %d failed: %s\n", comm->world_rank(), e.what());
     comm->abort(1);
@@ -57,9 +41,6 @@ int run_nccl_bench(const Args& args) {
   return finish_collective_bench(*comm, rows, cfg);
 }
 
-PRUNEX_REGISTER_BENCH_MODE("backend:nccl", run_nccl_bench);
-
-}  // namespace
 }  // namespace prunex::cli
 
 #endif  // PRUNEX_HAVE_NCCL

@@ -1,15 +1,27 @@
 // `prunex bench`: collective and compaction benchmarks, live or simulated, one table format.
-#include "apps/bench_modes.h"
+#include <functional>
+#include <map>
+
+#include "apps/bench_options.h"
 #include "engine/error.h"
 
 namespace prunex::cli {
+namespace {
 
-std::map<std::string, BenchMode>& bench_modes() {
-  static std::map<std::string, BenchMode> modes;
+// Key: "op:compaction[:cuda]" for --op compaction, otherwise "backend:<name>".
+const std::map<std::string, std::function<int(const Args&)>>& bench_modes() {
+  static const std::map<std::string, std::function<int(const Args&)>> modes = {
+    {"backend:mpi", run_mpi_bench},
+    {"backend:sim", [](const Args& a) { return run_sim_bench(parse_sim_bench(a)); }},
+    {"op:compaction", [](const Args& a) { return run_compaction_bench(parse_model_bench(a)); }},
+#if defined(PRUNEX_HAVE_NCCL)
+    {"backend:nccl", run_nccl_bench},
+    {"op:compaction:cuda",
+     [](const Args& a) { return run_compaction_cuda_bench(parse_model_bench(a)); }},
+#endif
+  };
   return modes;
 }
-
-namespace {
 
 int run_bench(const Args& args) {
   const std::string op = args.get_or("op", "allreduce");

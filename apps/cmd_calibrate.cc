@@ -2,7 +2,7 @@
 // rows, a rank's compute throughput to measured local steps (a live run's metrics.json) and
 // its memory bandwidth to the compaction bench's memcpy row, and writes calibration.json for
 // `simulate`, `sweep` and `bench --backend sim` (--calibration). The model is in
-// backends/simgrid/calibration.h.
+// calibration/calibration.h.
 #include <cmath>
 #include <cstdio>
 #include <memory>
@@ -11,9 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
-#include "backends/simgrid/calibration.h"
-#include "backends/simgrid/calibration_runs.h"
-#include "backends/simgrid/simulate_config.h"
+#include "calibration/calibration.h"
+#include "calibration/calibration_runs.h"
 #include "engine/error.h"
 #include "engine/mask_model.h"
 #include "engine/phases.h"
@@ -22,6 +21,7 @@
 #include "engine/strategy.h"
 #include "records/config_fields.h"
 #include "records/run_record.h"
+#include "simulate/simulate_config.h"
 #include "topologies/topology_io.h"
 #include "workloads/layers/model_zoo.h"
 

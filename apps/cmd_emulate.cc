@@ -1,5 +1,5 @@
 // `prunex emulate`: runs a prunex command under mpirun on an emulated cluster on this host
-// (apps/emulate_net.h): M network namespaces as nodes, P ranks each, shaped veth links as NIC
+// (emulation/emulate_net.h): M network namespaces as nodes, P ranks each, shaped veth links as NIC
 // rails, torn down afterwards (also on failure, SIGINT and SIGTERM).
 #include <signal.h>
 #include <sys/wait.h>
@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "apps/cli.h"
-#include "apps/emulate_net.h"
-#include "apps/subprocess.h"
+#include "emulation/emulate_mpirun.h"
 #include "engine/error.h"
 #include "records/run_record.h"
+#include "support/process.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {
@@ -29,59 +29,6 @@ volatile sig_atomic_t g_signal = 0;
 
 void on_signal(int sig) {
   g_signal = sig;
-}
-
-std::string find_in_path(const std::string& name) {
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "/usr/bin:/bin";
-  std::size_t start = 0;
-  while (start <= p.size()) {
-    const std::size_t end = p.find(':', start);
-    const std::string dir =
-        p.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    const std::string full = (dir.empty() ? "." : dir) + "/" + name;
-    if (access(full.c_str(), X_OK) == 0) return full;
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return "";
-}
-
-// Runs argv in a child; while it runs, SIGINT/SIGTERM to us are passed on to it (SIGTERM,
-// then SIGKILL after 10 s). Returns its exit status (128 + signal if killed).
-int run_forwarding_signals(const std::vector<std::string>& argv) {
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) {
-    setpgid(0, 0);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    std::vector<char*> c;
-    for (const auto& s : argv) c.push_back(const_cast<char*>(s.c_str()));
-    c.push_back(nullptr);
-    execv(argv[0].c_str(), c.data());
-    std::fprintf(stderr, "cannot run %s\n", argv[0].c_str());
-    _exit(127);
-  }
-  setpgid(pid, pid);
-  int status = 0;
-  bool forwarded = false;
-  auto deadline = std::chrono::steady_clock::time_point::max();
-  for (;;) {
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) break;
-    if (g_signal != 0 && !forwarded) {
-      kill(-pid, SIGTERM);
-      forwarded = true;
-      deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    }
-    if (forwarded && std::chrono::steady_clock::now() > deadline) kill(-pid, SIGKILL);
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  return 128 + WTERMSIG(status);
 }
 
 int run_emulate(const Args& args) {
@@ -108,7 +55,7 @@ int run_emulate(const Args& args) {
   for (const auto& c : registry()) known = known || c.name == inner[0];
   PRUNEX_USAGE(known && inner[0] != "emulate" && inner[0] != "emulate-probe", "'", inner[0],
                "' is not a prunex command to run on the emulated cluster (train, bench, ...)");
-  const std::string mpirun = find_in_path("mpirun");
+  const std::string mpirun = find_program("mpirun");
   PRUNEX_USAGE(!mpirun.empty(), "mpirun not found (scripts/setup.sh installs Open MPI)");
   check_emulation_possible();
 
@@ -130,16 +77,7 @@ int run_emulate(const Args& args) {
     cluster.build();
     if (g_signal == 0) cluster.check_rates();
     if (g_signal == 0) {
-      const nlohmann::json record = {{"topology", spec.topology},
-                                     {"nodes", spec.nodes},
-                                     {"gpus_per_node", spec.gpus_per_node},
-                                     {"rails", spec.rails},
-                                     {"rate_mbits", spec.rate_bps / 1e6},
-                                     {"one_way_latency_us", spec.one_way_s * 1e6},
-                                     {"latency_emulated", cluster.latency_emulated()},
-                                     {"delay", cluster.delay_method()},
-                                     {"slowdown", spec.slowdown},
-                                     {"fabric", spec.fabric}};
+      const nlohmann::json record = emulation_record(cluster);
       setenv("PRUNEX_EMULATION", record.dump().c_str(), 1);
       if (!topology_out.empty()) {
         write_file_atomic(
@@ -152,52 +90,12 @@ int run_emulate(const Args& args) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
         setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
       }
-      std::string rails = "rail0";
-      for (int r = 1; r < spec.rails; ++r) rails += ",rail" + std::to_string(r);
-      // mpirun runs inside node 0 (the addresses exist only in the namespaces), with node
-      // 0's hostname; the agent enters the other nodes.
-      std::vector<std::string> argv = {system_tool("ip"),
-                                       "netns",
-                                       "exec",
-                                       cluster.netns(0),
-                                       system_tool("unshare"),
-                                       "--uts",
-                                       "sh",
-                                       "-c",
-                                       "hostname " + cluster.hostname(0) + " && exec \"$@\"",
-                                       "sh",
-                                       mpirun};
-      const std::vector<std::pair<std::string, std::string>> mpirun_options = {
-          {"-np", std::to_string(spec.nodes * spec.gpus_per_node)},
-          {"--hostfile", cluster.hostfile_path()},
-          {"--bind-to", "none"},
-          {"-x", "PRUNEX_EMULATION"},
-          {"-x", "OMPI_ALLOW_RUN_AS_ROOT"},
-          {"-x", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"}};
-      const std::vector<std::pair<std::string, std::string>> mca = {
-          {"plm_rsh_agent", cluster.agent_path()},
-          {"plm_rsh_no_tree_spawn", "1"},
-          {"oob_tcp_if_include", "rail0"},
-          {"btl", "self,vader,tcp"},
-          {"btl_tcp_if_include", rails},
-          // Send/receive semantics only: the TCP BTL's emulated RDMA put queues its handshake
-          // behind bulk data on the one socket per peer, which serializes the two directions
-          // of an exchange (16 MiB all-gather on 2 x 1 at 100 Mbit/s: 1.40 s with put, 0.74 s
-          // without).
-          {"btl_tcp_flags", "send,inplace,need-ack,need-csum"}};
-      for (const auto& [k, v] : mpirun_options) argv.insert(argv.end(), {k, v});
-      argv.push_back("--oversubscribe");
-      for (const auto& [k, v] : mca) argv.insert(argv.end(), {"--mca", k, v});
-      // The emulated nodes share this host's cores. Open MPI sees P slots per node, so it
-      // would let waiting ranks spin without yielding (it yields only on nodes it knows are
-      // oversubscribed): a rank waiting for a descheduled peer then burns its whole time
-      // slice (a 4-rank consensus collective on 2 cores took 4-16 ms instead of 0.1).
-      const unsigned cores = std::thread::hardware_concurrency();
-      if (cores > 0 && static_cast<unsigned>(spec.nodes * spec.gpus_per_node) > cores)
-        argv.insert(argv.end(), {"--mca", "mpi_yield_when_idle", "1"});
-      argv.push_back(self_executable());
-      argv.insert(argv.end(), inner.begin(), inner.end());
-      rc = run_forwarding_signals(argv);
+      SpawnOptions options;
+      options.own_group = true;
+      options.default_signals = true;
+      rc = wait_process_forwarding(
+          spawn_process(emulated_mpirun_argv(cluster, mpirun, self_executable(), inner), options),
+          g_signal);
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "prunex emulate: error: %s\n", e.what());

@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "apps/cli.h"
-#include "apps/subprocess.h"
 #include "engine/error.h"
+#include "support/process.h"
 
 #ifndef PRUNEX_PLOTS_DIR
 #error "PRUNEX_PLOTS_DIR must be defined (CMakeLists.txt does it for the prunex target)"

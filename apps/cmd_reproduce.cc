@@ -13,12 +13,12 @@
 #include <nlohmann/json.hpp>
 
 #include "analysis/paper_numbers.h"
+#include "analysis/reproduction.h"
 #include "analysis/run_quantities.h"
 #include "apps/cli.h"
-#include "apps/reproduce.h"
-#include "apps/subprocess.h"
 #include "engine/error.h"
 #include "records/run_record.h"
+#include "support/process.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {

@@ -6,10 +6,10 @@
 #include "analysis/run_summary.h"
 #include "apps/cli.h"
 #include "apps/field_options.h"
-#include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
+#include "simulate/simulate_config.h"
 
 namespace prunex::cli {
 namespace {

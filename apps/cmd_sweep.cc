@@ -17,14 +17,15 @@
 
 #include "apps/cli.h"
 #include "apps/field_options.h"
-#include "backends/simgrid/footprint.h"
-#include "backends/simgrid/fork_run.h"
-#include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
 #include "engine/text_parse.h"
 #include "records/host_memory.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
+#include "records/scaling_record.h"
+#include "simulate/footprint.h"
+#include "simulate/fork_run.h"
+#include "simulate/simulate_config.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {
@@ -77,14 +78,6 @@ const std::vector<SweepField>& sweep_fields() {
   return fields;
 }
 
-struct Point {
-  std::string strategy;
-  int gpus = 0, nodes = 0;
-  double epoch_s = 0, iteration_s = 0;
-  // With --mtbf-hours: the run failure-free and its expected time with failures (else 0).
-  double run_s = 0, expected_s = 0;
-};
-
 // Points in sweep order: strategies in the order given, sizes ascending.
 std::vector<std::pair<Strategy, int>> point_list(const SweepConfig& cfg) {
   std::vector<std::pair<Strategy, int>> out;
@@ -93,7 +86,7 @@ std::vector<std::pair<Strategy, int>> point_list(const SweepConfig& cfg) {
   return out;
 }
 
-void progress(std::size_t done, std::size_t total, const Point& p) {
+void progress(std::size_t done, std::size_t total, const ScalingPoint& p) {
   const bool tty = isatty(2) != 0;
   const int width = 30;
   const int filled = static_cast<int>(width * done / total);
@@ -103,93 +96,23 @@ void progress(std::size_t done, std::size_t total, const Point& p) {
   std::fflush(stderr);
 }
 
-// scaling.json: per strategy its points with speedup and efficiency relative to its smallest
-// size, and the config; the same table on stdout.
-nlohmann::json scaling_doc(const std::vector<Point>& points, const nlohmann::json& config) {
-  nlohmann::json doc = nlohmann::json::object();
+// The scaling table on stdout: the rows of scaling.json.
+void print_scaling(const std::vector<ScalingPoint>& points) {
   std::printf("%-12s %7s %6s %16s %9s %11s\n", "strategy", "gpus", "nodes", "time/epoch (s)",
               "speedup", "efficiency");
-  for (const Point& p : points) {
-    const Point* base = &p;
-    for (const auto& q : points)
-      if (q.strategy == p.strategy && q.gpus < base->gpus) base = &q;
-    const double speedup = base->epoch_s / p.epoch_s;
-    const double eff = speedup / (static_cast<double>(p.gpus) / base->gpus);
-    doc[p.strategy].push_back({{"gpus", p.gpus},
-                               {"nodes", p.nodes},
-                               {"time_per_epoch_s", p.epoch_s},
-                               {"time_per_iteration_s", p.iteration_s},
-                               {"speedup", speedup},
-                               {"efficiency", eff}});
-    if (p.expected_s > 0) {
-      doc[p.strategy].back()["run_s"] = p.run_s;
-      doc[p.strategy].back()["expected_with_failures_s"] = p.expected_s;
-    }
+  for (const ScalingPoint& p : points) {
+    const ScalingGain g = scaling_gain(points, p);
     std::printf("%-12s %7d %6d %16.4f %9.3f %11.3f", p.strategy.c_str(), p.gpus, p.nodes, p.epoch_s,
-                speedup, eff);
+                g.speedup, g.efficiency);
     if (p.expected_s > 0)
       std::printf("   run %.3f h, with failures %.3f h", p.run_s / 3600, p.expected_s / 3600);
     std::printf("\n");
   }
-  doc["config"] = config;
-  return doc;
-}
-
-// --merge DIR: the per-point outputs (DIR/*/scaling.json of `--point I` runs) as one sweep.
-// Every point's config must be the same sweep's (its out aside), and every point there once.
-std::vector<Point> merge_points(const std::string& dir, nlohmann::json& config) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  PRUNEX_USAGE(fs::is_directory(dir, ec), "--merge ", dir, ": not a folder");
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir, ec))
-    if (fs::is_regular_file(e.path() / "scaling.json", ec))
-      files.push_back(e.path() / "scaling.json");
-  PRUNEX_USAGE(!files.empty(), "--merge ", dir, ": no */scaling.json in it");
-  std::sort(files.begin(), files.end());
-  nlohmann::json base;
-  std::map<long, Point> by_index;
-  long total = -1;
-  for (const auto& f : files) {
-    const nlohmann::json doc = read_json_file(f.string(), "--merge");
-    PRUNEX_USAGE(doc.contains("point") && doc.contains("points") && doc.contains("config"),
-                 f.string(), ": not the output of `prunex sweep --point I`");
-    nlohmann::json c = doc["config"];
-    c.erase("out");
-    if (base.is_null()) {
-      base = c;
-      total = doc["points"].get<long>();
-    }
-    PRUNEX_USAGE(c == base && doc["points"].get<long>() == total, f.string(),
-                 ": from another sweep (its config differs from ", files.front().string(), "'s)");
-    const long index = doc["point"].get<long>();
-    PRUNEX_USAGE(!by_index.count(index), f.string(), ": point ", index, " is there twice");
-    for (const auto& [name, pts] : doc.items()) {
-      if (!pts.is_array()) continue;
-      for (const auto& q : pts)
-        by_index[index] = Point{name,
-                                q.at("gpus").get<int>(),
-                                q.at("nodes").get<int>(),
-                                q.at("time_per_epoch_s").get<double>(),
-                                q.at("time_per_iteration_s").get<double>(),
-                                q.value("run_s", 0.0),
-                                q.value("expected_with_failures_s", 0.0)};
-    }
-  }
-  std::string missing;
-  for (long i = 0; i < total; ++i)
-    if (!by_index.count(i)) missing += (missing.empty() ? "" : ",") + std::to_string(i);
-  PRUNEX_USAGE(missing.empty(), "--merge ", dir, ": points missing (of 0..", total - 1,
-               "): ", missing);
-  config = base;
-  std::vector<Point> points;
-  for (auto& [i, p] : by_index) points.push_back(p);
-  return points;
 }
 
 int run_sweep(const Args& args) {
   SweepConfig cfg;
-  std::vector<Point> points;
+  std::vector<ScalingPoint> points;
   nlohmann::json config;
   long only = -1;                      // --point
   std::unique_ptr<OutputDir> out_dir;  // --out checked and claimed before any simulation
@@ -201,7 +124,7 @@ int run_sweep(const Args& args) {
                    "--merge takes no --point or --count-points");
       if (auto out = args.get("out")) cfg.out = *out;
       PRUNEX_USAGE(!cfg.out.empty(), "--out must not be empty");
-      points = merge_points(*dir, config);
+      points = merge_scaling_points(*dir, config);
       out_dir = std::make_unique<OutputDir>(cfg.out);
       config["out"] = cfg.out;
       std::fprintf(stderr, "sweep: merged %zu points from %s\n", points.size(), dir->c_str());
@@ -269,7 +192,8 @@ int run_sweep(const Args& args) {
     std::fprintf(stderr, "prunex sweep: error: %s\n", e.what());
     return 2;
   }
-  nlohmann::json doc = scaling_doc(points, config);
+  print_scaling(points);
+  nlohmann::json doc = scaling_json(points, config);
   if (only >= 0) {  // one point of a sweep, for --merge
     doc["point"] = only;
     doc["points"] = point_list(cfg).size();

@@ -27,7 +27,9 @@
 
 namespace prunex {
 
+// H-SADMM's inter-node buckets: --bucket-mib's default in train and simulate.
 constexpr int64_t kDefaultBucketBytes = int64_t(32) << 20;
+constexpr double kDefaultBucketMib = static_cast<double>(kDefaultBucketBytes >> 20);
 
 // A run of kept input channels [first, first + count) of one layer.
 struct ChannelRun {

@@ -40,6 +40,7 @@
 #include <cstdint>
 
 #include "engine/communicator.h"
+#include "engine/compaction.h"
 #include "engine/ddp_buckets.h"
 #include "engine/layer_layout.h"
 #include "engine/mask.h"
@@ -76,7 +77,7 @@ struct PlanInputs {
   bool build_compaction = true;
   // hsadmm: the iteration that freezes the mask projects the global z once more.
   bool project_global = false;
-  int64_t bucket_bytes = int64_t(32) << 20;  // hsadmm inter-node buckets
+  int64_t bucket_bytes = kDefaultBucketBytes;  // hsadmm inter-node buckets
   // hsadmm / hsadmm-rail: the compact payload's type on the wire (f32, bf16 or f16): its
   // collectives carry dtype_size bytes per value (the memory passes are counted as fp32).
   DType wire_dtype = DType::f32;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SimGrid's own SMPI (smpirun, libsimgrid-dev) against `prunex bench --backend sim` on the same
 # platform: MPI_Allreduce of S bytes (float sum) at several rank counts, wall and simulated
-# time of each, and their ratios. See backends/simgrid/smpi/RESULTS.md.
+# time of each, and their ratios. See results/smpi/RESULTS.md.
 #
 #   scripts/bench_smpi.sh [--prunex BIN] [--topology NAME] [--gpus-per-node P] [--bytes S]
 #                         [--ranks "64 512 1024 2048 4096"] [--limit SECONDS]
@@ -35,7 +35,7 @@ done
 command -v smpirun >/dev/null || { echo "bench_smpi.sh: smpirun not found (libsimgrid-dev)" >&2; exit 2; }
 [[ -x $prunex ]] || { echo "bench_smpi.sh: no prunex binary at $prunex (--prunex)" >&2; exit 2; }
 bin=build/smpi
-backends/simgrid/smpi/build.sh "$bin"
+experiments/smpi/build.sh "$bin"
 mkdir -p "$out"
 export PRUNEX_TOPOLOGY=$topology PRUNEX_GPUS_PER_NODE=$gpn
 cfg=(--cfg=network/model:CM02 --cfg=network/crosstraffic:0 --cfg=network/TCP-gamma:1e30

@@ -6,9 +6,9 @@
 // the listed steps have ended (pipelined buckets).
 #include <algorithm>
 
-#include "backends/simgrid/collectives.h"
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/error.h"
+#include "netmodel/collectives.h"
 
 namespace prunex::sim {
 

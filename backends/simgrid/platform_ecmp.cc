@@ -27,7 +27,6 @@
 
 #include "backends/simgrid/platform.h"
 #include "engine/error.h"
-#include "topologies/bisection.h"
 
 namespace prunex::sim {
 
@@ -187,13 +186,6 @@ std::uint64_t ecmp_path(std::uint64_t seed, int src, int dst, int paths) {
 int ecmp_uplinks_per_leaf(const Topology& t) {
   return std::max(1, static_cast<int>(nodes_per_leaf(t) * std::max(1, t.nic.rails) /
                                       std::max(1.0, t.fabric.blocking)));
-}
-
-void check_fabric_routing(const Topology& t, FabricRouting routing) {
-  PRUNEX_USAGE(routing == FabricRouting::pooled ||
-                   (t.fabric.kind == FabricKind::fat_tree && t.fabric.levels >= 2),
-               "--fabric-routing ecmp needs a fat tree of 2 or more levels (topology ", t.name,
-               " has ", t.fabric.kind == FabricKind::fat_tree ? "one level" : "no fat tree", ")");
 }
 
 Platform build_ecmp_platform(const Topology& t, const RunShape& shape, bool latency_in_simgrid,

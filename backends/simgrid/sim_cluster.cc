@@ -8,18 +8,13 @@
 #include <stdexcept>
 #include <unordered_map>
 
-#include "backends/simgrid/collectives.h"
-#include "backends/simgrid/nccl_model.h"
 #include "backends/simgrid/platform.h"
 #include "backends/simgrid/sim_cluster_impl.h"
 #include "engine/error.h"
+#include "netmodel/collectives.h"
+#include "netmodel/nccl_model.h"
 
 namespace prunex::sim {
-
-const std::set<std::string>& known_network_models() {
-  static const std::set<std::string> models{"CM02", "LV08", "SMPI", "IB"};
-  return models;
-}
 
 namespace {
 
@@ -28,45 +23,6 @@ bool engine_created = false;
 constexpr std::size_t kGpusPerComputeActor = 256;
 
 }  // namespace
-
-FabricRouting parse_fabric_routing(const std::string& name) {
-  if (name == "pooled") return FabricRouting::pooled;
-  if (name == "ecmp") return FabricRouting::ecmp;
-  throw UsageError("unknown fabric routing '" + name + "' (pooled, ecmp)");
-}
-
-const char* fabric_routing_name(FabricRouting r) {
-  return r == FabricRouting::ecmp ? "ecmp" : "pooled";
-}
-
-Algo parse_algo(const std::string& name) {
-  if (name == "ring") return Algo::ring;
-  if (name == "tree") return Algo::tree;
-  if (name == "hierarchical") return Algo::hierarchical;
-  if (name == "mpi") return Algo::mpi;
-  throw UsageError("unknown algorithm '" + name + "' (ring, tree, hierarchical, mpi)");
-}
-
-const char* algo_name(Algo a) {
-  switch (a) {
-    case Algo::ring:
-      return "ring";
-    case Algo::tree:
-      return "tree";
-    case Algo::hierarchical:
-      return "hierarchical";
-    case Algo::mpi:
-      return "mpi";
-  }
-  return "?";
-}
-
-CollectiveOp parse_op(const std::string& name) {
-  const CollectiveOp op = parse_collective_op(name);
-  PRUNEX_USAGE(op != CollectiveOp::barrier, "collective 'barrier' is not modeled (allreduce, ",
-               "broadcast, allgather)");
-  return op;
-}
 
 SimCluster::SimCluster(const Topology& topology, const SimConfig& config)
     : impl_(std::make_unique<Impl>()) {
@@ -82,7 +38,7 @@ SimCluster::SimCluster(const Topology& topology, const SimConfig& config)
   if (engine_created)
     throw std::logic_error(
         "SimGrid 3.32 allows one engine per process: run each SimCluster in its own process "
-        "(backends/simgrid/fork_run.h)");
+        "(simulate/fork_run.h)");
   engine_created = true;
   impl_->topology = topology;
   impl_->config = config;
@@ -137,14 +93,6 @@ const SimConfig& SimCluster::config() const {
 }
 const Topology& SimCluster::topology() const {
   return impl_->topology;
-}
-
-std::string op_cost_key(const std::string& op, const std::string& group) {
-  return op + "/" + group;
-}
-
-std::string op_cost_key(CollectiveOp op, Group group) {
-  return op_cost_key(std::string(collective_op_name(op)), std::string(group_name(group)));
 }
 
 std::string SimCluster::model_description() const {

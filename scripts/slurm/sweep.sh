@@ -10,7 +10,7 @@
 # Account, partition and the like come from sbatch's environment (SBATCH_ACCOUNT,
 # SBATCH_PARTITION, ...); PRUNEX names the binary (default: build/bin/prunex of this
 # checkout). Memory per task: SWEEP_MEM (default 8G; `prunex simulate` refuses a point whose
-# estimate exceeds it, see backends/simgrid/footprint.h).
+# estimate exceeds it, see simulate/footprint.h).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 if [[ $# -lt 1 || $1 == -* ]]; then

@@ -7,10 +7,9 @@ prunex=$(realpath "$1")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # -q: no Open MPI banners, so stderr holds only what prunex prints.
 mpirun=(mpirun -q --oversubscribe -np 4)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+tmp=$work
 cd "$tmp"
-fail() { echo "FAIL: $*" >&2; exit 1; }
 
 timeout 300 "${mpirun[@]}" "$prunex" bench --backend mpi --gpus-per-node 2 --op all \
   -b 1K -e 64K -n 5 -w 1 --json out.json > table.txt || fail "bench exited $?"
@@ -57,16 +56,9 @@ grep -q 'each after 1000 us busy + 2097152 B written' sync.txt ||
   fail "expected 2 checked rows with --sync --stat median"
 # Bad options: every rank exits 2, rank 0 prints one line naming the problem.
 expect_exit2() {  # WORDS ARGS...
-  local words="$1" rc
+  local words="$1"
   shift
-  set +e
-  timeout 120 "${mpirun[@]}" "$prunex" bench --backend mpi -b 1K -e 4K "$@" \
-    > opt_out.txt 2> opt_err.txt
-  rc=$?
-  set -e
-  [ "$rc" -eq 2 ] || fail "$*: exited $rc, expected 2"
-  [ "$(wc -l < opt_err.txt)" -eq 1 ] && grep -q -- "$words" opt_err.txt ||
-    fail "$*: expected one line naming the option, got: $(cat opt_err.txt)"
+  expect_refused "$words" "" timeout 120 "${mpirun[@]}" "$prunex" bench --backend mpi -b 1K -e 4K "$@"
 }
 expect_exit2 '--stat must be mean or median' --stat mode
 expect_exit2 '--evict needs --busy-us' --evict 1M

@@ -8,9 +8,7 @@
 # exits 2 with one line and writes nothing.
 set -u
 prunex=$(realpath "$1")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 cd "$work"
 
 # Rows on 2 nodes x 2 ranks. Ring all-reduce over n ranks: 2(n-1) L + 2(n-1)/n S / B;
@@ -275,11 +273,7 @@ check_us "$(pw_us broadcast 2048)" "$(python3 -c 'print((1/50 + 1/40) / (1/50**2
 
 expect_exit2() {  # WORDS ARGS...
   local words="$1"; shift
-  "$prunex" "$@" > stdout 2> stderr
-  local rc=$?
-  [[ $rc -eq 2 ]] || fail "$*: exit $rc, expected 2"
-  [[ $(wc -l < stderr) -eq 1 ]] || fail "$*: stderr not one line: $(cat stderr)"
-  grep -qF -- "$words" stderr || fail "$*: stderr lacks '$words': $(cat stderr)"
+  expect_refused "$words" "" "$prunex" "$@"
 }
 expect_exit2 "cannot read" calibrate --from missing.json --out x.json
 echo '[{"op": ' > broken.json

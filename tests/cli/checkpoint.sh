@@ -13,9 +13,8 @@ set -euo pipefail
 prunex=$(realpath "$1")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi=(mpirun -q --oversubscribe -np 4)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+tmp=$work
 common=(train --gpus-per-node 2 --dataset synthetic --synthetic-samples 512 --model small_cnn
         --batch 32 --lr 0.05 --local-steps 20 --t-freeze 3)
 
@@ -75,15 +74,9 @@ same_run "$tmp/hsadmm/full/metrics.json" "$tmp/killed_resumed/metrics.json" ||
 
 # 3. Refusals: exit 2, one line naming the problem, no --out written.
 check_bad() {
-  local what=$1 expect=$2 np=$3; shift 3
-  set +e
-  mpirun -q --oversubscribe -np "$np" "$prunex" "$@" --out "$tmp/bad" >"$tmp/bad.out" 2>"$tmp/bad.err"
-  local rc=$?
-  set -e
-  [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2 ($(cat "$tmp/bad.err"))"
-  [ "$(grep -c . "$tmp/bad.err")" -eq 1 ] || { cat "$tmp/bad.err"; fail "$what: stderr is not one line"; }
-  grep -q -- "$expect" "$tmp/bad.err" || fail "$what: message '$(cat "$tmp/bad.err")' lacks '$expect'"
-  [ ! -e "$tmp/bad" ] || fail "$what: left $tmp/bad behind"
+  local expect=$2 np=$3; shift 3  # $1: what the case is (the failure names the command)
+  expect_refused "$expect" "$tmp/bad" mpirun -q --oversubscribe -np "$np" "$prunex" "$@" \
+    --out "$tmp/bad"
 }
 ck="$tmp/hsadmm/first/checkpoint"
 check_bad "other model" "model" 4 "${common[@]}" --model resnet20 --iterations 4 --resume "$ck"

@@ -9,9 +9,7 @@
 # or `ip link`. Skips (exit 0, one line) where namespaces cannot be made (not root).
 set -u
 prunex=$(realpath "$1")
-fail() { echo "FAIL: $*" >&2; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 
 # Usage errors come first, before any privilege check.
 "$prunex" emulate --nodes 2 -- bench > "$work/out" 2> "$work/err"

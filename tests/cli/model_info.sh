@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `prunex model-info`: exact parameter counts from the command line (torchvision's published
-# 1000-class counts minus the smaller head, see tests/engine/layer_tables_test.cc), JSON
+# 1000-class counts minus the smaller head, see tests/workloads/layer_tables_test.cc), JSON
 # shape, and exit code 2 with a one-line message for bad input.
 set -u
 PRUNEX=${1:?usage: model_info.sh PATH_TO_PRUNEX}
@@ -40,7 +40,7 @@ assert j["layers"][0] == {"name": "conv1.weight", "role": "conv", "shape": [64, 
 ' || err "resnet152 --json rows do not match the totals"
 
 # Fashion-MNIST small_cnn: 28x28x1 loses 32*2*9 stem weights; FLOPs derived by hand in
-# tests/engine/layer_tables_test.cc.
+# tests/workloads/layer_tables_test.cc.
 [[ $(json_field parameters --model small_cnn --input 28 --input-channels 1) == 65834 ]] ||
   err "small_cnn 28x28x1 parameters"
 [[ $(json_field forward_flops --model small_cnn --input 28 --input-channels 1) == 36880650 ]] ||

@@ -15,9 +15,8 @@ set -euo pipefail
 prunex=$(realpath "$1")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi=(mpirun -q --oversubscribe -np 4)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+tmp=$work
 done_when=(train --gpus-per-node 1 --dataset synthetic --model small_cnn --iterations 2 --batch 32)
 
 # 1.

@@ -8,8 +8,8 @@ PRUNEX=${1:?usage: plot.sh PATH_TO_PRUNEX}
 PY=/usr/bin/python3  # Debian's, with matplotlib (scripts/setup.sh)
 fail=0
 err() { echo "FAIL: $*" >&2; fail=1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+tmp=$work
 
 "$PY" -c 'import matplotlib' 2>/dev/null || { echo "FAIL: $PY has no matplotlib" >&2; exit 1; }
 

@@ -6,9 +6,7 @@
 # recorded phases, REPORT.md and the figures; bad input exits 2 and writes nothing.
 set -u
 prunex=$(realpath "$1")
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 cd "$work"
 
 for m in resnet18 wide_resnet50_2 resnet152; do
@@ -135,12 +133,7 @@ PY
 
 expect_exit2() {  # expect_exit2 WORDS ARGS...: exit 2, the words on stderr, no output folder
   local words="$1"; shift
-  "$prunex" reproduce "$@" --out "$work/bad" > "$work/stdout" 2> "$work/stderr"
-  local rc=$?
-  [[ $rc -eq 2 ]] || fail "$*: exit $rc, expected 2"
-  grep -qF -- "$words" "$work/stderr" || fail "$*: stderr lacks '$words': $(cat "$work/stderr")"
-  [[ $(wc -l < "$work/stderr") -eq 1 ]] || fail "$*: more than one line on stderr"
-  [[ ! -e "$work/bad" ]] || fail "$*: wrote $work/bad"
+  expect_refused "$words" "$work/bad" "$prunex" reproduce "$@" --out "$work/bad"
 }
 expect_exit2 "nosuchcluster" --topology nosuchcluster
 expect_exit2 "--iterations" --iterations 0

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SimGrid's SMPI on the PruneX platform plugin (backends/simgrid/smpi): the plugin loads under
+# SimGrid's SMPI on the PruneX platform plugin (experiments/smpi): the plugin loads under
 # smpirun, the hostfile lists ranks node-major, and SMPI's ring all-reduce (smpi/allreduce:lr)
 # of 1 MiB takes the alpha-beta time computed here from the preset's numbers:
 #   1 x 4 puhti (NVLink pairs only): equal to prunex bench --backend sim --algo ring too;
@@ -8,7 +8,7 @@
 # Builds what it needs into build/smpi (about a minute the first time, cached after);
 # skips when smpicc, smpirun or pkg-config simgrid is missing.
 set -u
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 [[ -x ${1:-} ]] || fail "usage: smpi_platform.sh PRUNEX_BINARY (got '${1:-}')"
 prunex=$(realpath "$1")
 for tool in smpicc smpirun pkg-config python3; do
@@ -16,9 +16,7 @@ for tool in smpicc smpirun pkg-config python3; do
 done
 pkg-config --exists simgrid || { echo "SKIP: pkg-config has no simgrid"; exit 0; }
 bin="$(dirname "$prunex")/../smpi"
-backends/simgrid/smpi/build.sh "$bin" || fail "build.sh failed"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+experiments/smpi/build.sh "$bin" || fail "build.sh failed"
 bytes=1048576
 export PRUNEX_TOPOLOGY=puhti
 

@@ -5,9 +5,7 @@
 set -u
 prunex=$(realpath "$1")
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 cd "$work"
 opts=(--topology puhti --model small_cnn --gpus 8,16,64 --strategy hsadmm,ddp --iterations 2)
 
@@ -58,11 +56,7 @@ PY
 
 expect_exit2() {  # expect_exit2 WORDS ARGS...: exit 2, the words on stderr, no output folder
   local words="$1"; shift
-  "$prunex" "$@" --out "$work/bad" > stdout 2> stderr
-  local rc=$?
-  [[ $rc -eq 2 ]] || fail "$*: exit $rc, expected 2"
-  grep -qF -- "$words" stderr || fail "$*: stderr lacks '$words': $(cat stderr)"
-  [[ ! -e "$work/bad" ]] || fail "$*: wrote $work/bad"
+  expect_refused "$words" "$work/bad" "$prunex" "$@" --out "$work/bad"
 }
 expect_exit2 "must be in [0, 5]" sweep "${opts[@]}" --point 6
 expect_exit2 "--jobs" sweep "${opts[@]}" --jobs 0

@@ -3,9 +3,7 @@
 set -u
 prunex=$(realpath "$1")
 repo=$(pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 cd "$work"
 
 out=$("$prunex" topology show puhti) || fail "show puhti exited $?"
@@ -25,12 +23,8 @@ done
 
 expect_exit2() {  # expect_exit2 WORDS ARGS...: exit 2, one stderr line containing WORDS
   local words="$1"; shift
-  "$prunex" "$@" > "$work/stdout" 2> "$work/stderr"
-  local rc=$?
-  [[ $rc -eq 2 ]] || fail "$*: exit $rc, expected 2"
-  [[ $(wc -l < "$work/stderr") -eq 1 ]] || fail "$*: stderr not one line: $(cat "$work/stderr")"
-  grep -qF -- "$words" "$work/stderr" || fail "$*: stderr lacks '$words': $(cat "$work/stderr")"
-  [[ ! -s "$work/stdout" ]] || fail "$*: printed to stdout"
+  expect_refused "$words" "" "$prunex" "$@"
+  [[ ! -s "$work/refused.out" ]] || fail "$*: printed to stdout"
 }
 
 sed 's/"bandwidth_gbits": {"value": 100, "source": "CSC/"bandwidth_gbits": {"value": 0, "source": "CSC/' \
@@ -55,5 +49,5 @@ expect_exit2 "unknown action" topology frobnicate puhti
 
 # Nothing but the files this script made.
 left=$(ls "$work" | sort | tr '\n' ' ')
-[[ $left == "big.json broken.json dgx.json huge.json overflow.json stderr stdout zero.json " ]] || fail "unexpected files: $left"
+[[ $left == "big.json broken.json dgx.json huge.json overflow.json refused.err refused.out zero.json " ]] || fail "unexpected files: $left"
 echo "topology.sh: ok"

@@ -5,9 +5,8 @@ set -euo pipefail
 prunex=$(realpath "$1")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi=(mpirun -q --oversubscribe -np 4)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+tmp=$work
 common=(train --gpus-per-node 2 --dataset synthetic --synthetic-samples 256 --model small_cnn
         --batch 32 --lr 0.05 --iterations 2)
 
@@ -84,14 +83,8 @@ grep -q "recorded on world-size 4" "$tmp/np2.err" || fail "no world-size message
 
 # 2. Bad input: exit 2, one line on stderr, no output folder.
 check_bad() {
-  local what=$1; shift
-  set +e
-  "${mpi[@]}" "$prunex" "$@" --out "$tmp/bad" >"$tmp/bad.out" 2>"$tmp/bad.err"
-  local rc=$?
-  set -e
-  [ $rc -eq 2 ] || fail "$what: exit $rc, expected 2"
-  [ "$(grep -c . "$tmp/bad.err")" -eq 1 ] || { cat "$tmp/bad.err"; fail "$what: stderr is not one line"; }
-  [ ! -e "$tmp/bad" ] || fail "$what: left $tmp/bad behind"
+  shift  # what the case is: the failure names the command
+  expect_refused "" "$tmp/bad" "${mpi[@]}" "$prunex" "$@" --out "$tmp/bad"
 }
 check_bad "keep out of range" "${common[@]}" --keep 1.5
 check_bad "unknown strategy" "${common[@]}" --strategy gossip

@@ -8,8 +8,8 @@ PY=/usr/bin/python3
 VALIDATE=$(cd "$(dirname "$0")/../.." && pwd)/analysis/validate.py
 fail=0
 err() { echo "FAIL: $*" >&2; fail=1; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+tmp=$work
 
 # A run: 3 iterations (the first is skipped as start-up), phase times per iteration.
 "$PY" - "$tmp" <<'PYEOF' || err "fixtures"

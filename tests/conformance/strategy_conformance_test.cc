@@ -5,10 +5,12 @@
 // over the in-process communicator; the data are synthetic.
 #include <torch/torch.h>
 
+#include <functional>
 #include <map>
 
 #include "backends/inproc/inproc_communicator.h"
 #include "engine/plan_builder.h"
+#include "records/plan_settings.h"
 #include "tests/conformance/conformance.h"
 #include "workloads/train/live_strategy.h"
 
@@ -54,23 +56,25 @@ void totals_check(const NodeGrouping&, int, const std::vector<CallRecord>& got,
 // Returns the number of collectives rank 0 made in the first iteration.
 // cgx: the plan charges every rank the mean chunk's bytes, so per rank the sends differ by the
 // chunks' sizes; summed over the ranks, per group, they are exact (compared separately below).
+// tweak: settings beyond the strategy's defaults (wire dtype, pipelining, ternary, ...).
 std::size_t expect_conformance(Strategy strategy, int nodes, int gpus_per_node, bool sync_phases,
-                               bool ternary = false) {
+                               const std::function<void(TrainConfig&)>& tweak = {}) {
   SCOPED_TRACE(std::string(strategy_name(strategy)) + (sync_phases ? " --sync-phases" : ""));
   torch::set_num_threads(1);
   const NodeGrouping grouping{nodes * gpus_per_node, gpus_per_node};
   TrainConfig cfg = config_for(strategy);
   cfg.sync_phases = sync_phases;
-  cfg.ternary = ternary;
+  if (tweak) tweak(cfg);
   std::vector<std::vector<LocalIteration>> local(grouping.world_size);
   std::vector<std::vector<std::vector<CallRecord>>> calls(grouping.world_size);
-  std::vector<long> samples(grouping.world_size);
+  std::vector<nlohmann::json> records(grouping.world_size);  // each rank's recorded config
   std::vector<ModelLayout> layouts(grouping.world_size);
   spawn_ranks(grouping, [&](Communicator& comm) {
     TrainSetup s = make_setup(cfg, comm);
     auto live = make_live_strategy(s, comm);
     PhaseClock clock(now_seconds(), cfg.sync_phases);
-    samples[comm.world_rank()] = static_cast<long>(s.train_samples_total);
+    records[comm.world_rank()] = config_to_json(cfg);
+    records[comm.world_rank()].update(run_facts(s));
     layouts[comm.world_rank()] = s.layout;
     for (int k = 1; k <= cfg.iterations; ++k) {
       comm.clear_calls();
@@ -83,19 +87,9 @@ std::size_t expect_conformance(Strategy strategy, int nodes, int gpus_per_node, 
     for (int k = 1; k <= cfg.iterations; ++k) {
       SCOPED_TRACE("rank " + std::to_string(r) + ", iteration " + std::to_string(k));
       auto frozen_after = [&](int i) { return i >= 1 && local[r][i - 1].frozen; };
-      PlanInputs in;
+      // The plan as simulate and calibrate build it from the run's record.
+      PlanInputs in = plan_inputs_of_config(records[r], "rank " + std::to_string(r));
       in.layout = &layout;
-      in.strategy = strategy;
-      in.nodes = nodes;
-      in.gpus_per_node = gpus_per_node;
-      in.batch = cfg.batch;
-      in.samples = samples[r];
-      in.local_steps = cfg.local_steps;
-      in.bucket_bytes = static_cast<int64_t>(cfg.bucket_mib * (1 << 20));
-      in.topk_ratio = cfg.topk_ratio;
-      in.prune_ratio = cfg.prune_ratio;
-      in.ternary = cfg.ternary;
-      in.ddp_overlap = !sync_phases;
       in.global_mask = &local[r][k - 1].payload_mask;
       set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
       const IterationPlan plan = build_plan(in);
@@ -128,6 +122,29 @@ TEST(StrategyConformance, HsadmmRailTwoNodesOfTwo) {
   expect_conformance(Strategy::hsadmm_rail, 2, 2, false);
 }
 
+TEST(StrategyConformance, HsadmmBf16PipelinedTwoNodesOfTwo) {
+  // The compact payload in bf16 (half the bytes) and pipelined buckets (another order).
+  expect_conformance(Strategy::hsadmm, 2, 2, false, [](TrainConfig& c) {
+    c.wire_dtype = "bf16";
+    c.pipeline_buckets = true;
+  });
+}
+
+TEST(StrategyConformance, HsadmmRailFp16TwoNodesOfTwo) {
+  expect_conformance(Strategy::hsadmm_rail, 2, 2, false,
+                     [](TrainConfig& c) { c.wire_dtype = "fp16"; });
+}
+
+TEST(StrategyConformance, CgxTwoBitsThreeNodesOfOne) {
+  live_sent.clear();
+  plan_sent.clear();
+  expect_conformance(Strategy::cgx, 3, 1, false, [](TrainConfig& c) {
+    c.bits = 2;
+    c.bucket_size = 256;
+  });
+  EXPECT_NEAR(live_sent[Group::inter], plan_sent[Group::inter], 0.001 * live_sent[Group::inter]);
+}
+
 TEST(StrategyConformance, HsadmmFlatTwoNodesOfTwo) {
   expect_conformance(Strategy::hsadmm_flat, 2, 2, false);
 }
@@ -155,7 +172,9 @@ TEST(StrategyConformance, PactrainTwoNodesOfTwo) {
 
 TEST(StrategyConformance, PactrainTernaryThreeNodesOfOne) {
   // Per bucket and step: the scaler's MAX, then the int8 levels.
-  EXPECT_EQ(expect_conformance(Strategy::pactrain, 3, 1, false, true), 12u);
+  EXPECT_EQ(
+      expect_conformance(Strategy::pactrain, 3, 1, false, [](TrainConfig& c) { c.ternary = true; }),
+      12u);
 }
 
 TEST(StrategyConformance, CgxTwoNodesOfTwoSendsWhatThePlanCharges) {

@@ -1,9 +1,9 @@
 // A run's metrics.json as the tools read it back: the iteration records (train --resume),
 // and `simulate --masks FILE` as the command line runs it (make_spec on small_cnn, localhost,
 // 2 x 1, hsadmm: the recorded config, last densities and per-iteration payload masks).
-#include "backends/simgrid/simulate_config.h"
 #include "engine/error.h"
 #include "records/run_record.h"
+#include "simulate/simulate_config.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/compaction.h"
 #include "engine/phases.h"
 #include "engine/strategy.h"
 #include "records/config_fields.h"
@@ -41,9 +42,9 @@ struct TrainConfig {
   int freeze_after = 3;           // ... or once it has been unchanged this many iterations (0: off)
   bool masked_retraining = true;  // after freezing, theta is masked too (section 4.5)
   double eps_abs = 1e-4, eps_rel = 1e-3;
-  double bucket_mib = 32;           // inter-node buckets (hsadmm) / DDP buckets use 25 MiB
-  std::string wire_dtype = "fp32";  // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
-  bool pipeline_buckets = false;    // hsadmm / hsadmm-rail: pipelined inter-node buckets
+  double bucket_mib = kDefaultBucketMib;  // hsadmm inter-node buckets (DDP's: ddp_buckets.h)
+  std::string wire_dtype = "fp32";        // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
+  bool pipeline_buckets = false;          // hsadmm / hsadmm-rail: pipelined inter-node buckets
   double topk_ratio = 0.01;
   // pactrain (engine/pactrain.h): pruned fraction of every conv / fc weight, by magnitude or
   // grasp; the ddp checkpoint folder to prune (empty: from scratch); steps a bucket's mask must

@@ -185,6 +185,18 @@ double run_local_steps(TrainSetup& s, PhaseClock& clock,
   return steps ? loss_sum / steps : 0.0;
 }
 
+nlohmann::json run_facts(const TrainSetup& s) {
+  const NodeGrouping& g = s.control().grouping();
+  return {{"gpus-per-node", g.gpus_per_node},
+          {"world-size", g.world_size},
+          {"nodes", g.nodes()},
+          {"executor", "mpi"},
+          {"device", s.device.is_cuda() ? "cuda" : "cpu"},
+          {"input", s.layout.input_size},
+          {"input-channels", s.layout.input_channels},
+          {"samples", s.train_samples_total}};
+}
+
 void device_sync(const TrainSetup& s) {
   if (s.device.is_cuda()) torch::cuda::synchronize(s.device.index());
 }

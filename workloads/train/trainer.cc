@@ -79,17 +79,7 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
   Communicator& payload = strategy_communicator(setup);
   auto strategy = make_live_strategy(setup, payload);
 
-  // The grouping used (with --gpus-per-node 0, the ranks per host found), so --config of
-  // this config reproduces it; then what the run was (records/config_fields.h, recorded keys):
-  // world size, nodes, the executor, and what a simulation of it needs (calibrate, simulate).
-  run.config["gpus-per-node"] = comm.grouping().gpus_per_node;
-  run.config["world-size"] = run.ranks;
-  run.config["nodes"] = comm.grouping().nodes();
-  run.config["executor"] = "mpi";
-  run.config["device"] = setup.device.is_cuda() ? "cuda" : "cpu";
-  run.config["input"] = setup.layout.input_size;
-  run.config["input-channels"] = setup.layout.input_channels;
-  run.config["samples"] = setup.train_samples_total;
+  run.config.update(run_facts(setup));  // what the run was, beside its settings
   run.summary_extra["strategy"] = std::string(strategy_name(cfg.strategy));
   // Under `prunex emulate`: the emulated links (rate, latency, slowdown).
   if (const char* emu = std::getenv("PRUNEX_EMULATION"))

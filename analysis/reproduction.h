@@ -1,0 +1,57 @@
+// `prunex reproduce`: the pieces shared by the command (apps/cmd_reproduce.cc: options, the
+// list of prunex commands it runs) and the report it writes (analysis/reproduction_report.cc).
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "topologies/topology.h"
+
+namespace prunex {
+
+struct ReproduceOptions {
+  std::string out = "out/reproduce";
+  std::string topology_arg = "puhti";  // as given: a preset name or a file
+  Topology topology;
+  int gpus_per_node = 4;
+  int iterations = 60;
+  int t_freeze = 15;
+  int alt_local_epochs = 5;                             // the second Fig. 9 curve for hsadmm
+  int max_gpus = 4096;                                  // 0: no projection
+  std::vector<std::string> growth = {"0.001", "0.01"};  // projection union growths, as typed
+  std::string command_line;                             // how this run was invoked, for the report
+};
+
+// One prunex invocation (arguments after "prunex"); its output goes to logs/<name>.log.
+struct Step {
+  std::string name;
+  std::vector<std::string> args;
+  double seconds = 0;  // measured
+};
+
+// Folders under OUT.
+inline std::string runs_dir(const ReproduceOptions& o) {
+  return o.out + "/runs";
+}
+inline std::string run_path(const ReproduceOptions& o, const std::string& name) {
+  return runs_dir(o) + "/" + name;
+}
+inline std::string growth_tag(const std::string& g) {
+  return "g" + g;
+}
+
+// Models of Fig. 6, in the paper's order.
+inline const std::vector<std::string>& fig6_models() {
+  static const std::vector<std::string> m = {"resnet18", "wide_resnet50_2", "resnet152"};
+  return m;
+}
+
+// Reads the runs, compares them with the paper, writes OUT/report.json and OUT/REPORT.md
+// (each atomically) and prints the headline rows on stdout.
+// `elapsed` gives the seconds since the command started (read once the report is built).
+void write_reproduction_report(const ReproduceOptions& o, const std::vector<Step>& steps,
+                               const std::vector<std::string>& figures,
+                               const std::function<double()>& elapsed);
+
+}  // namespace prunex

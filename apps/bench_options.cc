@@ -1,0 +1,135 @@
+#include "apps/bench_options.h"
+
+#include <climits>
+#include <cstdint>
+
+#include "calibration/calibration.h"
+#include "engine/error.h"
+#include "records/bench_rows.h"
+#include "topologies/topology_io.h"
+#include "workloads/layers/model_zoo.h"
+
+namespace prunex::cli {
+
+CollectiveBenchConfig parse_collective_bench(const Args& args, const std::string& backend) {
+  CollectiveBenchConfig c;
+  c.backend = backend;
+  const std::string op = args.get_or("op", "allreduce");
+  if (op == "all") {
+    c.ops = {CollectiveOp::allreduce, CollectiveOp::broadcast, CollectiveOp::allgather};
+  } else {
+    for (CollectiveOp o :
+         {CollectiveOp::allreduce, CollectiveOp::broadcast, CollectiveOp::allgather})
+      if (op == collective_op_name(o)) c.ops = {o};
+  }
+  PRUNEX_USAGE(!c.ops.empty(), "--op ", op,
+               " is not one of allreduce, broadcast, allgather, all (--backend ", backend, ")");
+  const std::string group = args.get_or("group", "all");
+  if (group == "all") c.groups = {Group::world, Group::intra, Group::inter};
+  for (Group g : {Group::world, Group::intra, Group::inter})
+    if (group == group_name(g)) c.groups = {g};
+  PRUNEX_USAGE(!c.groups.empty(), "--group ", group, " is not one of world, intra, inter, all");
+  c.sizes =
+      bench_sizes(args.get_size("b", 8), args.get_size("e", 64 << 20), args.get_double("f", 2));
+  if (args.has("gpus-per-node")) {
+    const long p = args.get_int("gpus-per-node", 0);
+    PRUNEX_USAGE(p >= 1 && p <= 1 << 20, "--gpus-per-node must be positive, got ", p);
+    c.gpus_per_node = static_cast<int>(p);
+  }
+  const long n = args.get_int("n", 20), w = args.get_int("w", 5);
+  PRUNEX_USAGE(n >= 1 && n <= 1000000, "-n must be in [1, 1000000], got ", n);
+  PRUNEX_USAGE(w >= 0 && w <= 1000000, "-w must be in [0, 1000000], got ", w);
+  c.iters = static_cast<int>(n);
+  c.warmup = static_cast<int>(w);
+  c.json = args.get_or("json", "");
+  c.sync = args.flag("sync");
+  const std::string stat = args.get_or("stat", "mean");
+  PRUNEX_USAGE(stat == "mean" || stat == "median", "--stat must be mean or median, got ", stat);
+  c.median = stat == "median";
+  c.busy_us = args.get_double("busy-us", 0);
+  PRUNEX_USAGE(c.busy_us >= 0 && c.busy_us <= 1e7, "--busy-us must be in [0, 1e7], got ",
+               c.busy_us);
+  c.evict = args.get_size("evict", std::size_t(16) << 20);
+  PRUNEX_USAGE(c.busy_us > 0 || !args.has("evict"), "--evict needs --busy-us");
+  PRUNEX_USAGE(c.evict <= std::size_t(1) << 32, "--evict must be at most 4G, got ", c.evict);
+  return c;
+}
+
+ModelBenchConfig parse_model_bench(const Args& args) {
+  const std::string model = args.get_or("model", "resnet152");
+  const long classes = args.get_int("classes", 10);
+  PRUNEX_USAGE(classes >= 1 && classes <= INT_MAX, "--classes must be a positive integer");
+  ModelBenchConfig out;
+  out.iters = args.get_int("n", 20);
+  out.warmup = args.get_int("w", 5);
+  PRUNEX_USAGE(out.iters >= 1, "-n must be at least 1, got ", out.iters);
+  PRUNEX_USAGE(out.warmup >= 0, "-w must be at least 0, got ", out.warmup);
+  const SparsityKinds kinds = parse_sparsity_kinds(args.get_or("sparsity", "channel"));
+  const KeepRate keep = KeepRate::parse(args.get_or("keep", "0.5"));
+  out.layout = make_layout(model, static_cast<int>(classes));
+  out.spec = SparsitySpec::build(out.layout, kinds, keep);
+  out.json = args.get_or("json", "");
+  return out;
+}
+
+SimBench parse_sim_bench(const Args& args) {
+  SimBench b;
+  PRUNEX_USAGE(args.has("topology"), "--backend sim needs --topology NAME|FILE");
+  b.topology = load_topology(*args.get("topology"));
+  const long nodes = args.get_int("nodes", b.topology.nodes);
+  const long gpus = args.get_int("gpus-per-node", b.topology.gpus_per_node);
+  PRUNEX_USAGE(nodes >= 1 && nodes <= 1 << 20, "--nodes must be in [1, 1048576], got ", nodes);
+  PRUNEX_USAGE(gpus >= 1 && gpus <= b.topology.gpus_per_node, "--gpus-per-node must be in [1, ",
+               b.topology.gpus_per_node, "] for topology ", b.topology.name, ", got ", gpus);
+  if (nodes > b.topology.nodes) {  // what-if scale-out of the same cluster
+    b.topology = scale_to_nodes(b.topology, static_cast<int>(nodes));
+    b.scaled = true;
+  }
+  b.config.nodes = static_cast<int>(nodes);
+  b.config.gpus_per_node = static_cast<int>(gpus);
+  if (auto file = args.get("calibration")) sim::apply_calibration_file(*file, b.topology, b.config);
+  b.config.network_model = args.get_or("network-model", "CM02");
+  b.config.fabric_routing = sim::parse_fabric_routing(args.get_or("fabric-routing", "pooled"));
+  const long seed = args.get_int("ecmp-seed", 1);
+  PRUNEX_USAGE(seed >= 0, "--ecmp-seed must be >= 0, got ", seed);
+  b.config.ecmp_seed = static_cast<std::uint64_t>(seed);
+  sim::check_fabric_routing(b.topology, b.config.fabric_routing);
+  b.config.nccl_protocols = args.flag("nccl-protocols");
+  b.algo = sim::parse_algo(args.get_or("algo", "ring"));
+  const std::string op = args.get_or("op", "allreduce");
+  if (op == "iteration")
+    b.ops = {};
+  else if (op == "all")
+    b.ops = {CollectiveOp::allreduce, CollectiveOp::broadcast, CollectiveOp::allgather};
+  else
+    b.ops = {sim::parse_op(op)};
+  for (CollectiveOp o : b.ops)
+    PRUNEX_USAGE(!(o == CollectiveOp::allgather && b.algo == sim::Algo::tree),
+                 "allgather has no tree algorithm (use --algo ring or hierarchical)");
+  const std::string group = args.get_or("group", "all");
+  if (group == "all") b.groups = {Group::world, Group::intra, Group::inter};
+  for (Group g : {Group::world, Group::intra, Group::inter})
+    if (group == group_name(g)) b.groups = {g};
+  PRUNEX_USAGE(!b.groups.empty(), "--group ", group, " is not one of world, intra, inter, all");
+  b.sizes =
+      bench_sizes(args.get_size("b", 8), args.get_size("e", 64 << 20), args.get_double("f", 2));
+  b.json = args.get_or("json", "");
+  const std::string compare = args.get_or("compare", "");
+  PRUNEX_USAGE(compare.empty() || compare == "nccl-model", "--compare ", compare,
+               " is not a known model (nccl-model)");
+  b.nccl_model = compare == "nccl-model";
+  b.proto = sim::parse_nccl_proto(args.get_or("protocol", "auto"));
+  PRUNEX_USAGE(b.nccl_model || !args.has("protocol"), "--protocol needs --compare nccl-model");
+  if (b.ops.empty()) {  // --op iteration
+    b.probe.bytes = static_cast<double>(args.get_size("e", 64 << 20));
+    b.probe.keep = args.get_double("keep", 0.5);
+    b.probe.flops = args.get_double("flops", 0);
+    PRUNEX_USAGE(b.probe.keep > 0 && b.probe.keep <= 1, "--keep must be in (0, 1], got ",
+                 b.probe.keep);
+    PRUNEX_USAGE(b.probe.flops >= 0, "--flops must be >= 0, got ", b.probe.flops);
+    b.probe.strategy = parse_strategy(args.get_or("strategy", "hsadmm"));
+  }
+  return b;
+}
+
+}  // namespace prunex::cli

@@ -1,0 +1,127 @@
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "calibration/calibration.h"
+#include "netmodel/closed_form.h"
+
+namespace prunex::sim {
+
+std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration& c,
+                                                               const Topology& t, int nodes,
+                                                               int gpus_per_node, bool warm) {
+  std::map<std::string, std::vector<SimConfig::OpCost>> out;
+  // Relative links: an op's bytes scale against the links its fit was made on (the inter tier
+  // as fitted), so on t's links (the tier scaled by apply_calibration) the op keeps its
+  // fitted efficiency; its latency moves by the route's latency difference.
+  Topology fitted_links = t;
+  double latency_delta = 0;
+  const auto inter = c.tiers.find("inter");
+  if (c.links_relative && inter != c.tiers.end()) {
+    set_tier(fitted_links, "inter", inter->second.latency_s, inter->second.bandwidth_Bps);
+    latency_delta = t.nic.link.latency_s - inter->second.latency_s;
+  }
+  const HopCosts h = hop_costs(fitted_links, nodes);
+  for (const auto& [key, segments] : warm ? c.ops_warm : c.ops) {
+    const std::string group = key.substr(key.find('/') + 1);
+    const double link = group == "intra" ? h.intra_Bps
+                        : group == "inter"
+                            ? h.inter_Bps
+                            : world_ring_channel_Bps(fitted_links, nodes, gpus_per_node);
+    const double shift = group == "intra" ? 0.0 : latency_delta;
+    for (const auto& f : segments)
+      out[key].push_back({f.max_bytes, f.latency_s + shift, link / f.bandwidth_Bps});
+  }
+  return out;
+}
+
+std::map<std::string, double> memory_costs(const Calibration& c, int ranks) {
+  std::map<std::string, double> out;
+  for (const auto& [phase, f] : c.memory_phases)
+    out[phase] = f.bandwidth_Bps / host_share(c, f.ranks) * host_share(c, ranks);
+  return out;
+}
+
+double node_inter_Bps(const Topology& t) {
+  double rail = t.nic.link.bandwidth_Bps;
+  if (t.fabric.kind == FabricKind::star && t.fabric.link.bandwidth_Bps > 0)
+    rail = std::min(rail, t.fabric.link.bandwidth_Bps);
+  return std::max(1, t.nic.rails) * rail;
+}
+
+double node_inter_latency_s(const Topology& t) {
+  return t.nic.link.latency_s + t.fabric.link.latency_s;
+}
+
+Topology apply_calibration(Topology t, const Calibration& c, int ranks) {
+  std::string from = c.inputs.empty() ? "(no inputs)" : c.inputs.front();
+  if (c.inputs.size() > 1) from += " and " + std::to_string(c.inputs.size() - 1) + " more";
+  const double link_ratio = c.links_relative ? node_inter_Bps(t) / c.inter_base_Bps : 1.0;
+  const double latency_delta =
+      c.links_relative ? node_inter_latency_s(t) - c.inter_base_latency_s : 0.0;
+  for (const auto& [tier, f] : c.tiers) {
+    const bool relative = c.links_relative && tier == "inter";
+    set_tier(t, tier, f.latency_s + (relative ? latency_delta : 0.0),
+             f.bandwidth_Bps * (relative ? link_ratio : 1.0));
+    std::string src = "calibrated: prunex calibrate, ring closed form fitted to " +
+                      std::to_string(f.points) + " " + tier + " bench rows from " + from;
+    if (relative) {
+      char buf[128];
+      std::snprintf(buf, sizeof buf,
+                    ", relative to the links it was fitted on (bandwidth x %.4g, latency %+.4g us)",
+                    link_ratio, latency_delta * 1e6);
+      src += buf;
+    }
+    if (tier == "intra") {
+      t.sources["intra.bandwidth_gbs"] = src;
+      t.sources["intra.latency_us"] = src;
+    } else {
+      t.sources["nic.bandwidth_gbits"] = src;
+      t.sources["nic.latency_us"] = src;
+      t.sources["nic.rails"] = src + " (one path per emulated node)";
+      t.sources["fabric.bandwidth_gbits"] = src + " (as the NIC: not the bottleneck)";
+      t.sources["fabric.latency_us"] = src + " (folded into the NIC latency)";
+    }
+  }
+  auto share = [&](int r) { return host_share(c, r); };
+  if (c.compute) {
+    t.gpu.fp32_flops = c.compute->flops_per_rank / share(c.compute->ranks) * share(ranks);
+    t.gpu.efficiency = 1.0;
+    const std::string src =
+        "calibrated: " + c.compute->source +
+        (c.host_cores > 0 ? ", scaled to " + std::to_string(ranks) + " ranks on " +
+                                std::to_string(c.host_cores) + " cores"
+                          : std::string());
+    t.sources["gpu.fp32_tflops"] = src;
+    t.sources["gpu.efficiency"] = "calibrated: 1 (fp32_tflops is the measured effective speed)";
+  }
+  if (c.memory) {
+    t.gpu.mem_bandwidth_Bps = c.memory->bandwidth_Bps / share(c.memory->ranks) * share(ranks);
+    t.sources["gpu.memory_bandwidth_gbs"] = "calibrated: " + c.memory->source;
+  }
+  return t;
+}
+
+void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg) {
+  const Calibration c = read_calibration(file);
+  const int rails = std::max(1, t.nic.rails);
+  if (!c.topology.empty() && c.topology != t.name)
+    std::fprintf(stderr, "note: %s was fitted on topology %s, applied to %s\n", file.c_str(),
+                 c.topology.c_str(), t.name.c_str());
+  t = sim::apply_calibration(std::move(t), c, cfg.nodes * cfg.gpus_per_node);
+  cfg.op_costs = op_costs(c, t, cfg.nodes, cfg.gpus_per_node);
+  cfg.op_costs_warm = op_costs(c, t, cfg.nodes, cfg.gpus_per_node, /*warm=*/true);
+  cfg.memory_Bps = memory_costs(c, cfg.nodes * cfg.gpus_per_node);
+  // Op costs fitted to Open MPI's algorithms only hold for those algorithms.
+  if (c.algo == Algo::mpi && cfg.plan_algo != Algo::mpi) {
+    std::fprintf(stderr, "note: %s fitted Open MPI's algorithms: collectives run as --algo mpi\n",
+                 file.c_str());
+    cfg.plan_algo = Algo::mpi;
+  }
+  // A fitted inter tier is one path per node (set_tier): it stands for the node's rails.
+  if (c.tiers.count("inter")) cfg.pooled_rails = rails;
+}
+
+}  // namespace prunex::sim

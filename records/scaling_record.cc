@@ -1,0 +1,91 @@
+#include "records/scaling_record.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include "engine/error.h"
+#include "records/run_record.h"
+
+namespace prunex {
+
+ScalingGain scaling_gain(const std::vector<ScalingPoint>& points, const ScalingPoint& p) {
+  const ScalingPoint* base = &p;
+  for (const auto& q : points)
+    if (q.strategy == p.strategy && q.gpus < base->gpus) base = &q;
+  ScalingGain g;
+  g.speedup = base->epoch_s / p.epoch_s;
+  g.efficiency = g.speedup / (static_cast<double>(p.gpus) / base->gpus);
+  return g;
+}
+
+nlohmann::json scaling_json(const std::vector<ScalingPoint>& points, const nlohmann::json& config) {
+  nlohmann::json doc = nlohmann::json::object();
+  for (const ScalingPoint& p : points) {
+    const ScalingGain g = scaling_gain(points, p);
+    doc[p.strategy].push_back({{"gpus", p.gpus},
+                               {"nodes", p.nodes},
+                               {"time_per_epoch_s", p.epoch_s},
+                               {"time_per_iteration_s", p.iteration_s},
+                               {"speedup", g.speedup},
+                               {"efficiency", g.efficiency}});
+    if (p.expected_s > 0) {
+      doc[p.strategy].back()["run_s"] = p.run_s;
+      doc[p.strategy].back()["expected_with_failures_s"] = p.expected_s;
+    }
+  }
+  doc["config"] = config;
+  return doc;
+}
+
+std::vector<ScalingPoint> merge_scaling_points(const std::string& dir, nlohmann::json& config) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  PRUNEX_USAGE(fs::is_directory(dir, ec), "--merge ", dir, ": not a folder");
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (fs::is_regular_file(e.path() / "scaling.json", ec))
+      files.push_back(e.path() / "scaling.json");
+  PRUNEX_USAGE(!files.empty(), "--merge ", dir, ": no */scaling.json in it");
+  std::sort(files.begin(), files.end());
+  nlohmann::json base;
+  std::map<long, ScalingPoint> by_index;
+  long total = -1;
+  for (const auto& f : files) {
+    const nlohmann::json doc = read_json_file(f.string(), "--merge");
+    PRUNEX_USAGE(doc.contains("point") && doc.contains("points") && doc.contains("config"),
+                 f.string(), ": not the output of `prunex sweep --point I`");
+    nlohmann::json c = doc["config"];
+    c.erase("out");
+    if (base.is_null()) {
+      base = c;
+      total = doc["points"].get<long>();
+    }
+    PRUNEX_USAGE(c == base && doc["points"].get<long>() == total, f.string(),
+                 ": from another sweep (its config differs from ", files.front().string(), "'s)");
+    const long index = doc["point"].get<long>();
+    PRUNEX_USAGE(!by_index.count(index), f.string(), ": point ", index, " is there twice");
+    for (const auto& [name, pts] : doc.items()) {
+      if (!pts.is_array()) continue;
+      for (const auto& q : pts)
+        by_index[index] = ScalingPoint{name,
+                                       q.at("gpus").get<int>(),
+                                       q.at("nodes").get<int>(),
+                                       q.at("time_per_epoch_s").get<double>(),
+                                       q.at("time_per_iteration_s").get<double>(),
+                                       q.value("run_s", 0.0),
+                                       q.value("expected_with_failures_s", 0.0)};
+    }
+  }
+  std::string missing;
+  for (long i = 0; i < total; ++i)
+    if (!by_index.count(i)) missing += (missing.empty() ? "" : ",") + std::to_string(i);
+  PRUNEX_USAGE(missing.empty(), "--merge ", dir, ": points missing (of 0..", total - 1,
+               "): ", missing);
+  config = base;
+  std::vector<ScalingPoint> points;
+  for (auto& [i, p] : by_index) points.push_back(p);
+  return points;
+}
+
+}  // namespace prunex

@@ -1,0 +1,37 @@
+// scaling.json, what `prunex sweep` writes: per strategy its points (GPUs, nodes, time per
+// epoch and iteration, speedup and efficiency against the strategy's smallest size; with
+// failures modeled, the failure-free run and its expected time), and the sweep's config. A
+// SLURM array's per-point outputs (`sweep --point I`) merge into the same document.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace prunex {
+
+struct ScalingPoint {
+  std::string strategy;
+  int gpus = 0, nodes = 0;
+  double epoch_s = 0, iteration_s = 0;
+  // With --mtbf-hours: the run failure-free and its expected time with failures (else 0).
+  double run_s = 0, expected_s = 0;
+};
+
+// Speedup and efficiency of p against the smallest size of its strategy among points.
+struct ScalingGain {
+  double speedup = 1;
+  double efficiency = 1;
+};
+ScalingGain scaling_gain(const std::vector<ScalingPoint>& points, const ScalingPoint& p);
+
+// The document: {strategy: [point, ...], "config": config}.
+nlohmann::json scaling_json(const std::vector<ScalingPoint>& points, const nlohmann::json& config);
+
+// --merge DIR: the per-point outputs (DIR/*/scaling.json of `--point I` runs) as one sweep, in
+// point order; `config` gets their common config (its out aside). UsageError when one is
+// missing, there twice, or from another sweep.
+std::vector<ScalingPoint> merge_scaling_points(const std::string& dir, nlohmann::json& config);
+
+}  // namespace prunex

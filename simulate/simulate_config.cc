@@ -1,0 +1,125 @@
+#include "simulate/simulate_config.h"
+
+#include <cstdio>
+
+#include "calibration/calibration.h"
+#include "engine/error.h"
+#include "engine/mask_model.h"
+#include "engine/sparsity_spec.h"
+#include "engine/wire_dtype.h"
+#include "records/host_memory.h"
+#include "records/plan_settings.h"
+#include "records/run_replay.h"
+#include "simulate/footprint.h"
+#include "topologies/topology_io.h"
+#include "workloads/layers/model_zoo.h"
+
+namespace prunex::sim {
+
+SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
+  SimulateConfig cfg = cfg_in;
+  PRUNEX_USAGE(!cfg.topology.empty(), "--topology is required (a preset name or a JSON file)");
+  Topology topology = load_topology(cfg.topology);
+  if (cfg.gpus_per_node == 0) cfg.gpus_per_node = topology.gpus_per_node;
+  if (cfg.nodes == 0) cfg.nodes = topology.nodes;
+  PRUNEX_USAGE(cfg.gpus_per_node <= topology.gpus_per_node, "--gpus-per-node must be in [1, ",
+               topology.gpus_per_node, "] for topology ", topology.name, " (got ",
+               cfg.gpus_per_node, ")");
+  const double memory_bytes =
+      estimate_simulation_bytes(cfg.nodes, cfg.gpus_per_node, records ? cfg.iterations : 0);
+  check_fits_in_memory(memory_bytes,
+                       "a platform of " + std::to_string(cfg.nodes) + " x " +
+                           std::to_string(cfg.gpus_per_node) + " GPUs",
+                       "fewer nodes or iterations, a bigger machine, or PRUNEX_MAX_MEMORY_GIB");
+  if (cfg.nodes > topology.nodes) {
+    std::fprintf(stderr, "note: topology %s has %d nodes; scaled out to %d (scale_to_nodes)\n",
+                 topology.name.c_str(), topology.nodes, cfg.nodes);
+    topology = scale_to_nodes(topology, cfg.nodes);
+  }
+
+  SimulateSpec s;
+  s.memory_bytes = memory_bytes;
+  s.layout = make_layout(cfg.model, cfg.classes, cfg.input, cfg.input_channels);
+  s.plan = plan_inputs_of_config(config_json(simulate_fields(), cfg), "simulate");
+  PRUNEX_USAGE(!cfg.pipeline_buckets || packs_compact_payload(cfg.strategy),
+               "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
+  PRUNEX_USAGE(s.plan.wire_dtype == DType::f32 || packs_compact_payload(cfg.strategy),
+               "--wire-dtype ", cfg.wire_dtype, " applies to hsadmm and hsadmm-rail only");
+  s.iterations = cfg.iterations;
+  s.t_freeze = cfg.t_freeze;
+  s.sim.nodes = cfg.nodes;
+  s.sim.gpus_per_node = cfg.gpus_per_node;
+  s.sim.network_model = cfg.network_model;
+  check_fabric_routing(topology, cfg.fabric_routing);
+  s.sim.fabric_routing = cfg.fabric_routing;
+  s.sim.ecmp_seed = static_cast<std::uint64_t>(cfg.ecmp_seed);
+  s.sim.nccl_protocols = cfg.nccl_protocols;
+  s.sim.plan_algo = cfg.algo;
+  apply_what_if(cfg, topology, s.sim);
+  s.failures = {cfg.mtbf_hours * 3600, cfg.checkpoint_minutes * 60, cfg.checkpoint_seconds,
+                cfg.restart_seconds};
+  s.topology = std::move(topology);
+  if (!cfg.calibration.empty()) apply_calibration_file(cfg.calibration, s.topology, s.sim);
+  cfg.algo = s.sim.plan_algo;  // recorded as run
+
+  // Masks: a live run's (replayed), or the synthetic union model for this node count.
+  if (!cfg.masks.empty()) {
+    const std::string where = "--masks " + cfg.masks;
+    nlohmann::json run = read_json_file(cfg.masks, "--masks");
+    PRUNEX_USAGE(json_member(run, "config").is_object(), where,
+                 ": not a metrics.json (no \"config\" object)");
+    const nlohmann::json rcfg = canonical_config(run["config"]);
+    const nlohmann::json& m = json_member(rcfg, "model");
+    PRUNEX_USAGE(m.is_string() && m.get<std::string>() == cfg.model, where, ": recorded for model ",
+                 m.dump(), ", simulating '", cfg.model, "'");
+    if (const nlohmann::json& sp = json_member(rcfg, "sparsity"); !sp.is_null()) {
+      PRUNEX_USAGE(sp.is_string(), where, ": config.sparsity is not a string");
+      cfg.sparsity = sp.get<std::string>();
+    }
+    cfg.union_growth = 0;  // not used: the recorded masks
+    const SparsitySpec spec = SparsitySpec::build(s.layout, parse_sparsity_kinds(cfg.sparsity),
+                                                  KeepRate::of_fraction(cfg.keep));
+    s.mask = mask_from_densities(s.layout, spec, last_densities(run, where), where);
+    // H-SADMM replays the run's payload masks iteration by iteration (before the mask
+    // freezes they are unions of node masks, larger than the final mask).
+    if (cfg.strategy == Strategy::hsadmm)
+      s.payload_masks = payload_masks(run, s.layout, spec, where);
+  } else {
+    const SparsitySpec spec = SparsitySpec::build(s.layout, parse_sparsity_kinds(cfg.sparsity),
+                                                  KeepRate::of_fraction(cfg.keep));
+    // hsadmm-flat has no union: its global mask is one projection (M = 1).
+    const int union_of = cfg.strategy == Strategy::hsadmm ? cfg.nodes : 1;
+    s.mask = synthetic_union_mask(s.layout, spec, cfg.union_growth, union_of);
+  }
+
+  // The record: every field (the shape as used), then what the run was.
+  s.config = config_json(simulate_fields(), cfg);
+  if (!cfg.masks.empty()) s.config["union-growth"] = nullptr;
+  const Topology& t = s.topology;
+  const auto source_of = [&](const char* key) {
+    const auto it = t.sources.find(key);
+    return it != t.sources.end() ? it->second : std::string("not stated");
+  };
+  s.config["compute-model"] =
+      "3 x forward FLOPs per sample x the GPU's shard per epoch, at the effective FLOP/s";
+  s.config["parameters"] = s.layout.parameters();
+  s.config["forward-gflops-per-sample"] = s.layout.forward_flops() / 1e9;
+  s.config["compute-calibration"] = {{"gpu", t.gpu.name},
+                                     {"effective_flops", t.gpu.effective_flops()},
+                                     {"efficiency", t.gpu.efficiency},
+                                     {"source", source_of("gpu.efficiency")},
+                                     {"memory_bandwidth_Bps", t.gpu.mem_bandwidth_Bps},
+                                     {"memory_phases_Bps", s.sim.memory_Bps}};
+  s.config["links"] = {{"intra",
+                        {{"latency_s", t.intra.link.latency_s},
+                         {"bandwidth_Bps", t.intra.link.bandwidth_Bps},
+                         {"source", source_of("intra.bandwidth_gbs")}}},
+                       {"nic",
+                        {{"latency_s", t.nic.link.latency_s},
+                         {"bandwidth_Bps", t.nic.link.bandwidth_Bps},
+                         {"rails", t.nic.rails},
+                         {"source", source_of("nic.bandwidth_gbits")}}}};
+  return s;
+}
+
+}  // namespace prunex::sim

@@ -1,0 +1,83 @@
+// What `prunex simulate` and `prunex sweep` can be told, declared once as a field table
+// (records/config_fields.h): flag name = JSON key, help, default, the check of each value.
+// The command line, --config FILE and a simulated run's metrics.json `config` go through it,
+// so a recorded config is accepted back and reproduces the run. make_spec() turns a config
+// into the SimulateSpec the simulator runs (everything checked before anything runs).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "engine/compaction.h"
+#include "records/config_fields.h"
+#include "simulate/simulate_run.h"
+
+namespace prunex::sim {
+
+struct SimulateConfig {
+  std::string topology;   // preset name or topology file (required)
+  int nodes = 0;          // 0: the topology's; more than it has: scaled out
+  int gpus_per_node = 0;  // 0: the topology's
+  Strategy strategy = Strategy::hsadmm;
+  std::string model = "resnet152";
+  int classes = 10;
+  int input = 32;
+  int input_channels = 3;
+  int iterations = 60;
+  int local_epochs = 1;
+  long local_steps = 0;
+  bool ddp_overlap = true;
+  int batch = 128;
+  long samples = kCifar10TrainSamples;
+  std::string sparsity = "channel";
+  double keep = 0.5;
+  double union_growth = 0;
+  std::string masks;  // metrics.json of a live hsadmm run (empty: the synthetic model)
+  int t_freeze = 0;
+  double bucket_mib = kDefaultBucketMib;  // hsadmm inter-node buckets
+  std::string wire_dtype = "fp32";        // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
+  bool pipeline_buckets = false;          // hsadmm / hsadmm-rail: pipelined inter-node buckets
+  double topk_ratio = 0.01;
+  double prune_ratio = 0.5;  // pactrain
+  bool ternary = false;      // pactrain
+  int bits = 4;              // cgx
+  int bucket_size = 1024;    // cgx
+  std::string network_model = "CM02";
+  FabricRouting fabric_routing = FabricRouting::pooled;
+  long ecmp_seed = 1;
+  bool nccl_protocols = false;
+  std::string calibration;  // calibration.json (empty: the topology's numbers)
+  Algo algo = Algo::ring;
+  // What-if studies: slow GPUs, degraded NIC rails, node failures (failures.h).
+  std::string straggler_gpus;     // world ranks, comma-separated (empty: none)
+  double straggler_fraction = 0;  // or this fraction of the GPUs, drawn with straggler_seed
+  double straggler_factor = 2;    // a straggler's compute takes this many times as long
+  long straggler_seed = 1;
+  std::string degrade_nic;        // NODE[:RAIL]=FRACTION,... (empty: none)
+  double mtbf_hours = 0;          // per node; 0: no failures
+  double checkpoint_minutes = 0;  // interval between checkpoints; 0: Daly's optimum
+  double checkpoint_seconds = 0;  // time to write one (required with --mtbf-hours)
+  double restart_seconds = 0;     // time to restart from one (required with --mtbf-hours)
+  std::string out = "out/simulate";
+};
+
+using SimulateField = ConfigField<SimulateConfig>;
+
+// Every field; sweep_fields() in the command line picks the ones sweep shares.
+const std::vector<SimulateField>& simulate_fields();
+
+// The spec of one run of cfg (cfg.nodes, cfg.gpus_per_node and cfg.strategy used as given,
+// 0 meaning the topology's), with its recorded config: the fields (the shape as used) plus
+// what the run was. UsageError on any bad or inconsistent value, and on a platform whose
+// estimated footprint (footprint.h; its iterations recorded unless !records, as a sweep
+// point) exceeds the memory this machine has.
+SimulateSpec make_spec(const SimulateConfig& cfg, bool records = true);
+
+// --straggler-*, --degrade-nic (simulate_whatif.cc) into sim, for a run of sim.nodes x
+// sim.gpus_per_node on t; --mtbf-hours' companions checked. UsageError naming the flag.
+void apply_what_if(const SimulateConfig& cfg, const Topology& t, SimConfig& sim);
+
+}  // namespace prunex::sim

@@ -1,0 +1,195 @@
+#include "simulate/simulate_run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <tuple>
+
+#include "engine/error.h"
+#include "engine/tier_bytes.h"
+
+namespace prunex::sim {
+namespace {
+
+struct Simulated {
+  IterationPlan plan;
+  PlanTiming timing;
+  std::vector<double> exposed;  // per step: its time beyond everything placed before it
+};
+
+Simulated simulate_plan(SimCluster& cluster, const PlanInputs& in) {
+  Simulated s;
+  s.plan = build_plan(in);
+  s.timing = cluster.run_plan(s.plan);
+  double frontier = 0;
+  for (const auto& st : s.timing.steps) {
+    const double end = st.start_s + st.seconds;
+    s.exposed.push_back(std::max(0.0, end - std::max(frontier, st.start_s)));
+    frontier = std::max(frontier, end);
+  }
+  return s;
+}
+
+bool takes_part(const PlanStep& step, int rank, const NodeGrouping& grouping) {
+  // Memory steps may name a group too (pack: leaders only); compute runs everywhere.
+  return step.kind == StepKind::compute || grouping.takes_part(step.group, rank);
+}
+
+IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k, bool frozen,
+                            long repeats) {
+  const int P = spec.sim.gpus_per_node, W = spec.sim.nodes * P;
+  const NodeGrouping grouping{W, P};
+  const double R = static_cast<double>(repeats);
+  IterationRecord it;
+  it.iteration = k;
+  it.wall_seconds = R * s.timing.iteration_seconds;
+  for (size_t i = 0; i < s.plan.steps.size(); ++i) {
+    const PlanStep& step = s.plan.steps[i];
+    auto& per_rank = it.phase_seconds[step.phase];
+    per_rank.resize(W, 0.0);
+    const double t = R * s.exposed[i];
+    // A compute step's ranks each count their own share (a straggler's is the whole step;
+    // the others wait for it in the next collective, not in local_compute).
+    const StepTiming& st = s.timing.steps[i];
+    const bool own = step.kind == StepKind::compute && st.seconds > 0 &&
+                     static_cast<int>(st.rank_seconds.size()) == W;
+    for (int r = 0; r < W; ++r)
+      if (takes_part(step, r, grouping))
+        per_rank[r] += own ? t * st.rank_seconds[r] / st.seconds : t;
+  }
+  // Counted as the live run counts it: rank 0's collectives (a leader takes part in every
+  // group), the untimed residual all-reduce included (engine/tier_bytes.h).
+  const Strategy st = spec.plan.strategy;
+  const TierBytes per_run = tier_bytes(plan_calls(s.plan, grouping, 0), st, grouping);
+  it.bytes = {R * per_run.intra, R * per_run.inter, R * per_run.world};
+  it.dense_inter_bytes =
+      tier_carries(Group::inter, grouping, R * static_cast<double>(spec.layout.fp32_bytes()));
+  if (st == Strategy::hsadmm_rail) it.dense_inter_bytes /= grouping.gpus_per_node;  // per rank
+  if (is_consensus(st)) {
+    for (size_t l = 0; l < spec.layout.layers.size(); ++l)
+      if (spec.mask.pruned(l)) it.density[spec.layout.layers[l].name] = spec.mask[l].density();
+    it.mask_frozen = frozen;  // after iteration t_freeze's step, as the live freezer reports
+  }
+  it.extra["simulated"] = true;
+  it.extra["plan_repeats"] = repeats;
+  return it;
+}
+
+std::vector<int> traced_ranks(const SimulateSpec& spec) {
+  const int P = spec.sim.gpus_per_node, M = spec.sim.nodes;
+  std::vector<int> ranks;
+  if (M * P <= spec.max_trace_ranks) {
+    for (int r = 0; r < M * P; ++r) ranks.push_back(r);
+    return ranks;
+  }
+  for (int r = 0; r < std::min(M, 2) * P; ++r) ranks.push_back(r);
+  for (int n = 2; n < std::min(M, spec.max_trace_ranks); ++n) ranks.push_back(n * P);
+  return ranks;
+}
+
+void add_trace(const Simulated& s, double t0, const std::vector<int>& ranks,
+               const NodeGrouping& grouping, std::vector<TraceEvent>& out) {
+  for (size_t i = 0; i < s.plan.steps.size(); ++i) {
+    const StepTiming& st = s.timing.steps[i];
+    if (st.seconds <= 0) continue;
+    for (int r : ranks)
+      if (takes_part(s.plan.steps[i], r, grouping))
+        out.push_back({r, st.phase, t0 + st.start_s, st.seconds});
+  }
+}
+
+}  // namespace
+
+SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
+  PRUNEX_USAGE(spec.iterations >= 1, "iterations must be >= 1 (got ", spec.iterations, ")");
+  PRUNEX_USAGE(spec.t_freeze >= 0, "t-freeze must be >= 0 (got ", spec.t_freeze, ")");
+  const auto wall0 = std::chrono::steady_clock::now();
+  SimCluster cluster(spec.topology, spec.sim);
+  PlanInputs in = spec.plan;
+  in.layout = &spec.layout;
+  in.global_mask = &spec.mask;
+  in.nodes = spec.sim.nodes;
+  in.gpus_per_node = spec.sim.gpus_per_node;
+  const long repeats = plan_repeats(in);
+  // Iteration k's plan, as the live freezer runs it: the mask freezes after iteration
+  // t_freeze's step (t_freeze > 0). Each variant is simulated once.
+  auto frozen_after = [&](int k) { return spec.t_freeze > 0 && k >= spec.t_freeze; };
+  // Plans are keyed by the freeze state and the mask they compact with (distinct masks are
+  // distinct objects).
+  std::map<std::tuple<bool, bool, bool, const ModelMask*>, Simulated> plans;
+  auto plan_of = [&](int k) -> const Simulated& {
+    if (in.strategy == Strategy::hsadmm) {  // the others' plans do not change
+      set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
+      in.global_mask = spec.payload_masks.empty() ? &spec.mask : &spec.payload_masks.of(k);
+    }
+    const auto key =
+        std::make_tuple(in.mask_frozen, in.build_compaction, in.project_global, in.global_mask);
+    auto it = plans.find(key);
+    if (it == plans.end()) it = plans.emplace(key, simulate_plan(cluster, in)).first;
+    return it->second;
+  };
+
+  SimulationResult out;
+  double total = 0;
+  for (int k = 1; k <= spec.iterations; ++k)
+    total += static_cast<double>(repeats) * plan_of(k).timing.iteration_seconds;
+  out.time_per_iteration_s = total / spec.iterations;
+  out.run_s = total;
+  if (spec.failures.node_mtbf_s > 0) {
+    const auto& f = spec.failures;
+    out.failures = estimate_failures(total, spec.sim.nodes, f.node_mtbf_s, f.interval_s,
+                                     f.checkpoint_s, f.restart_s);
+  }
+  out.time_per_epoch_s = out.time_per_iteration_s * static_cast<double>(steps_per_epoch(in)) /
+                         static_cast<double>(steps_per_iteration(in));
+  if (!records) return out;
+
+  RunRecord& run = out.run;
+  run.ranks = cluster.world_size();
+  run.config = spec.config;
+  run.config["executor"] = "simgrid";
+  run.config["network-model-description"] = cluster.model_description();
+  run.config["world-size"] = run.ranks;
+  run.config["nodes"] = spec.sim.nodes;
+  run.config["gpus-per-node"] = spec.sim.gpus_per_node;
+  run.config["steps-per-epoch"] = steps_per_epoch(in);
+  run.config["plan-repeats"] = repeats;
+  run.config["effective-flops"] = spec.topology.gpu.effective_flops();
+  const auto ranks = traced_ranks(spec);
+  run.config["trace-ranks"] = static_cast<int>(ranks.size()) == run.ranks
+                                  ? std::string("all")
+                                  : "first 2 nodes + leaders of the first " +
+                                        std::to_string(spec.max_trace_ranks) + " nodes (" +
+                                        std::to_string(ranks.size()) + " ranks)";
+  run.config["trace-steps"] = repeats > 1 ? "first local step of each iteration" : "all";
+  double t0 = 0;
+  for (int k = 1; k <= spec.iterations; ++k) {
+    const Simulated& s = plan_of(k);
+    run.iterations.push_back(make_record(spec, s, k, frozen_after(k), repeats));
+    add_trace(s, t0, ranks, NodeGrouping{cluster.world_size(), spec.sim.gpus_per_node}, run.trace);
+    t0 += static_cast<double>(repeats) * s.timing.iteration_seconds;
+  }
+  run.summary_extra["strategy"] = std::string(strategy_name(spec.plan.strategy));
+  run.summary_extra["time_per_epoch_s"] = out.time_per_epoch_s;
+  run.summary_extra["run_s"] = out.run_s;
+  if (out.failures) {
+    const FailureEstimate& e = *out.failures;
+    run.summary_extra["failures"] = {
+        {"model",
+         "independent exponential node failures; expected wall time with checkpoints (Daly "
+         "2006): M e^(R/M) (e^((tau + delta)/M) - 1) Ts / tau"},
+        {"failure_free_s", e.solve_s},
+        {"system_mtbf_s", e.system_mtbf_s},
+        {"checkpoint_interval_s", e.interval_s},
+        {"young_interval_s", e.young_interval_s},
+        {"daly_interval_s", e.daly_interval_s},
+        {"expected_s", e.expected_s},
+        {"expected_at_daly_interval_s", e.expected_at_daly_s},
+        {"expected_failures", e.failures}};
+  }
+  run.summary_extra["simulation_wall_s"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  return out;
+}
+
+}  // namespace prunex::sim

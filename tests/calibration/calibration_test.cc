@@ -1,0 +1,121 @@
+// Calibration (calibration/calibration.h): per-key memory speeds from live phase samples
+// (fit_memory_speeds), and relative links; checked against numbers made by hand.
+#include <gtest/gtest.h>
+
+#include "backends/simgrid/sim_cluster.h"
+#include "calibration/calibration.h"
+#include "simulate/fork_run.h"
+#include "tests/common/sim_topologies.h"
+
+namespace prunex {
+namespace {
+
+sim::MemorySample sample(std::map<std::string, double> bytes, double seconds) {
+  return {std::move(bytes), seconds, 4};
+}
+
+TEST(MemorySpeeds, OneKeyIsTheMedianOfTheSamplesSpeeds) {
+  // 1 and 3 GB/s: the median of two is their mean.
+  const auto f = sim::fit_memory_speeds({sample({{"x", 1e6}}, 1e-3), sample({{"x", 3e6}}, 1e-3)});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_DOUBLE_EQ(f.at("x").bandwidth_Bps, 2e9);
+  EXPECT_DOUBLE_EQ(f.at("x").bytes, 4e6);
+  EXPECT_DOUBLE_EQ(f.at("x").seconds, 2e-3);
+  EXPECT_EQ(f.at("x").iterations, 2);
+  EXPECT_EQ(f.at("x").ranks, 4);
+}
+
+TEST(MemorySpeeds, OneStalledIterationDoesNotMoveTheSpeed) {
+  // Four iterations at 2 GB/s and one where a rank lost its core for 3 ms: summed bytes over
+  // summed seconds would give 4e5 B / 3.2 ms = 0.125 GB/s; the median keeps 2 GB/s.
+  std::vector<sim::MemorySample> ss(4, sample({{"pack", 8e4}}, 4e-5));
+  ss.push_back(sample({{"pack", 8e4}}, 3.04e-3));
+  const auto f = sim::fit_memory_speeds(ss);
+  EXPECT_DOUBLE_EQ(f.at("pack").bandwidth_Bps, 2e9);
+  EXPECT_EQ(f.at("pack").iterations, 5);
+}
+
+TEST(MemorySpeeds, ASecondKeyGetsTheTimeLeftAfterTheKnownOne) {
+  // pack at 10 GB/s alone in frozen iterations; with the plan build (2 GB/s) before it.
+  const double pack = 3e6, build = 2e6;
+  const double t_pack = pack / 10e9, t_both = t_pack + build / 2e9;
+  const auto f =
+      sim::fit_memory_speeds({sample({{"pack", pack}, {"build", build}}, t_both),
+                              sample({{"pack", pack}, {"build", build}}, t_both),
+                              sample({{"pack", pack}}, t_pack), sample({{"pack", pack}}, t_pack)});
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_NEAR(f.at("pack").bandwidth_Bps, 10e9, 1e-3);
+  EXPECT_NEAR(f.at("build").bandwidth_Bps, 2e9, 1e-3);
+  EXPECT_EQ(f.at("pack").iterations, 2);
+  EXPECT_EQ(f.at("build").iterations, 2);
+}
+
+TEST(MemorySpeeds, KeysNeverSeenAloneShareOneSpeed) {
+  const auto f = sim::fit_memory_speeds({sample({{"a", 1e6}, {"b", 3e6}}, 2e-3)});
+  ASSERT_EQ(f.size(), 2u);
+  EXPECT_DOUBLE_EQ(f.at("a").bandwidth_Bps, 2e9);
+  EXPECT_DOUBLE_EQ(f.at("b").bandwidth_Bps, 2e9);
+}
+
+TEST(MemorySpeeds, NoTimeLeftLeavesTheKeyUnfitted) {
+  // The two-key sample took less than the known key alone predicts (noise): nothing is left
+  // for the build, which stays unfitted (the simulator then uses the phase's speed).
+  const auto f = sim::fit_memory_speeds(
+      {sample({{"pack", 3e6}}, 3e-4), sample({{"pack", 3e6}, {"build", 2e6}}, 2e-4)});
+  ASSERT_EQ(f.size(), 1u);
+  EXPECT_TRUE(f.count("pack"));
+  EXPECT_TRUE(sim::fit_memory_speeds({}).empty());
+}
+
+// calibrate --links relative: a fit on an emulated cluster at one link speed predicts it at
+// another. Bench rows of a 2 x 1 inter-node all-reduce over 2 rails at 50 Mbit/s are made by
+// hand as a link that delivers 80% of its rate after 300 us of software per call; on the same
+// cluster at 5 Mbit/s per rail with 1 ms one way, the same software and efficiency give
+// 300 us + 2 x 1 ms (the 2-node ring's two steps) + S / (0.8 x 2 x 5 Mbit/s).
+TEST(RelativeLinks, AFitAtOneLinkSpeedPredictsAnother) {
+  const double alpha = 300e-6, eta = 0.8;
+  Topology fitted_on = test::star_topology(2, 1, /*rails=*/2);
+  fitted_on.nic.link = {50e6 / 8, 0.0};
+  Topology target = fitted_on;
+  target.nic.link = {5e6 / 8, 1e-3};
+  std::vector<sim::BenchPoint> rows;
+  for (double s = 1024; s <= 1048576; s *= 4)
+    for (Group g : {Group::inter, Group::world})
+      rows.push_back(
+          {"by-hand", CollectiveOp::allreduce, g, 2, 1, 2, s, alpha + s / (eta * 2 * 50e6 / 8)});
+  auto predict = [&](bool relative, double bytes) {
+    sim::Calibration cal;
+    cal.links_relative = relative;
+    cal.inter_base_Bps = sim::node_inter_Bps(fitted_on);
+    cal.inter_base_latency_s = sim::node_inter_latency_s(fitted_on);
+    std::vector<sim::FittedPoint> pts;
+    sim::FitOptions opt;
+    opt.mode = sim::FitMode::line;
+    sim::fit_bench(fitted_on, rows, opt, cal, pts);
+    return sim::fork_run([&] {
+      const Topology t = sim::apply_calibration(target, cal, 2);
+      sim::SimConfig cfg{2, 1};
+      cfg.op_costs = sim::op_costs(cal, t, 2, 1);
+      sim::SimCluster c(t, cfg);
+      std::vector<double> out;
+      for (Group g : {Group::inter, Group::world})
+        out.push_back(c.run_collective(CollectiveOp::allreduce, sim::Algo::ring, g,
+                                       static_cast<std::size_t>(bytes))
+                          .seconds);
+      return out;
+    });
+  };
+  for (double s : {4096.0, 262144.0}) {
+    const double slow = alpha + 2 * 1e-3 + s / (eta * 2 * 5e6 / 8);
+    const auto rel = predict(true, s);
+    EXPECT_NEAR(rel[0], slow, 1e-3 * slow) << s << " B inter, relative";
+    EXPECT_NEAR(rel[1], slow, 1e-3 * slow) << s << " B world, relative";
+    // Absolute (the default): the fitted links replace the target's, as measured at 50 Mbit/s.
+    const double measured = alpha + s / (eta * 2 * 50e6 / 8);
+    const auto abs = predict(false, s);
+    EXPECT_NEAR(abs[0], measured, 1e-3 * measured) << s << " B inter, absolute";
+  }
+}
+
+}  // namespace
+}  // namespace prunex

@@ -1,0 +1,121 @@
+// Iteration plans on the simulator: compute and memory steps at the GPU's effective speed,
+// collectives at their closed-form times, and the overlap rules of PlanStep.
+#include <gtest/gtest.h>
+
+#include "backends/simgrid/sim_cluster.h"
+#include "engine/error.h"
+#include "simulate/fork_run.h"
+#include "tests/common/sim_topologies.h"
+
+namespace prunex {
+namespace {
+
+using namespace test;
+
+PlanStep compute(double flops) {
+  PlanStep s;
+  s.phase = Phase::local_compute;
+  s.kind = StepKind::compute;
+  s.flops = flops;
+  return s;
+}
+
+PlanStep memory(double bytes) {
+  PlanStep s;
+  s.phase = Phase::pack;
+  s.kind = StepKind::memory;
+  s.mem_bytes = bytes;
+  return s;
+}
+
+PlanStep allreduce(Phase phase, Group g, double bytes, int overlap_with = -1, double ready = 0) {
+  PlanStep s;
+  s.phase = phase;
+  s.kind = StepKind::collective;
+  s.group = g;
+  s.bytes = static_cast<std::size_t>(bytes);
+  s.overlap_with = overlap_with;
+  s.ready_fraction = ready;
+  return s;
+}
+
+TEST(SimPlan, StepsAndOverlapFollowTheirArithmetic) {
+  // 4 nodes x 2 GPUs on a star; GPU: 10 TFLOP/s x 0.5, 800 GB/s.
+  const double s = 1e8;
+  IterationPlan plan;
+  plan.steps = {compute(5e12),                                         // 1 s
+                allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // ready at 0.5 s
+                allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // queued behind
+                memory(8e8),                                           // after all: 1 ms
+                allreduce(Phase::inter_allreduce, Group::inter, s)};
+  const auto r = sim::fork_run([&] {
+    sim::SimCluster c(star_topology(4, 2), {4, 2});
+    const sim::PlanTiming t = c.run_plan(plan);
+    if (t.network_model.rfind("CM02", 0) != 0) throw std::runtime_error("model not recorded");
+    std::vector<double> v{t.iteration_seconds};
+    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+    for (double x : t.steps[4].rank_seconds) v.push_back(x);
+    v.push_back(t.phase_seconds.at(Phase::allreduce));
+    return v;
+  });
+  const double d_intra = 2 * kPortLat + s / kPortBw;  // ring of 2: 2(n-1) a + 2(n-1)/n S/B
+  const double d_inter = 6 * kNicLat + 1.5 * s / kNicBw;
+  const double want[][2] = {
+      {0, 1.0}, {0.5, d_intra}, {0.5 + d_intra, d_intra}, {1.0, 1e-3}, {1.001, d_inter}};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_NEAR(r[1 + 2 * i], want[i][0], 1e-9) << "start of step " << i;
+    EXPECT_NEAR(r[2 + 2 * i], want[i][1], 1e-6 * want[i][1]) << "duration of step " << i;
+  }
+  EXPECT_NEAR(r[0], 1.001 + d_inter, 1e-6);
+  for (int rank = 0; rank < 8; ++rank)  // only the node leaders take part in inter
+    EXPECT_NEAR(r[11 + rank], rank % 2 == 0 ? d_inter : 0.0, 1e-9) << "rank " << rank;
+  EXPECT_NEAR(r[19], 2 * d_intra, 1e-9);
+}
+
+// Pipelined buckets: a pack of 1 ms, its inter all-reduce after it, the next pack after the
+// first (so it runs during that all-reduce), the second all-reduce after both its pack and the
+// first all-reduce, a final pass after everything.
+TEST(SimPlan, AfterStartsOnceTheListedStepsEnd) {
+  const double s = 1e8;
+  IterationPlan plan;
+  PlanStep ar0 = allreduce(Phase::inter_allreduce, Group::inter, s);
+  ar0.after = {0};
+  PlanStep pack1 = memory(8e8);
+  pack1.after = {0};
+  PlanStep ar1 = allreduce(Phase::inter_allreduce, Group::inter, s);
+  ar1.after = {2, 1};
+  plan.steps = {memory(8e8), ar0, pack1, ar1, memory(8e8)};
+  const auto r = sim::fork_run([&] {
+    sim::SimCluster c(star_topology(4, 2), {4, 2});
+    const sim::PlanTiming t = c.run_plan(plan);
+    std::vector<double> v{t.iteration_seconds};
+    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+    return v;
+  });
+  const double d_inter = 6 * kNicLat + 1.5 * s / kNicBw;  // > 1 ms: the packs hide behind it
+  ASSERT_GT(d_inter, 1e-3);
+  const double want[][2] = {{0, 1e-3},
+                            {1e-3, d_inter},
+                            {1e-3, 1e-3},  // during ar0
+                            {1e-3 + d_inter, d_inter},
+                            {1e-3 + 2 * d_inter, 1e-3}};
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_NEAR(r[1 + 2 * i], want[i][0], 1e-9) << "start of step " << i;
+    EXPECT_NEAR(r[2 + 2 * i], want[i][1], 1e-6 * want[i][1]) << "duration of step " << i;
+  }
+  EXPECT_NEAR(r[0], 2e-3 + 2 * d_inter, 1e-6);
+}
+
+TEST(SimPlan, BadOverlapIsAUsageError) {
+  IterationPlan plan;
+  plan.steps = {allreduce(Phase::allreduce, Group::world, 1e6, 0)};  // overlaps itself
+  EXPECT_THROW(sim::fork_run([&] {
+                 sim::SimCluster c(star_topology(2, 1), {2, 1});
+                 c.run_plan(plan);
+                 return std::vector<double>{};
+               }),
+               UsageError);
+}
+
+}  // namespace
+}  // namespace prunex
