@@ -6,6 +6,8 @@
 #include "calibration/calibration.h"
 #include "engine/error.h"
 #include "records/run_record.h"
+#include "records/run_replay.h"
+#include "topologies/json_fields.h"
 
 namespace prunex::sim {
 namespace {
@@ -26,15 +28,38 @@ nlohmann::json fit_json(const TierFit& f) {
           {"geomean_rel_err", f.geomean_rel_err}};
 }
 
-TierFit read_fit(const nlohmann::json& f, const std::string& where) {
+// A fit as calibration_json writes it (fit_json; max_bytes in op ranges); what the fit
+// reports about itself is read and checked as a number but not used.
+TierFit read_fit(JsonFields f, bool op_range) {
   TierFit t;
-  t.latency_s = number(f, "latency_s", where);
-  t.bandwidth_Bps = number(f, "bandwidth_Bps", where);
-  t.min_bytes = f.value("min_bytes", 0.0);
-  t.points = f.value("points", 0);
-  PRUNEX_USAGE(t.latency_s >= 0 && t.bandwidth_Bps > 0, where,
-               ": latency must be >= 0 and bandwidth > 0");
+  t.latency_s = f.number("latency_s");
+  t.bandwidth_Bps = f.number("bandwidth_Bps");
+  t.min_bytes = f.optional_number("min_bytes").value_or(0.0);
+  t.points = f.optional_integer("points").value_or(0);
+  const auto max_bytes = f.optional_number("max_bytes");
+  if (op_range && !max_bytes) f.fail("max_bytes", "is missing");
+  t.max_bytes = max_bytes.value_or(0.0);
+  f.optional_number("max_abs_rel_err");
+  f.optional_number("geomean_rel_err");
+  if (!(t.latency_s >= 0)) f.fail("latency_s", "must be >= 0");
+  if (!(t.bandwidth_Bps > 0)) f.fail("bandwidth_Bps", "must be > 0");
+  f.finish();
   return t;
+}
+
+// memory, memory_phases.PHASE, compute: a speed and the ranks it was measured on.
+MemoryFit read_memory(JsonFields f) {
+  MemoryFit m;
+  m.bandwidth_Bps = f.number("bandwidth_Bps");
+  m.ranks = f.integer("ranks");
+  m.source = f.optional_string("source").value_or("");
+  m.bytes = f.optional_number("bytes").value_or(0.0);
+  m.seconds = f.optional_number("seconds").value_or(0.0);
+  m.iterations = f.optional_integer("iterations").value_or(0);
+  if (!(m.bandwidth_Bps > 0)) f.fail("bandwidth_Bps", "must be > 0");
+  if (m.ranks < 1) f.fail("ranks", "must be >= 1");
+  f.finish();
+  return m;
 }
 
 }  // namespace
@@ -147,90 +172,93 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
 
 Calibration read_calibration(const std::string& path) {
   const nlohmann::json j = read_json_file(path, "--calibration");
-  PRUNEX_USAGE(j.is_object() && j.value("format", std::string()) == "prunex-calibration-1", path,
+  const nlohmann::json& format = json_member(j, "format");
+  PRUNEX_USAGE(format.is_string() && format.get<std::string>() == "prunex-calibration-1", path,
                ": not a prunex calibration file (format prunex-calibration-1)");
+  JsonFields f(j, path, "", nullptr, "calibration");
+  f.string("format");
   Calibration c;
-  c.topology = j.value("topology", std::string());
-  c.host_cores = j.value("host_cores", 0);
-  c.inputs = j.value("inputs", std::vector<std::string>{});
-  c.op_fit = parse_fit_mode(j.value("op_fit", std::string("line")), path + " op_fit");
-  c.algo = parse_algo(j.value("op_algo", std::string("ring")));
-  PRUNEX_USAGE(c.algo == Algo::ring || c.algo == Algo::mpi, path,
-               ": op_algo must be ring or mpi, got ", algo_name(c.algo));
-  const std::string links = j.value("links", std::string("absolute"));
-  PRUNEX_USAGE(links == "absolute" || links == "relative", path,
-               ": links must be absolute or relative, got ", links);
+  c.topology = f.optional_string("topology").value_or("");
+  c.host_cores = f.optional_integer("host_cores").value_or(0);
+  if (const auto* inputs = f.optional_value("inputs")) {
+    if (!inputs->is_array()) f.fail("inputs", "must be a list of file names");
+    for (const auto& in : *inputs) {
+      if (!in.is_string()) f.fail("inputs", "must be a list of file names");
+      c.inputs.push_back(in.get<std::string>());
+    }
+  }
+  f.optional_string("model");  // the fit's description, for readers
+  if (const auto* pts = f.optional_value("points"); pts && !pts->is_array())
+    f.fail("points", "must be a list (the fitted points, for readers)");
+  c.op_fit = parse_fit_mode(f.optional_string("op_fit").value_or("line"), path + " op_fit");
+  c.algo = parse_algo(f.optional_string("op_algo").value_or("ring"));
+  if (c.algo != Algo::ring && c.algo != Algo::mpi) f.fail("op_algo", "must be ring or mpi");
+  const std::string links = f.optional_string("links").value_or("absolute");
+  if (links != "absolute" && links != "relative") f.fail("links", "must be absolute or relative");
   c.links_relative = links == "relative";
-  if (c.links_relative) {
-    const nlohmann::json base = j.value("inter_base", nlohmann::json::object());
-    c.inter_base_Bps = base.value("node_Bps", 0.0);
-    c.inter_base_latency_s = base.value("latency_s", 0.0);
-    PRUNEX_USAGE(c.inter_base_Bps > 0 && std::isfinite(c.inter_base_Bps), path,
-                 ": links relative needs inter_base.node_Bps > 0");
+  if (f.has("inter_base")) {
+    JsonFields base = f.object("inter_base");
+    c.inter_base_Bps = base.number("node_Bps");
+    c.inter_base_latency_s = base.number("latency_s");
+    base.optional_string("meaning");
+    base.finish();
   }
-  const nlohmann::json tiers = j.value("tiers", nlohmann::json::object());
-  const nlohmann::json ops = j.value("ops", nlohmann::json::object());
-  const nlohmann::json ops_warm = j.value("ops_warm", nlohmann::json::object());
-  PRUNEX_USAGE(tiers.is_object() && ops.is_object() && ops_warm.is_object(), path,
-               ": tiers, ops and ops_warm must be objects");
-  for (const auto& [tier, f] : tiers.items()) {
-    const std::string where = path + " tiers." + tier;
-    PRUNEX_USAGE(tier == "intra" || tier == "inter", where, ": unknown tier");
-    c.tiers[tier] = read_fit(f, where);
+  if (c.links_relative && !(c.inter_base_Bps > 0 && std::isfinite(c.inter_base_Bps)))
+    f.fail("inter_base.node_Bps", "must be > 0 with links relative");
+  if (f.has("tiers")) {
+    JsonFields tiers = f.object("tiers");
+    for (const char* tier : {"intra", "inter"})
+      if (tiers.has(tier)) c.tiers[tier] = read_fit(tiers.object(tier), false);
+    tiers.finish();
   }
-  for (const auto& [name, table, into] :
-       {std::tuple{"ops", &ops, &c.ops}, std::tuple{"ops_warm", &ops_warm, &c.ops_warm}})
-    for (const auto& [key, segs] : table->items()) {
-      const std::string where = path + " " + name + "." + key;
+  for (const auto& [name, into] : {std::pair{"ops", &c.ops}, std::pair{"ops_warm", &c.ops_warm}}) {
+    if (!f.has(name)) continue;
+    JsonFields table = f.object(name);
+    for (const auto& [key, segs] : f.value(name).items()) {
       const auto slash = key.find('/');
-      PRUNEX_USAGE(slash != std::string::npos, where, ": key must be op/group");
+      if (slash == std::string::npos) table.fail(key, "is not op/group");
       try {
         parse_op(key.substr(0, slash));
         parse_group(key.substr(slash + 1));
       } catch (const UsageError& e) {
-        throw UsageError(where + ": " + e.what());
+        table.fail(key, e.what());
       }
-      PRUNEX_USAGE(segs.is_array() && !segs.empty(), where, ": not a list of size ranges");
-      for (const auto& f : segs) {
-        TierFit t = read_fit(f, where);
-        t.max_bytes = number(f, "max_bytes", where);
+      const nlohmann::json& ranges = table.value(key);
+      if (!ranges.is_array() || ranges.empty()) table.fail(key, "must be a list of size ranges");
+      for (size_t i = 0; i < ranges.size(); ++i) {
+        if (!ranges[i].is_object()) table.fail(key, "must be a list of objects");
+        TierFit t = read_fit(JsonFields(ranges[i], path, table.field(key) + "[" +
+                                                           std::to_string(i) + "]",
+                                        nullptr, "calibration"),
+                             true);
         auto& fits = (*into)[key];
-        PRUNEX_USAGE(fits.empty() || t.max_bytes > fits.back().max_bytes, where,
-                     ": size ranges must be in increasing order");
+        if (!fits.empty() && !(t.max_bytes > fits.back().max_bytes))
+          table.fail(key, "size ranges must be in increasing order of max_bytes");
         fits.push_back(t);
       }
     }
-  if (j.contains("compute")) {
-    const std::string where = path + " compute";
-    ComputeFit f;
-    f.flops_per_rank = number(j["compute"], "flops_per_rank", where);
-    f.ranks = static_cast<int>(number(j["compute"], "ranks", where));
-    f.source = j["compute"].value("source", std::string());
-    PRUNEX_USAGE(f.flops_per_rank > 0 && f.ranks >= 1, where,
-                 ": flops_per_rank and ranks must be positive");
-    c.compute = f;
+    table.finish();
   }
-  auto read_memory = [&](const nlohmann::json& m, const std::string& where) {
-    MemoryFit f;
-    f.bandwidth_Bps = number(m, "bandwidth_Bps", where);
-    f.ranks = static_cast<int>(number(m, "ranks", where));
-    f.source = m.value("source", std::string());
-    PRUNEX_USAGE(f.bandwidth_Bps > 0 && f.ranks >= 1, where,
-                 ": bandwidth_Bps and ranks must be positive");
-    return f;
-  };
-  if (j.contains("memory")) c.memory = read_memory(j["memory"], path + " memory");
-  if (j.contains("memory_phases")) {
-    PRUNEX_USAGE(j["memory_phases"].is_object(), path, ": memory_phases must be an object");
-    for (const auto& [phase, m] : j["memory_phases"].items()) {
-      const std::string where = path + " memory_phases." + phase;
-      MemoryFit f = read_memory(m, where);
-      f.bytes = m.value("bytes", 0.0);
-      f.seconds = m.value("seconds", 0.0);
-      f.iterations = m.value("iterations", 0);
-      c.memory_phases[phase] = f;
-    }
+  if (f.has("compute")) {
+    JsonFields cf = f.object("compute");
+    ComputeFit fit;
+    fit.flops_per_rank = cf.number("flops_per_rank");
+    fit.ranks = cf.integer("ranks");
+    fit.iterations = cf.optional_integer("iterations").value_or(0);
+    fit.source = cf.optional_string("source").value_or("");
+    if (!(fit.flops_per_rank > 0)) cf.fail("flops_per_rank", "must be > 0");
+    if (fit.ranks < 1) cf.fail("ranks", "must be >= 1");
+    cf.finish();
+    c.compute = fit;
   }
+  if (f.has("memory")) c.memory = read_memory(f.object("memory"));
+  if (f.has("memory_phases")) {
+    JsonFields phases = f.object("memory_phases");
+    for (const auto& [phase, m] : f.value("memory_phases").items())
+      c.memory_phases[phase] = read_memory(phases.object(phase));
+    phases.finish();
+  }
+  f.finish();
   PRUNEX_USAGE(
       !c.tiers.empty() || !c.ops.empty() || c.compute || c.memory || !c.memory_phases.empty(), path,
       ": calibrates nothing");

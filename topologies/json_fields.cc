@@ -12,17 +12,21 @@ std::string topology_error_prefix(const std::string& origin) {
 }
 
 JsonFields::JsonFields(const nlohmann::json& obj, std::string origin, std::string path,
-                       std::map<std::string, std::string>* sources)
-    : obj_(obj), origin_(std::move(origin)), path_(std::move(path)), sources_(sources) {
+                       std::map<std::string, std::string>* sources, std::string kind)
+    : obj_(obj),
+      origin_(std::move(origin)),
+      path_(std::move(path)),
+      sources_(sources),
+      kind_(std::move(kind)) {
   if (!obj_.is_object()) {
-    throw UsageError(topology_error_prefix(origin_) +
+    throw UsageError(kind_ + " " + origin_ + ": " +
                      (path_.empty() ? std::string("the document") : path_) +
                      " must be a JSON object");
   }
 }
 
 void JsonFields::fail(const std::string& key, const std::string& message) const {
-  throw UsageError(topology_error_prefix(origin_) + field(key) + " " + message);
+  throw UsageError(kind_ + " " + origin_ + ": " + field(key) + " " + message);
 }
 
 const nlohmann::json& JsonFields::lookup(const std::string& key) {
@@ -44,7 +48,7 @@ double JsonFields::number(const std::string& key, double scale) {
   const nlohmann::json& v = lookup(key);
   if (v.is_number()) return v.get<double>() * scale;
   if (!v.is_object()) fail(key, "must be a number or {\"value\": number, \"source\": text}");
-  JsonFields inner(v, origin_, field(key), nullptr);
+  JsonFields inner(v, origin_, field(key), nullptr, kind_);
   const nlohmann::json& value = inner.lookup("value");
   if (!value.is_number()) inner.fail("value", "must be a number");
   if (auto source = inner.optional_string("source"); source && sources_)
@@ -92,7 +96,13 @@ std::optional<std::string> JsonFields::optional_string(const std::string& key) {
 JsonFields JsonFields::object(const std::string& key) {
   const nlohmann::json& v = lookup(key);
   if (!v.is_object()) fail(key, "must be a JSON object");
-  return JsonFields(v, origin_, field(key), sources_);
+  return JsonFields(v, origin_, field(key), sources_, kind_);
+}
+
+const nlohmann::json* JsonFields::optional_value(const std::string& key) {
+  read_.insert(key);
+  const auto it = obj_.find(key);
+  return it == obj_.end() ? nullptr : &*it;
 }
 
 void JsonFields::finish() const {

@@ -1,6 +1,7 @@
-// Reading one JSON object of a topology file field by field: numbers may be plain or
+// Reading one JSON object of a file field by field: numbers may be plain or
 // {"value": x, "source": "..."}, every key must be read once (leftovers are unknown keys),
-// and every error is one UsageError line naming the origin and the dotted field path.
+// and every error is one UsageError line naming the kind of file, its origin and the dotted
+// field path. Topology files and calibration files are read with it.
 #pragma once
 
 #include <map>
@@ -19,9 +20,10 @@ inline constexpr double kMicro = 1e-6;        // *_us -> s
 
 class JsonFields {
  public:
-  // `path` is the dotted path of `obj` ("" for the document); `sources` collects sources.
+  // `path` is the dotted path of `obj` ("" for the document); `sources` collects sources;
+  // `kind` names the file in errors ("topology ORIGIN: ...").
   JsonFields(const nlohmann::json& obj, std::string origin, std::string path,
-             std::map<std::string, std::string>* sources);
+             std::map<std::string, std::string>* sources, std::string kind = "topology");
 
   bool has(const std::string& key) const { return obj_.contains(key); }
   // A number times `scale`; a missing key is an error unless optional.
@@ -34,6 +36,9 @@ class JsonFields {
   std::optional<std::string> optional_string(const std::string& key);
   // A required sub-object, read with its own JsonFields.
   JsonFields object(const std::string& key);
+  // Any value (an array, say), read as it is; nullptr when an optional one is absent.
+  const nlohmann::json& value(const std::string& key) { return lookup(key); }
+  const nlohmann::json* optional_value(const std::string& key);
   // Every key must have been read; names the first unknown one and the keys accepted.
   void finish() const;
 
@@ -49,6 +54,7 @@ class JsonFields {
   std::string origin_;
   std::string path_;
   std::map<std::string, std::string>* sources_;
+  std::string kind_;
   std::set<std::string> read_;
 };
 

@@ -284,8 +284,25 @@ expect_exit2 "nothing to calibrate from" calibrate --out x.json
 expect_exit2 "--from-warm needs --from" calibrate --from-warm warm.json --out x.json
 expect_exit2 "unknown fit 'spline'" calibrate --from bench.json --fit spline --out x.json
 echo '{"format": "prunex-calibration-1", "memory_phases": {"pack": {"ranks": 1}}}' > badmem.json
-expect_exit2 "memory_phases.pack: field 'bandwidth_Bps'" simulate --topology localhost \
+expect_exit2 "memory_phases.pack.bandwidth_Bps is missing" simulate --topology localhost \
   --calibration badmem.json --nodes 2 --gpus-per-node 2 --model small_cnn --out s
+# Every key is known: a misspelt one is named, not ignored (here or in a nested fit).
+python3 - "$work/cal.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+bad = dict(c); bad["tier"] = bad.pop("tiers")
+json.dump(bad, open("misspelt.json", "w"))
+bad = json.loads(json.dumps(c)); t = next(iter(bad["tiers"].values())); t["latency"] = t.pop("latency_s")
+json.dump(bad, open("misspelt_fit.json", "w"))
+bad = json.loads(json.dumps(c)); bad["host_cores"] = "two"
+json.dump(bad, open("wrongtype.json", "w"))
+PY
+expect_exit2 "tier is an unknown key" simulate --topology localhost --calibration misspelt.json \
+  --nodes 2 --gpus-per-node 2 --model small_cnn --out s
+expect_exit2 "latency_s is missing" simulate --topology localhost --calibration misspelt_fit.json \
+  --nodes 2 --gpus-per-node 2 --model small_cnn --out s
+expect_exit2 "host_cores must be" simulate --topology localhost --calibration wrongtype.json \
+  --nodes 2 --gpus-per-node 2 --model small_cnn --out s
 echo '{"format": "other"}' > notcal.json
 expect_exit2 "not a prunex calibration file" simulate --topology localhost --calibration notcal.json \
   --nodes 2 --gpus-per-node 2 --model small_cnn --out s
