@@ -29,7 +29,7 @@
 // Order in an iteration: updates (u, v at k+1) -> partials -> all-reduce -> evaluate with the
 // rho used in this iteration -> AdaptivePenalty::update -> rescale u, v.
 // Evaluating one rank's partials without the all-reduce gives that rank's own norms (what
-// analysis/metrics.h records per rank).
+// records/run_record.h records per rank).
 #pragma once
 
 #include <cstddef>

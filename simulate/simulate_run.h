@@ -1,5 +1,5 @@
 // `prunex simulate`: the engine's iteration plan (engine/plan_builder.h) on a modeled cluster
-// (SimCluster), turned into the same RunRecord a live run writes (analysis/metrics.h).
+// (SimCluster), turned into the same RunRecord a live run writes (records/run_record.h).
 //
 // The plan is deterministic, so each distinct plan is simulated once: the un-frozen one, and
 // the frozen one (no mask_sync) when t_freeze is set; iteration k > t_freeze uses the frozen

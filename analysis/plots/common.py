@@ -83,7 +83,7 @@ def require(cond, path, what):
 
 
 def load_metrics(path):
-    """A metrics.json (analysis/metrics.h) with the fields the figures use checked."""
+    """A metrics.json (records/run_record.h) with the fields the figures use checked."""
     m = load_json(path)
     require(isinstance(m, dict), path, "not a metrics.json object")
     for key, kind in (("config", dict), ("iterations", list), ("summary", dict)):

@@ -7,7 +7,6 @@
 
 #include "backends/cuda/admm_kernels.h"
 #include "backends/cuda/cuda_handles.h"
-#include "backends/cuda/cuda_phase_timer.h"
 #include "backends/cuda/gpu_compaction.h"
 #include "backends/cuda/gpu_projection.h"
 #include "backends/cuda/group_norms.h"
@@ -213,29 +212,5 @@ TEST(BitKernels, MatchHostExpansion) {
 }
 
 // Event timing measures device work: a kernel that moves more bytes takes longer.
-TEST(CudaPhaseTimer, SumsRepeatedPhasesInFirstBeginOrder) {
-  PRUNEX_REQUIRE_DEVICE();
-  CudaStream s;
-  CudaPhaseTimer timer(s.get());
-  const int64_t n = int64_t(1) << 24;
-  DeviceArray<float> a(n), b(n);
-  timer.begin("pack");
-  PRUNEX_CUDA_CHECK(
-      cudaMemcpyAsync(b.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, s.get()));
-  timer.end("pack");
-  timer.begin("unpack");
-  timer.end("unpack");
-  timer.begin("pack");
-  PRUNEX_CUDA_CHECK(
-      cudaMemcpyAsync(a.data(), b.data(), a.bytes(), cudaMemcpyDeviceToDevice, s.get()));
-  timer.end("pack");
-  const auto t = timer.collect();
-  ASSERT_EQ(t.size(), 2u);
-  EXPECT_EQ(t[0].first, "pack");
-  EXPECT_EQ(t[1].first, "unpack");
-  EXPECT_GT(t[0].second, t[1].second);
-  EXPECT_THROW(timer.end("pack"), std::logic_error);
-}
-
 }  // namespace
 }  // namespace prunex

@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 #include "backends/nccl/nccl_communicator.h"
-#include "backends/nccl/nccl_mask_union.h"
+#include "tests/nccl/nccl_mask_union.h"
 #include "tests/nccl/nccl_fixtures.h"
 
 namespace prunex {

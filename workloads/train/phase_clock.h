@@ -1,6 +1,6 @@
 // Per-rank phase timing for live runs: accumulates seconds per phase within an iteration and
 // keeps trace events (start relative to the run's common start), so rank 0 can assemble the
-// per-rank records of analysis/metrics.h.
+// per-rank records of records/run_record.h.
 #pragma once
 
 #include <map>

@@ -1,4 +1,4 @@
-#include "backends/nccl/nccl_mask_union.h"
+#include "tests/nccl/nccl_mask_union.h"
 
 #include "backends/cuda/mask_bytes.h"
 
