@@ -1,6 +1,6 @@
 // CGX's compression (Markov et al., ASPLOS 2023; details as in IST-DASLab/torch_cgx), decided
-// once for the live strategy (workloads/train/ddp_strategy.cc, engine/cgx_allreduce.h) and
-// the plan builder (plan_peers.cc):
+// once for the live codec (workloads/train/cgx_codec.cc, engine/cgx_allreduce.h) and the plan
+// builder (plan_cgx.cc):
 // - Max-min quantization in buckets of `bucket` consecutive values: per bucket two fp32
 //   metadata values, unit = (max - min) / (2^bits - 1) and min; each value becomes the level
 //   round((x - min) / unit) (to nearest, or stochastically), bit-packed LSB first, all levels

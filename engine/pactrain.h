@@ -1,6 +1,6 @@
 // PacTrain (Wang et al. 2025, shared/papers/pactrain-paper.txt), decided once for the live
-// strategy (workloads/train/ddp_strategy.cc, pactrain_prune.cc) and the plan builder
-// (plan_peers.cc):
+// codec (workloads/train/pactrain_codec.cc, pactrain_prune.cc) and the plan builder
+// (plan_pactrain.cc):
 // - Pruning, once before training: every conv and fc weight loses round(ratio x numel) of
 //   its entries (magnitude: the smallest |w|; GraSP, Wang et al. 2020: the largest -w * Hg),
 //   biases and batch norm parameters stay dense. The mask never changes afterwards

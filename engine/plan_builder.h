@@ -2,8 +2,8 @@
 // (engine/hsadmm_consensus.cc, workloads/train/{ddp,topk}_strategy.cc), decided by the same
 // engine functions they call (ddp_buckets.h, topk_selection.h, freeze_steps in mask_freeze.h,
 // CompactionPlan), plus compute and memory passes sized from the layer tables. One file per
-// strategy family: plan_hsadmm.cc (hsadmm, hsadmm-rail, hsadmm-flat), plan_ddp.cc, plan_topk.cc,
-// plan_peers.cc (fp16, pactrain, cgx). The conformance tests
+// strategy: plan_hsadmm.cc (hsadmm, hsadmm-rail, hsadmm-flat), plan_ddp.cc, plan_topk.cc,
+// plan_fp16.cc, plan_pactrain.cc, plan_cgx.cc. The conformance tests
 // (tests/conformance/) check, iteration by iteration, that a live run's collectives
 // are plan_calls() of its plan.
 //

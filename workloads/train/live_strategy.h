@@ -48,7 +48,8 @@ class LiveStrategy {
 
 // strategy: hsadmm, hsadmm_flat or hsadmm_rail.
 std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, Strategy strategy);
-// ddp, fp16, pactrain and cgx: DDP's buckets, each strategy its own payload (ddp_strategy.cc).
+// ddp, fp16, pactrain and cgx: DDP's bucket reducer (ddp_strategy.cc) with the strategy's codec
+// (bucket_codec.h).
 std::unique_ptr<LiveStrategy> make_ddp(TrainSetup& s, Communicator& comm);
 std::unique_ptr<LiveStrategy> make_topk(TrainSetup& s, Communicator& comm);
 // The strategy s.cfg.strategy names, its payload on comm.

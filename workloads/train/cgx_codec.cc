@@ -1,0 +1,100 @@
+// cgx (bucket_codec.h; engine/cgx_codec.h, cgx_allreduce.h): quantized buckets reduced by
+// CGX's scatter-reduce-allgather and leaders' ring over point-to-point messages, after
+// backward (no overlap: the reduction is a chain of blocking hops), timed as the allreduce
+// phase. --adaptive-bits: rank 0 keeps decayed gradient sums and re-chooses each compressed
+// layer's bits every --adapt-every steps.
+#include "engine/cgx_adaptive.h"
+#include "engine/cgx_allreduce.h"
+#include "workloads/train/bucket_codec.h"
+#include "workloads/train/train_setup.h"
+
+namespace prunex {
+namespace {
+
+class CgxCodec : public BucketCodec {
+ public:
+  CgxCodec(TrainSetup& s, Communicator& comm, const std::vector<GradBucket>& buckets)
+      : s_(s), comm_(comm), buckets_(buckets), bits_(s.params.size(), s.cfg.bits) {
+    build_codecs();
+    if (s.cfg.adaptive_bits && comm.world_rank() == 0)
+      for (const auto& p : s.params) acc_.push_back(torch::zeros(p.sizes()));  // host
+  }
+
+  std::unique_ptr<Work> launch(GradBucket& b, int64_t step, bool) override {
+    cgx_allreduce(comm_, b.data.data(), *codecs_[b.index],
+                  {s_.cfg.stochastic_rounding,
+                   (static_cast<uint64_t>(s_.cfg.seed) * 1000003ull + step) * 1009ull +
+                       static_cast<uint64_t>(b.index)});
+    return nullptr;
+  }
+  bool overlaps_backward() const override { return false; }
+
+  void after_gradients() override {
+    for (size_t l = 0; l < acc_.size(); ++l)
+      acc_[l].mul_(kCgxAccumulatorDecay).add_(host_tensor(s_.params[l].grad()));
+  }
+  void after_step(int64_t step) override {
+    if (s_.cfg.adaptive_bits && step % s_.cfg.adapt_every == 0) choose_bits();
+  }
+
+  void save_state(StateSections& st) const override {
+    put_state(st, "cgx/bits", std::vector<int32_t>(bits_.begin(), bits_.end()));
+    for (size_t l = 0; l < acc_.size(); ++l) {
+      const float* p = acc_[l].data_ptr<float>();
+      put_state(st, "cgx/acc/" + std::to_string(l), std::vector<float>(p, p + acc_[l].numel()));
+    }
+  }
+  void load_state(const StateSections& st) override {
+    const auto bits = get_state<int32_t>(st, "cgx/bits", static_cast<int64_t>(bits_.size()));
+    bits_.assign(bits.begin(), bits.end());
+    build_codecs();
+    for (size_t l = 0; l < acc_.size(); ++l) {
+      const auto v = get_state<float>(st, "cgx/acc/" + std::to_string(l), acc_[l].numel());
+      std::copy(v.begin(), v.end(), acc_[l].data_ptr<float>());
+    }
+  }
+
+ private:
+  void build_codecs() {
+    codecs_.clear();
+    for (const auto& b : buckets_)
+      codecs_.push_back(std::make_unique<CgxBufferCodec>(cgx_bucket_codec(
+          s_.layout, b.layers, b.offsets, bits_, s_.cfg.bucket_size, s_.cfg.adaptive_bits)));
+  }
+
+  // Rank 0 clusters the compressed layers and broadcasts their bits (int32 per layer).
+  void choose_bits() {
+    std::vector<int32_t> bits(bits_.begin(), bits_.end());
+    if (comm_.world_rank() == 0) {
+      std::vector<int> layers;
+      std::vector<double> sizes, norms;
+      for (size_t l = 0; l < s_.layout.layers.size(); ++l) {
+        if (!cgx_compresses(s_.layout.layers[l])) continue;
+        layers.push_back(static_cast<int>(l));
+        sizes.push_back(static_cast<double>(acc_[l].numel()));
+        norms.push_back(top_k_norm(acc_[l].data_ptr<float>(), acc_[l].numel(), kCgxTopEntries));
+      }
+      const std::vector<int> chosen = cgx_adaptive_bits(sizes, norms);
+      for (size_t i = 0; i < layers.size(); ++i) bits[layers[i]] = chosen[i];
+    }
+    comm_.broadcast(bits.data(), bits.size(), DType::i32, 0, Group::world);
+    bits_.assign(bits.begin(), bits.end());
+    build_codecs();
+  }
+
+  TrainSetup& s_;
+  Communicator& comm_;
+  const std::vector<GradBucket>& buckets_;
+  std::vector<int> bits_;                                // per layer
+  std::vector<std::unique_ptr<CgxBufferCodec>> codecs_;  // per bucket
+  std::vector<torch::Tensor> acc_;  // --adaptive-bits, rank 0: decayed gradient sums
+};
+
+}  // namespace
+
+std::unique_ptr<BucketCodec> make_cgx_codec(TrainSetup& s, Communicator& comm,
+                                            const std::vector<GradBucket>& buckets) {
+  return std::make_unique<CgxCodec>(s, comm, buckets);
+}
+
+}  // namespace prunex

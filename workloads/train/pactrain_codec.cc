@@ -1,0 +1,172 @@
+// pactrain (bucket_codec.h; engine/pactrain.h): gradients masked by the pruning mask; a bucket
+// whose mask (the nonzero weights of its pruned layers) has been unchanged for --stable-steps
+// steps travels as its kept values only, packed in layout order; --ternary sends TernGrad
+// levels (a MAX all-reduce of the bucket's scaler first, then an int8 SUM).
+#include <cstdio>
+
+#include "engine/pactrain.h"
+#include "workloads/train/bucket_codec.h"
+#include "workloads/train/pactrain_prune.h"
+#include "workloads/train/train_setup.h"
+
+namespace prunex {
+namespace {
+
+class PactrainCodec : public BucketCodec {
+ public:
+  PactrainCodec(TrainSetup& s, Communicator& comm, const std::vector<GradBucket>& buckets)
+      : s_(s), comm_(comm), buckets_(buckets), state_(buckets.size()) {
+    if (!s.cfg.init.empty()) {
+      const int k = pactrain_init_model(s, comm);
+      if (comm.world_rank() == 0)
+        std::printf("pactrain: pruning the ddp model of %s (iteration %d)\n", s.cfg.init.c_str(),
+                    k);
+    } else if (comm.world_rank() == 0) {
+      std::printf("pactrain: pruning the freshly initialised model (no --init)\n");
+    }
+    masks_ = pactrain_prune(s, comm);
+    masks_.resize(s.params.size());
+    for (const auto& b : buckets_) remember_mask(b);
+  }
+
+  void on_gradient(int l, float* g, int64_t n) override {  // g <- g * m
+    if (!masks_[l].defined()) return;
+    const float* m = masks_[l].data_ptr<float>();
+    for (int64_t i = 0; i < n; ++i) g[i] *= m[i];
+  }
+
+  std::unique_ptr<Work> launch(GradBucket& b, int64_t step, bool async) override {
+    State& st = state_[b.index];
+    st.compacted = st.stable >= s_.cfg.stable_steps;
+    float* payload = b.data.data();
+    int64_t n = b.floats;
+    if (st.compacted) {
+      st.compact.resize(st.kept.size());
+      for (size_t i = 0; i < st.kept.size(); ++i) st.compact[i] = b.data[st.kept[i]];
+      payload = st.compact.data();
+      n = static_cast<int64_t>(st.compact.size());
+    }
+    if (!s_.cfg.ternary) return start(payload, static_cast<std::size_t>(n), DType::f32, async);
+    st.scaler = max_abs(payload, n);
+    comm_.allreduce(&st.scaler, 1, DType::f32, ReduceOp::max, Group::world);
+    st.levels.resize(static_cast<std::size_t>(n));
+    const uint64_t seed = (static_cast<uint64_t>(s_.cfg.seed) << 40) ^
+                          (static_cast<uint64_t>(comm_.world_rank()) << 32) ^
+                          (static_cast<uint64_t>(step) << 8) ^ static_cast<uint64_t>(b.index);
+    ternarize(payload, n, st.scaler, seed, st.levels.data());
+    return start(st.levels.data(), st.levels.size(), DType::i8, async);
+  }
+
+  void land(GradBucket& b) override {
+    State& st = state_[b.index];
+    float* payload = st.compacted ? st.compact.data() : b.data.data();
+    const int64_t n = st.compacted ? static_cast<int64_t>(st.compact.size()) : b.floats;
+    if (s_.cfg.ternary)
+      for (int64_t i = 0; i < n; ++i) payload[i] = st.scaler * static_cast<float>(st.levels[i]);
+    if (st.compacted) {
+      std::fill(b.data.begin(), b.data.end(), 0.f);
+      for (size_t i = 0; i < st.kept.size(); ++i) b.data[st.kept[i]] = st.compact[i];
+    }
+  }
+
+  void after_step(int64_t) override {
+    for (const auto& b : buckets_) track_mask(b);
+  }
+
+  // The nonzero fraction of each pruned weight (stays <= 1 - ratio: pruned weights never
+  // regrow, since their gradients are masked).
+  void report(std::map<std::string, double>& density) const override {
+    for (size_t l = 0; l < masks_.size(); ++l)
+      if (masks_[l].defined())
+        density[s_.layout.layers[l].name] =
+            s_.params[l].ne(0).sum().item<double>() / static_cast<double>(s_.params[l].numel());
+  }
+
+  void save_state(StateSections& st) const override {
+    std::vector<int64_t> stable;
+    for (const auto& b : state_) stable.push_back(b.stable);
+    put_state(st, "pactrain/stable", stable);
+    for (size_t l = 0; l < masks_.size(); ++l)
+      if (masks_[l].defined()) {
+        const float* p = masks_[l].data_ptr<float>();
+        put_state(st, "pactrain/mask/" + std::to_string(l),
+                  std::vector<float>(p, p + masks_[l].numel()));
+      }
+  }
+  void load_state(const StateSections& st) override {
+    const auto stable =
+        get_state<int64_t>(st, "pactrain/stable", static_cast<int64_t>(state_.size()));
+    for (size_t b = 0; b < state_.size(); ++b) state_[b].stable = stable[b];
+    for (size_t l = 0; l < masks_.size(); ++l)
+      if (masks_[l].defined()) {
+        const auto v =
+            get_state<float>(st, "pactrain/mask/" + std::to_string(l), masks_[l].numel());
+        std::copy(v.begin(), v.end(), masks_[l].data_ptr<float>());
+      }
+    for (const auto& b : buckets_) remember_mask(b);  // the restored weights' (unchanged) mask
+  }
+
+ private:
+  // Per bucket: the mask last seen (one byte per value), how many steps it has stayed, the
+  // kept positions in the bucket, the compact values, the ternary levels and scaler.
+  struct State {
+    std::vector<uint8_t> mask;
+    int64_t stable = 0;
+    std::vector<int64_t> kept;
+    std::vector<float> compact;
+    std::vector<int8_t> levels;
+    float scaler = 0;
+    bool compacted = false;  // this step's payload is the compact one
+  };
+
+  std::unique_ptr<Work> start(void* p, std::size_t n, DType t, bool async) {
+    if (async) return comm_.allreduce_async(p, n, t, ReduceOp::sum, Group::world);
+    comm_.allreduce(p, n, t, ReduceOp::sum, Group::world);
+    return nullptr;
+  }
+
+  // The bucket's mask now: the pruning masks of its layers (all ones for layers that are not
+  // pruned). Rank 0 decided them and broadcast them, so every rank packs the same positions;
+  // a kept weight that happens to be zero keeps travelling.
+  std::vector<uint8_t> mask_of(const GradBucket& b) const {
+    std::vector<uint8_t> m(static_cast<size_t>(b.floats), 1);
+    for (size_t i = 0; i < b.layers.size(); ++i) {
+      const int l = b.layers[i];
+      if (!masks_[l].defined()) continue;
+      const float* mk = masks_[l].data_ptr<float>();
+      for (int64_t j = 0, n = masks_[l].numel(); j < n; ++j) m[b.offsets[i] + j] = mk[j] != 0;
+    }
+    return m;
+  }
+  void remember_mask(const GradBucket& b) {
+    State& st = state_[b.index];
+    st.mask = mask_of(b);
+    st.kept.clear();
+    for (int64_t i = 0; i < b.floats; ++i)
+      if (st.mask[i]) st.kept.push_back(i);
+  }
+  void track_mask(const GradBucket& b) {
+    State& st = state_[b.index];
+    if (mask_of(b) == st.mask) {
+      ++st.stable;
+      return;
+    }
+    remember_mask(b);
+    st.stable = 0;
+  }
+
+  TrainSetup& s_;
+  Communicator& comm_;
+  const std::vector<GradBucket>& buckets_;
+  std::vector<State> state_;          // per bucket
+  std::vector<torch::Tensor> masks_;  // per layer (undefined: not pruned)
+};
+
+}  // namespace
+
+std::unique_ptr<BucketCodec> make_pactrain_codec(TrainSetup& s, Communicator& comm,
+                                                 const std::vector<GradBucket>& buckets) {
+  return std::make_unique<PactrainCodec>(s, comm, buckets);
+}
+
+}  // namespace prunex
