@@ -10,6 +10,23 @@
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex::cli {
+namespace {
+
+// --group: world, intra, inter or all (every one of them).
+std::vector<Group> parse_groups(const Args& args) {
+  const std::string group = args.get_or("group", "all");
+  if (group == "all") return {Group::world, Group::intra, Group::inter};
+  for (Group g : {Group::world, Group::intra, Group::inter})
+    if (group == group_name(g)) return {g};
+  throw UsageError("--group " + group + " is not one of world, intra, inter, all");
+}
+
+// -b MIN -e MAX -f FACTOR: the sizes of nccl-tests' sweep.
+std::vector<std::size_t> parse_sizes(const Args& args) {
+  return bench_sizes(args.get_size("b", 8), args.get_size("e", 64 << 20), args.get_double("f", 2));
+}
+
+}  // namespace
 
 CollectiveBenchConfig parse_collective_bench(const Args& args, const std::string& backend) {
   CollectiveBenchConfig c;
@@ -24,13 +41,8 @@ CollectiveBenchConfig parse_collective_bench(const Args& args, const std::string
   }
   PRUNEX_USAGE(!c.ops.empty(), "--op ", op,
                " is not one of allreduce, broadcast, allgather, all (--backend ", backend, ")");
-  const std::string group = args.get_or("group", "all");
-  if (group == "all") c.groups = {Group::world, Group::intra, Group::inter};
-  for (Group g : {Group::world, Group::intra, Group::inter})
-    if (group == group_name(g)) c.groups = {g};
-  PRUNEX_USAGE(!c.groups.empty(), "--group ", group, " is not one of world, intra, inter, all");
-  c.sizes =
-      bench_sizes(args.get_size("b", 8), args.get_size("e", 64 << 20), args.get_double("f", 2));
+  c.groups = parse_groups(args);
+  c.sizes = parse_sizes(args);
   if (args.has("gpus-per-node")) {
     const long p = args.get_int("gpus-per-node", 0);
     PRUNEX_USAGE(p >= 1 && p <= 1 << 20, "--gpus-per-node must be positive, got ", p);
@@ -106,13 +118,8 @@ SimBench parse_sim_bench(const Args& args) {
   for (CollectiveOp o : b.ops)
     PRUNEX_USAGE(!(o == CollectiveOp::allgather && b.algo == sim::Algo::tree),
                  "allgather has no tree algorithm (use --algo ring or hierarchical)");
-  const std::string group = args.get_or("group", "all");
-  if (group == "all") b.groups = {Group::world, Group::intra, Group::inter};
-  for (Group g : {Group::world, Group::intra, Group::inter})
-    if (group == group_name(g)) b.groups = {g};
-  PRUNEX_USAGE(!b.groups.empty(), "--group ", group, " is not one of world, intra, inter, all");
-  b.sizes =
-      bench_sizes(args.get_size("b", 8), args.get_size("e", 64 << 20), args.get_double("f", 2));
+  b.groups = parse_groups(args);
+  b.sizes = parse_sizes(args);
   b.json = args.get_or("json", "");
   const std::string compare = args.get_or("compare", "");
   PRUNEX_USAGE(compare.empty() || compare == "nccl-model", "--compare ", compare,
