@@ -4,6 +4,7 @@
 
 #include "engine/text_parse.h"
 #include "engine/wire_dtype.h"
+#include "records/run_fields.h"
 #include "simulate/simulate_config.h"
 #include "topologies/topology_io.h"
 
@@ -11,193 +12,118 @@ namespace prunex::sim {
 namespace {
 
 using C = SimulateConfig;
-constexpr long kMaxCount = 1L << 30;  // sizes beyond this are typos, not experiments
-
-nlohmann::json json_of(const std::string& s) {
-  return s.empty() ? nlohmann::json() : nlohmann::json(s);
-}
+using fields::kMaxCount;
 
 SimulateField text(std::string name, std::string vn, std::string help, std::string C::*m,
                    bool required = false) {
-  return {name, vn, help,
-          [m, name, required](C& c, const std::string& v) {
-            PRUNEX_USAGE(!required || !v.empty(), "--", name, " must not be empty");
-            c.*m = v;
-          },
-          [m](const C& c) { return json_of(c.*m); }};
+  return fields::text<C>(std::move(name), std::move(vn), std::move(help), m, required);
 }
-
 SimulateField integer(std::string name, std::string vn, std::string help, int C::*m, long lo,
                       long hi) {
-  return {name, vn, help,
-          [m, name, lo, hi](C& c, const std::string& v) {
-            c.*m = static_cast<int>(parse_long(v, "--" + name, lo, hi));
-          },
-          [m](const C& c) { return nlohmann::json(c.*m); }};
+  return fields::whole<C>(std::move(name), std::move(vn), std::move(help), m, lo, hi);
 }
-
 SimulateField long_integer(std::string name, std::string vn, std::string help, long C::*m, long lo,
                            long hi) {
-  return {
-      name, vn, help,
-      [m, name, lo, hi](C& c, const std::string& v) { c.*m = parse_long(v, "--" + name, lo, hi); },
-      [m](const C& c) { return nlohmann::json(c.*m); }};
+  return fields::whole<C>(std::move(name), std::move(vn), std::move(help), m, lo, hi);
 }
-
-// true or false.
 SimulateField boolean(std::string name, std::string help, bool C::*m) {
-  return {name, "BOOL", help,
-          [m, name](C& c, const std::string& v) {
-            PRUNEX_USAGE(v == "true" || v == "false", "--", name, " must be true or false, got '",
-                         v, "'");
-            c.*m = v == "true";
-          },
-          [m](const C& c) { return nlohmann::json(c.*m); }};
+  return fields::boolean<C>(std::move(name), std::move(help), m);
 }
-
-// A number in (lo, hi] (open_low) or [lo, hi].
 SimulateField real(std::string name, std::string vn, std::string help, double C::*m, double lo,
                    double hi, bool open_low) {
-  return {name, vn, help,
-          [m, name, lo, hi, open_low](C& c, const std::string& v) {
-            const double x = parse_double(v, "--" + name);
-            PRUNEX_USAGE((open_low ? x > lo : x >= lo) && x <= hi, "--", name, " must be in ",
-                         open_low ? "(" : "[", lo, ", ", hi, "], got '", v, "'");
-            c.*m = x;
-          },
-          [m](const C& c) { return nlohmann::json(c.*m); }};
+  return fields::real<C>(std::move(name), std::move(vn), std::move(help), m, lo, hi, open_low);
 }
 
 }  // namespace
 
 const std::vector<SimulateField>& simulate_fields() {
-  static const std::vector<SimulateField> fields = {
-      text("topology", "NAME|FILE", "cluster preset or topology JSON file (required)", &C::topology,
-           true),
-      integer("nodes", "M", "nodes (0: the topology's; more than it has: scaled out)", &C::nodes, 0,
-              kMaxScaledNodes),
-      integer("gpus-per-node", "P", "GPUs per node (0: the topology's; at most the topology's)",
-              &C::gpus_per_node, 0, 1 << 20),
-      {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain or cgx",
-       [](C& c, const std::string& v) { c.strategy = parse_strategy(v); },
-       [](const C& c) { return nlohmann::json(std::string(strategy_name(c.strategy))); }},
-      text("model", "M", "model from the layer tables (prunex model-info)", &C::model, true),
-      integer("classes", "C", "output classes", &C::classes, 1, kMaxCount),
-      integer("input", "N", "input size (square)", &C::input, 1, kMaxCount),
-      integer("input-channels", "N", "input channels (3 for CIFAR-10, 1 for Fashion-MNIST)",
-              &C::input_channels, 1, kMaxCount),
-      integer("iterations", "N", "outer iterations", &C::iterations, 1, kMaxCount),
-      integer("local-epochs", "E", "local epochs per outer iteration", &C::local_epochs, 1,
-              kMaxCount),
-      long_integer("local-steps", "N",
-                   "local steps (full batches) per outer iteration instead of --local-epochs "
-                   "(0: epochs)",
-                   &C::local_steps, 0, kMaxCount),
-      boolean("ddp-overlap",
-              "ddp: start a bucket's all-reduce during backward (false: after it, as a live run "
-              "with --sync-phases)",
-              &C::ddp_overlap),
-      integer("batch", "B", "batch per GPU (paper: 128)", &C::batch, 1, kMaxCount),
-      long_integer("samples", "N", "training samples per epoch (CIFAR-10: 50000)", &C::samples, 1,
-                   kMaxCount),
-      {"sparsity", "KINDS", "filter, channel, shape joined by '+'",
-       [](C& c, const std::string& v) {
-         parse_sparsity_kinds(v);
-         c.sparsity = v;
-       },
-       [](const C& c) { return nlohmann::json(c.sparsity); }},
-      real("keep", "F", "fraction of groups each node's projection keeps, (0, 1]", &C::keep, 0, 1,
-           true),
-      real("union-growth", "G",
-           "probability that a node keeps a group another node pruned, [0, 1]: the union of M "
-           "node masks keeps 1 - (1 - keep)(1 - G)^(M-1) of the groups (0: nodes agree; keep: "
-           "independent)",
-           &C::union_growth, 0, 1, false),
-      text("masks", "FILE",
-           "metrics.json of a live hsadmm run: its last global mask densities (hsadmm: each "
-           "iteration's payload mask, replayed)",
-           &C::masks),
-      integer("t-freeze", "T", "mask frozen after iteration T (no mask_sync afterwards); 0 = never",
-              &C::t_freeze, 0, kMaxCount),
-      real("bucket-mib", "MIB", "H-SADMM inter-node bucket size", &C::bucket_mib, 0, 4096, true),
-      {"wire-dtype", "T",
-       "hsadmm / hsadmm-rail: the compact inter-node payload's type, fp32, bf16 or fp16 (summed "
-       "in that type)",
-       [](C& c, const std::string& v) {
-         parse_wire_dtype(v);
-         c.wire_dtype = v;
-       },
-       [](const C& c) { return nlohmann::json(c.wire_dtype); }},
-      boolean("pipeline-buckets",
-              "hsadmm / hsadmm-rail: bucket b's inter-node all-reduce runs while b + 1 is packed "
-              "and b - 1 unpacked",
-              &C::pipeline_buckets),
-      real("topk-ratio", "R", "Top-K: kept fraction of each layer's gradient", &C::topk_ratio, 0, 1,
-           true),
-      real("prune-ratio", "R",
-           "pactrain: pruned fraction of every conv and fc weight (modeled: every bucket compact)",
-           &C::prune_ratio, 0, 0.999999, false),
-      boolean("ternary", "pactrain: int8 TernGrad levels on the wire (plus a scaler per bucket)",
-              &C::ternary),
-      integer("bits", "B", "cgx: quantization bits per value", &C::bits, 1, 8),
-      integer("bucket-size", "N", "cgx: values per quantization bucket", &C::bucket_size, 1,
-              1 << 30),
-      {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB",
-       [](C& c, const std::string& v) {
-         PRUNEX_USAGE(known_network_models().count(v), "unknown network model '", v,
-                      "' (CM02, LV08, SMPI, IB)");
-         c.network_model = v;
-       },
-       [](const C& c) { return nlohmann::json(c.network_model); }},
-      {"fabric-routing", "R",
-       "fat-tree uplinks: pooled (every flow leaving a leaf shares its uplink bundle) or ecmp "
-       "(each flow hashed onto one uplink, --ecmp-seed)",
-       [](C& c, const std::string& v) { c.fabric_routing = parse_fabric_routing(v); },
-       [](const C& c) { return nlohmann::json(fabric_routing_name(c.fabric_routing)); }},
-      long_integer("ecmp-seed", "N", "hash seed of --fabric-routing ecmp", &C::ecmp_seed, 0,
-                   kMaxCount),
-      boolean("nccl-protocols",
-              "each collective in the NCCL protocol (LL, LL128, Simple) NCCL's tuning picks for "
-              "its size: its base latency and wire overhead (false: plain alpha-beta flows)",
-              &C::nccl_protocols),
-      text("calibration", "FILE",
-           "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
-           "memory speeds replace the topology's",
-           &C::calibration),
-      {"algo", "A",
-       "collective algorithm: ring, tree, hierarchical, mpi (Open MPI's own choice per size; "
-       "a calibration fitted with --algo mpi sets it)",
-       [](C& c, const std::string& v) { c.algo = parse_algo(v); },
-       [](const C& c) { return nlohmann::json(algo_name(c.algo)); }},
-      text("straggler-gpus", "LIST",
-           "what-if: these GPUs (world ranks, comma-separated) compute --straggler-factor "
-           "times slower",
-           &C::straggler_gpus),
-      real("straggler-fraction", "F",
-           "what-if: this fraction of the GPUs, drawn with --straggler-seed, computes "
-           "--straggler-factor times slower (at least one GPU when > 0)",
-           &C::straggler_fraction, 0, 1, false),
-      real("straggler-factor", "X", "a straggler's compute takes X times as long (>= 1)",
-           &C::straggler_factor, 1, 1e6, false),
-      long_integer("straggler-seed", "N", "seed of the --straggler-fraction draw",
-                   &C::straggler_seed, 0, kMaxCount),
-      text("degrade-nic", "SPEC",
-           "what-if: NIC rails at a fraction of their bandwidth, NODE[:RAIL]=FRACTION,... "
-           "(no rail: every rail of the node)",
-           &C::degrade_nic),
-      real("mtbf-hours", "H",
-           "what-if: mean time between failures of one node (exponential, independent); the "
-           "run reports its expected time to train with checkpoints (0: no failures)",
-           &C::mtbf_hours, 0, 1e9, false),
-      real("checkpoint-minutes", "T",
-           "compute time between checkpoints (0: Daly's optimum interval)", &C::checkpoint_minutes,
-           0, 1e9, false),
-      real("checkpoint-seconds", "S", "time to write one checkpoint (with --mtbf-hours)",
-           &C::checkpoint_seconds, 0, 1e9, false),
-      real("restart-seconds", "S", "time to restart from a checkpoint (with --mtbf-hours)",
-           &C::restart_seconds, 0, 1e9, false),
-      text("out", "DIR", "output folder", &C::out, true),
-  };
+  static const std::vector<SimulateField> fields = [] {
+    std::vector<SimulateField> f = {
+        text("topology", "NAME|FILE", "cluster preset or topology JSON file (required)",
+             &C::topology, true),
+        integer("nodes", "M", "nodes (0: the topology's; more than it has: scaled out)", &C::nodes,
+                0, kMaxScaledNodes),
+        integer("gpus-per-node", "P", "GPUs per node (0: the topology's; at most the topology's)",
+                &C::gpus_per_node, 0, 1 << 20),
+        integer("input", "N", "input size (square)", &C::input, 1, kMaxCount),
+        integer("input-channels", "N", "input channels (3 for CIFAR-10, 1 for Fashion-MNIST)",
+                &C::input_channels, 1, kMaxCount),
+        boolean("ddp-overlap",
+                "ddp: start a bucket's all-reduce during backward (false: after it, as a live run "
+                "with --sync-phases)",
+                &C::ddp_overlap),
+        long_integer("samples", "N", "training samples per epoch (CIFAR-10: 50000)", &C::samples, 1,
+                     kMaxCount),
+        real("union-growth", "G",
+             "probability that a node keeps a group another node pruned, [0, 1]: the union of M "
+             "node masks keeps 1 - (1 - keep)(1 - G)^(M-1) of the groups (0: nodes agree; keep: "
+             "independent)",
+             &C::union_growth, 0, 1, false),
+        text("masks", "FILE",
+             "metrics.json of a live hsadmm run: its last global mask densities (hsadmm: each "
+             "iteration's payload mask, replayed)",
+             &C::masks),
+        {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB",
+         [](C& c, const std::string& v) {
+           PRUNEX_USAGE(known_network_models().count(v), "unknown network model '", v,
+                        "' (CM02, LV08, SMPI, IB)");
+           c.network_model = v;
+         },
+         [](const C& c) { return nlohmann::json(c.network_model); }},
+        {"fabric-routing", "R",
+         "fat-tree uplinks: pooled (every flow leaving a leaf shares its uplink bundle) or ecmp "
+         "(each flow hashed onto one uplink, --ecmp-seed)",
+         [](C& c, const std::string& v) { c.fabric_routing = parse_fabric_routing(v); },
+         [](const C& c) { return nlohmann::json(fabric_routing_name(c.fabric_routing)); }},
+        long_integer("ecmp-seed", "N", "hash seed of --fabric-routing ecmp", &C::ecmp_seed, 0,
+                     kMaxCount),
+        boolean("nccl-protocols",
+                "each collective in the NCCL protocol (LL, LL128, Simple) NCCL's tuning picks for "
+                "its size: its base latency and wire overhead (false: plain alpha-beta flows)",
+                &C::nccl_protocols),
+        text("calibration", "FILE",
+             "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
+             "memory speeds replace the topology's",
+             &C::calibration),
+        {"algo", "A",
+         "collective algorithm: ring, tree, hierarchical, mpi (Open MPI's own choice per size; "
+         "a calibration fitted with --algo mpi sets it)",
+         [](C& c, const std::string& v) { c.algo = parse_algo(v); },
+         [](const C& c) { return nlohmann::json(algo_name(c.algo)); }},
+        text("straggler-gpus", "LIST",
+             "what-if: these GPUs (world ranks, comma-separated) compute --straggler-factor "
+             "times slower",
+             &C::straggler_gpus),
+        real("straggler-fraction", "F",
+             "what-if: this fraction of the GPUs, drawn with --straggler-seed, computes "
+             "--straggler-factor times slower (at least one GPU when > 0)",
+             &C::straggler_fraction, 0, 1, false),
+        real("straggler-factor", "X", "a straggler's compute takes X times as long (>= 1)",
+             &C::straggler_factor, 1, 1e6, false),
+        long_integer("straggler-seed", "N", "seed of the --straggler-fraction draw",
+                     &C::straggler_seed, 0, kMaxCount),
+        text("degrade-nic", "SPEC",
+             "what-if: NIC rails at a fraction of their bandwidth, NODE[:RAIL]=FRACTION,... "
+             "(no rail: every rail of the node)",
+             &C::degrade_nic),
+        real("mtbf-hours", "H",
+             "what-if: mean time between failures of one node (exponential, independent); the "
+             "run reports its expected time to train with checkpoints (0: no failures)",
+             &C::mtbf_hours, 0, 1e9, false),
+        real("checkpoint-minutes", "T",
+             "compute time between checkpoints (0: Daly's optimum interval)",
+             &C::checkpoint_minutes, 0, 1e9, false),
+        real("checkpoint-seconds", "S", "time to write one checkpoint (with --mtbf-hours)",
+             &C::checkpoint_seconds, 0, 1e9, false),
+        real("restart-seconds", "S", "time to restart from a checkpoint (with --mtbf-hours)",
+             &C::restart_seconds, 0, 1e9, false),
+        text("out", "DIR", "output folder", &C::out, true),
+    };
+    // The settings train shares, declared once (records/run_fields.h), after the shape.
+    const auto shared = fields::shared_run_fields<C>();
+    f.insert(f.begin() + 3, shared.begin(), shared.end());
+    return f;
+  }();
   return fields;
 }
 

@@ -7,15 +7,10 @@
 #include "engine/strategy.h"
 #include "engine/text_parse.h"
 #include "engine/wire_dtype.h"
+#include "records/run_fields.h"
 
 namespace prunex {
 namespace {
-
-bool to_bool(const std::string& name, const std::string& v) {
-  if (v == "1" || v == "true" || v == "on" || v == "yes") return true;
-  if (v == "0" || v == "false" || v == "off" || v == "no") return false;
-  throw UsageError("--" + name + " expects true or false, got '" + v + "'");
-}
 
 template <typename T>
 TrainField str_field(std::string name, std::string vn, std::string help, T TrainConfig::*m) {
@@ -39,7 +34,7 @@ TrainField long_field(std::string name, std::string help, long TrainConfig::*m) 
 }
 TrainField bool_field(std::string name, std::string help, bool TrainConfig::*m) {
   return {name, "BOOL", help,
-          [m, name](TrainConfig& c, const std::string& v) { c.*m = to_bool(name, v); },
+          [m, name](TrainConfig& c, const std::string& v) { c.*m = fields::parse_bool(name, v); },
           [m](const TrainConfig& c) { return nlohmann::json(c.*m); }};
 }
 
@@ -47,118 +42,89 @@ TrainField bool_field(std::string name, std::string help, bool TrainConfig::*m) 
 
 const std::vector<TrainField>& train_fields() {
   using C = TrainConfig;
-  static const std::vector<TrainField> fields = {
-      str_field("model", "M", "small_cnn, resnet20, resnet18, resnet50, resnet152, ...", &C::model),
-      str_field("dataset", "D", "fashion-mnist, cifar10 or synthetic", &C::dataset),
-      str_field("data-dir", "DIR", "dataset folder (cifar10: data_batch_*.bin, test_batch.bin)",
-                &C::data_dir),
-      {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain or cgx",
-       [](C& c, const std::string& v) { c.strategy = parse_strategy(v); },
-       [](const C& c) { return nlohmann::json(std::string(strategy_name(c.strategy))); }},
-      int_field("classes", "classes of the model head", &C::classes),
-      int_field("gpus-per-node", "ranks per emulated node (0: ranks sharing a host)",
-                &C::gpus_per_node),
-      int_field("batch", "mini-batch per rank", &C::batch),
-      dbl_field("lr", "SGD learning rate", &C::lr),
-      str_field("lr-schedule", "S",
-                "constant, or cosine (lr * (1 + cos(pi (k-1) / K)) / 2 in iteration k)",
-                &C::lr_schedule),
-      dbl_field("momentum", "SGD momentum", &C::momentum),
-      dbl_field("weight-decay", "SGD weight decay", &C::weight_decay),
-      dbl_field("rho1", "intra-node penalty (initial)", &C::rho1),
-      dbl_field("rho2", "inter-node penalty (initial)", &C::rho2),
-      dbl_field("rho1-cap", "largest rho1 the adaptive rule may reach", &C::rho1_cap),
-      dbl_field("rho2-cap", "largest rho2", &C::rho2_cap),
-      bool_field("adaptive-rho", "residual-balancing penalties (Boyd 3.4.1)", &C::adaptive_rho),
-      dbl_field("lambda", "l2 weight on z (eq. 3)", &C::lambda),
-      str_field("sparsity", "KINDS", "filter, channel, shape, or a combination like filter+channel",
-                &C::sparsity),
-      dbl_field("keep", "kept fraction of groups in pruned layers, in (0, 1]", &C::keep),
-      int_field("iterations", "outer iterations (ddp/topk: rounds of --local-epochs)",
-                &C::iterations),
-      int_field("local-epochs", "local epochs per outer iteration", &C::local_epochs),
-      long_field("local-steps",
-                 "local SGD steps per outer iteration instead of --local-epochs (0: epochs)",
-                 &C::local_steps),
-      int_field("t-freeze", "freeze the mask after this iteration (0: off)", &C::t_freeze),
-      int_field("freeze-after", "freeze once the mask is unchanged this many iterations (0: off)",
-                &C::freeze_after),
-      bool_field("masked-retraining",
-                 "once the mask is frozen, apply it to theta after every local step",
-                 &C::masked_retraining),
-      dbl_field("eps-abs", "absolute tolerance of the stopping test", &C::eps_abs),
-      dbl_field("eps-rel", "relative tolerance of the stopping test", &C::eps_rel),
-      dbl_field("bucket-mib", "inter-node bucket size in MiB", &C::bucket_mib),
-      str_field("wire-dtype", "T",
-                "hsadmm / hsadmm-rail: the compact inter-node payload's type, fp32, bf16 or fp16 "
-                "(converted in pack and unpack, summed in that type)",
-                &C::wire_dtype),
-      bool_field("pipeline-buckets",
-                 "hsadmm / hsadmm-rail: start each bucket's inter-node all-reduce (non-blocking) "
-                 "once it is packed and unpack each as it arrives, overlapping the buckets",
-                 &C::pipeline_buckets),
-      dbl_field("topk-ratio", "kept fraction of gradient entries (topk)", &C::topk_ratio),
-      dbl_field("prune-ratio", "pactrain: pruned fraction of every conv and fc weight, in [0, 1)",
-                &C::prune_ratio),
-      str_field("prune-method", "M",
-                "pactrain: magnitude (smallest |w| go) or grasp (scores -w * Hg on 4 batches)",
-                &C::prune_method),
-      str_field("init", "DIR",
-                "pactrain: prune the model of the newest checkpoint in DIR (a train --strategy "
-                "ddp run; default: prune the freshly initialised model)",
-                &C::init),
-      int_field("stable-steps",
-                "pactrain: steps a bucket's mask must stay unchanged before its kept values "
-                "travel compact (the paper gives no value)",
-                &C::stable_steps),
-      bool_field("ternary",
-                 "pactrain: TernGrad levels on the wire (MAX all-reduce of a scaler per bucket, "
-                 "int8 SUM of the levels; at most 127 ranks)",
-                 &C::ternary),
-      int_field("bits", "cgx: quantization bits per value (1-8)", &C::bits),
-      int_field("bucket-size", "cgx: values per quantization bucket (two fp32 metadata each)",
-                &C::bucket_size),
-      bool_field("stochastic-rounding", "cgx: round levels stochastically instead of to nearest",
-                 &C::stochastic_rounding),
-      bool_field("adaptive-bits",
-                 "cgx: per-layer bits 2-4 by k-means over (size, top-100 norm of a decayed "
-                 "gradient accumulator), rank 0 every --adapt-every steps",
-                 &C::adaptive_bits),
-      int_field("adapt-every", "cgx: steps between adaptive bit choices", &C::adapt_every),
-      int_field("eval-every", "evaluate z on the test set every N iterations", &C::eval_every),
-      bool_field(
-          "sync-phases",
-          "measurement mode: world barriers before and after each communication phase, "
-          "their waits recorded as sync_wait, so phases time communication alone (DDP: buckets "
-          "all-reduced after backward, no overlap)",
-          &C::sync_phases),
-      long_field("train-samples", "use only the first N training samples (0: all)",
-                 &C::train_samples),
-      long_field("test-samples", "use only the first N test samples (0: all)", &C::test_samples),
-      long_field("synthetic-samples", "training samples of the synthetic dataset",
-                 &C::synthetic_samples),
-      int_field("threads", "intra-op threads per rank", &C::threads),
-      int_field("seed", "random seed", &C::seed),
-      str_field("inject-failure", "RANK:ITERATION:PHASE",
-                "tests: that rank exits abruptly (status 1, no MPI finalize) on reaching PHASE "
-                "in outer iteration ITERATION; the job must end within seconds",
-                &C::inject_failure),
-      int_field("checkpoint-every",
-                "write a checkpoint every N outer iterations (0: never); the previous one is "
-                "kept until the new one is complete",
-                &C::checkpoint_every),
-      str_field("checkpoint-dir", "DIR", "checkpoint folder (default: OUT/checkpoint)",
-                &C::checkpoint_dir),
-      str_field("resume", "DIR",
-                "continue the newest checkpoint in DIR (same model, strategy, world size, "
-                "grouping and settings) up to --iterations in all",
-                &C::resume),
-      str_field("backend", "B",
-                "mpi (CPU tensors over Open MPI) or nccl (CUDA tensors over NCCL: a GPU per rank "
-                "and a LibTorch with CUDA)",
-                &C::backend),
-      str_field("out", "DIR", "output folder (metrics.json, trace.json)", &C::out),
-  };
+  static const std::vector<TrainField> fields = [] {
+    std::vector<TrainField> f = {
+        str_field("dataset", "D", "fashion-mnist, cifar10 or synthetic", &C::dataset),
+        str_field("data-dir", "DIR", "dataset folder (cifar10: data_batch_*.bin, test_batch.bin)",
+                  &C::data_dir),
+        int_field("gpus-per-node", "ranks per emulated node (0: ranks sharing a host)",
+                  &C::gpus_per_node),
+        dbl_field("lr", "SGD learning rate", &C::lr),
+        str_field("lr-schedule", "S",
+                  "constant, or cosine (lr * (1 + cos(pi (k-1) / K)) / 2 in iteration k)",
+                  &C::lr_schedule),
+        dbl_field("momentum", "SGD momentum", &C::momentum),
+        dbl_field("weight-decay", "SGD weight decay", &C::weight_decay),
+        dbl_field("rho1", "intra-node penalty (initial)", &C::rho1),
+        dbl_field("rho2", "inter-node penalty (initial)", &C::rho2),
+        dbl_field("rho1-cap", "largest rho1 the adaptive rule may reach", &C::rho1_cap),
+        dbl_field("rho2-cap", "largest rho2", &C::rho2_cap),
+        bool_field("adaptive-rho", "residual-balancing penalties (Boyd 3.4.1)", &C::adaptive_rho),
+        dbl_field("lambda", "l2 weight on z (eq. 3)", &C::lambda),
+        int_field("freeze-after", "freeze once the mask is unchanged this many iterations (0: off)",
+                  &C::freeze_after),
+        bool_field("masked-retraining",
+                   "once the mask is frozen, apply it to theta after every local step",
+                   &C::masked_retraining),
+        dbl_field("eps-abs", "absolute tolerance of the stopping test", &C::eps_abs),
+        dbl_field("eps-rel", "relative tolerance of the stopping test", &C::eps_rel),
+        str_field("prune-method", "M",
+                  "pactrain: magnitude (smallest |w| go) or grasp (scores -w * Hg on 4 batches)",
+                  &C::prune_method),
+        str_field("init", "DIR",
+                  "pactrain: prune the model of the newest checkpoint in DIR (a train --strategy "
+                  "ddp run; default: prune the freshly initialised model)",
+                  &C::init),
+        int_field("stable-steps",
+                  "pactrain: steps a bucket's mask must stay unchanged before its kept values "
+                  "travel compact (the paper gives no value)",
+                  &C::stable_steps),
+        bool_field("stochastic-rounding", "cgx: round levels stochastically instead of to nearest",
+                   &C::stochastic_rounding),
+        bool_field("adaptive-bits",
+                   "cgx: per-layer bits 2-4 by k-means over (size, top-100 norm of a decayed "
+                   "gradient accumulator), rank 0 every --adapt-every steps",
+                   &C::adaptive_bits),
+        int_field("adapt-every", "cgx: steps between adaptive bit choices", &C::adapt_every),
+        int_field("eval-every", "evaluate z on the test set every N iterations", &C::eval_every),
+        bool_field(
+            "sync-phases",
+            "measurement mode: world barriers before and after each communication phase, "
+            "their waits recorded as sync_wait, so phases time communication alone (DDP: buckets "
+            "all-reduced after backward, no overlap)",
+            &C::sync_phases),
+        long_field("train-samples", "use only the first N training samples (0: all)",
+                   &C::train_samples),
+        long_field("test-samples", "use only the first N test samples (0: all)", &C::test_samples),
+        long_field("synthetic-samples", "training samples of the synthetic dataset",
+                   &C::synthetic_samples),
+        int_field("threads", "intra-op threads per rank", &C::threads),
+        int_field("seed", "random seed", &C::seed),
+        str_field("inject-failure", "RANK:ITERATION:PHASE",
+                  "tests: that rank exits abruptly (status 1, no MPI finalize) on reaching PHASE "
+                  "in outer iteration ITERATION; the job must end within seconds",
+                  &C::inject_failure),
+        int_field("checkpoint-every",
+                  "write a checkpoint every N outer iterations (0: never); the previous one is "
+                  "kept until the new one is complete",
+                  &C::checkpoint_every),
+        str_field("checkpoint-dir", "DIR", "checkpoint folder (default: OUT/checkpoint)",
+                  &C::checkpoint_dir),
+        str_field("resume", "DIR",
+                  "continue the newest checkpoint in DIR (same model, strategy, world size, "
+                  "grouping and settings) up to --iterations in all",
+                  &C::resume),
+        str_field("backend", "B",
+                  "mpi (CPU tensors over Open MPI) or nccl (CUDA tensors over NCCL: a GPU per rank "
+                  "and a LibTorch with CUDA)",
+                  &C::backend),
+        str_field("out", "DIR", "output folder (metrics.json, trace.json)", &C::out),
+    };
+    // The settings simulate shares, declared once (records/run_fields.h), after the data.
+    const auto shared = fields::shared_run_fields<C>();
+    f.insert(f.begin() + 2, shared.begin(), shared.end());
+    return f;
+  }();
   return fields;
 }
 
@@ -182,13 +148,13 @@ InjectedFailure parse_inject_failure(const std::string& spec) {
   return f;
 }
 
+// Checks beyond each field's own (records/run_fields.h and the table above): across fields,
+// and what training needs that simulating does not.
 void validate(const TrainConfig& c) {
   parse_inject_failure(c.inject_failure);
   PRUNEX_USAGE(c.dataset == "fashion-mnist" || c.dataset == "cifar10" || c.dataset == "synthetic",
                "unknown dataset '", c.dataset, "' (expected fashion-mnist, cifar10 or synthetic)");
-  PRUNEX_USAGE(c.keep > 0 && c.keep <= 1, "--keep must be in (0, 1], got ", c.keep);
   PRUNEX_USAGE(c.classes >= 2, "--classes must be at least 2, got ", c.classes);
-  PRUNEX_USAGE(c.batch >= 1, "--batch must be positive, got ", c.batch);
   PRUNEX_USAGE(c.lr > 0, "--lr must be positive, got ", c.lr);
   PRUNEX_USAGE(c.lr_schedule == "constant" || c.lr_schedule == "cosine",
                "--lr-schedule must be constant or cosine, got '", c.lr_schedule, "'");
@@ -197,18 +163,11 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(c.rho1 > 0 && c.rho2 > 0, "--rho1 and --rho2 must be positive");
   PRUNEX_USAGE(c.rho1_cap >= c.rho1 && c.rho2_cap >= c.rho2, "rho caps must be >= the initial rho");
   PRUNEX_USAGE(c.lambda >= 0, "--lambda must be >= 0");
-  PRUNEX_USAGE(c.iterations >= 1, "--iterations must be at least 1, got ", c.iterations);
-  PRUNEX_USAGE(c.local_epochs >= 1, "--local-epochs must be at least 1, got ", c.local_epochs);
-  PRUNEX_USAGE(c.local_steps >= 0, "--local-steps must be >= 0, got ", c.local_steps);
   PRUNEX_USAGE(c.gpus_per_node >= 0, "--gpus-per-node must be >= 0");
-  PRUNEX_USAGE(c.bucket_mib > 0, "--bucket-mib must be positive");
   PRUNEX_USAGE(parse_wire_dtype(c.wire_dtype) == DType::f32 || packs_compact_payload(c.strategy),
                "--wire-dtype ", c.wire_dtype, " applies to hsadmm and hsadmm-rail only");
   PRUNEX_USAGE(!c.pipeline_buckets || packs_compact_payload(c.strategy),
                "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
-  PRUNEX_USAGE(c.topk_ratio > 0 && c.topk_ratio <= 1, "--topk-ratio must be in (0, 1]");
-  PRUNEX_USAGE(c.prune_ratio >= 0 && c.prune_ratio < 1, "--prune-ratio must be in [0, 1), got ",
-               c.prune_ratio);
   PRUNEX_USAGE(c.prune_method == "magnitude" || c.prune_method == "grasp",
                "--prune-method must be magnitude or grasp, got '", c.prune_method, "'");
   PRUNEX_USAGE(c.init.empty() || c.strategy == Strategy::pactrain,
@@ -216,8 +175,6 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(!c.ternary || c.strategy == Strategy::pactrain,
                "--ternary applies to pactrain only");
   PRUNEX_USAGE(c.stable_steps >= 1, "--stable-steps must be at least 1, got ", c.stable_steps);
-  PRUNEX_USAGE(c.bits >= 1 && c.bits <= 8, "--bits must be in 1..8, got ", c.bits);
-  PRUNEX_USAGE(c.bucket_size >= 1, "--bucket-size must be positive, got ", c.bucket_size);
   PRUNEX_USAGE(c.adapt_every >= 1, "--adapt-every must be at least 1, got ", c.adapt_every);
   PRUNEX_USAGE(!c.adaptive_bits || c.strategy == Strategy::cgx,
                "--adaptive-bits applies to cgx only");
@@ -231,7 +188,7 @@ void validate(const TrainConfig& c) {
                " cores here)");
   // Every outer iteration keeps a record (per-rank phases, residuals per layer) in memory.
   PRUNEX_USAGE(c.iterations <= 100000, "--iterations must be at most 100000, got ", c.iterations);
-  PRUNEX_USAGE(c.t_freeze >= 0 && c.freeze_after >= 0, "freeze settings must be >= 0");
+  PRUNEX_USAGE(c.freeze_after >= 0, "--freeze-after must be >= 0");
   PRUNEX_USAGE(!c.out.empty(), "--out must not be empty");
   PRUNEX_USAGE(c.backend == "mpi" || c.backend == "nccl", "--backend must be mpi or nccl, got '",
                c.backend, "'");
