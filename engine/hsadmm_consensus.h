@@ -110,6 +110,8 @@ class HsadmmConsensus {
   void pipelined_exchange(const float* const* z, const float* const* v, float* const* out,
                           float scale, PhaseTimer& timer);
   // The plan's buckets in the wire type (hsadmm-rail: padded to P equal slices).
+  // Whether this rank packs and sends the compact payload (payload_packers, engine/strategy.h).
+  bool packs() const;
   void make_buckets();
   // A host byte vector through a collective in the communicator's memory space.
   void host_bytes_collective(std::vector<uint8_t>& bytes, bool unite);

@@ -11,6 +11,10 @@
 
 namespace prunex {
 
+bool HsadmmConsensus::packs() const {
+  return comm_.grouping().takes_part(payload_packers(strategy()), comm_.world_rank());
+}
+
 void HsadmmConsensus::make_buckets() {
   const int pad = rail_ ? comm_.grouping().gpus_per_node : 1;  // rail: P equal slices
   math_->set_plan(plan_.get(), pad, wire_);
@@ -115,7 +119,7 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
 // Pack every bucket, exchange them, unpack every bucket.
 void HsadmmConsensus::whole_exchange(const float* const* z, const float* const* v,
                                      float* const* out, float scale, PhaseTimer& timer) {
-  if (comm_.is_leader() || rail_) timer.time(phase::pack, [&] { math_->pack(z, v, -1); });
+  if (packs()) timer.time(phase::pack, [&] { math_->pack(z, v, -1); });
   timer.fence(comm_);
   const int B = math_->buckets();
   if (rail_) {
@@ -147,7 +151,7 @@ void HsadmmConsensus::whole_exchange(const float* const* z, const float* const* 
 void HsadmmConsensus::pipelined_exchange(const float* const* z, const float* const* v,
                                          float* const* out, float scale, PhaseTimer& timer) {
   const int B = math_->buckets();
-  const bool sends = comm_.is_leader() || rail_;
+  const bool sends = packs();
   // rail: slice r of each bucket on rail r; leaders: the whole bucket on the inter group.
   auto slice = [&](int b) { return rail_ ? rail_slice(b) : math_->bucket_values(b); };
   auto slice_ptr = [&](int b) { return rail_ ? rail_slice_ptr(b) : math_->bucket(b); };

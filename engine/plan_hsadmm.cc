@@ -68,8 +68,8 @@ IterationPlan hsadmm_plan(const PlanInputs& in) {
                 : collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
                                   inter_bytes(b), wire);
   };
-  auto leaders_only = [&](PlanStep s) {
-    if (!rail) s.group = Group::inter;  // only leaders pack (records; same duration)
+  auto packers_only = [&](PlanStep s) {
+    s.group = payload_packers(in.strategy);  // records; the same duration
     return s;
   };
   if (in.pipeline_buckets && B >= 2) {
@@ -80,7 +80,7 @@ IterationPlan hsadmm_plan(const PlanInputs& in) {
     std::vector<int> ar(B);
     for (int b = 0; b < B; ++b) {
       const double share = static_cast<double>(compact.bucket_floats(b)) / std::max(1.0, c / 4);
-      PlanStep pk = leaders_only(memory_step(phase::pack, 3 * c * share));
+      PlanStep pk = packers_only(memory_step(phase::pack, 3 * c * share));
       if (b > 0) pk.after = {static_cast<int>(plan.steps.size()) - 2};  // pack b - 1
       plan.steps.push_back(pk);
       PlanStep s = inter_step(b);
@@ -102,7 +102,7 @@ IterationPlan hsadmm_plan(const PlanInputs& in) {
       plan.steps.push_back(up);
     }
   } else {
-    plan.steps.push_back(leaders_only(memory_step(phase::pack, 3 * c)));
+    plan.steps.push_back(packers_only(memory_step(phase::pack, 3 * c)));
     for (int b = 0; b < B; ++b) plan.steps.push_back(inter_step(b));
     for (int b = 0; b < B; ++b) plan.steps.push_back(intra_step(b));
     plan.steps.push_back(memory_step(phase::unpack, c + d));

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/types.h"
+
 namespace prunex {
 
 enum class Strategy {
@@ -28,6 +30,12 @@ constexpr bool has_leaders(Strategy s) {
 // --wire-dtype and --pipeline-buckets.
 constexpr bool packs_compact_payload(Strategy s) {
   return s == Strategy::hsadmm || s == Strategy::hsadmm_rail;
+}
+// Who packs the compact inter-node payload (and sends it): the node leaders (the inter group),
+// or in hsadmm-rail every rank, each its slice. The plan's pack steps and the live exchange
+// both ask here (NodeGrouping::takes_part).
+constexpr Group payload_packers(Strategy s) {
+  return s == Strategy::hsadmm_rail ? Group::world : Group::inter;
 }
 // Consensus ADMM strategies (masks, residuals, z); the others synchronise gradients every step.
 constexpr bool is_consensus(Strategy s) {
