@@ -103,14 +103,14 @@ check_bad "endless run" "${common[@]}" --iterations 1000000000
 check_bad "unknown backend" "${common[@]}" --backend gloo
 # --backend nccl: here (no GPU, a CPU-only LibTorch) one line naming what is missing.
 check_bad "--backend nccl without what it needs" "${common[@]}" --backend nccl
-grep -qE "no CUDA device|without CUDA|LibTorch has no CUDA" "$tmp/bad.err" ||
-  fail "--backend nccl: $(cat "$tmp/bad.err")"
+grep -qE "no CUDA device|without CUDA|LibTorch has no CUDA" "$work/refused.err" ||
+  fail "--backend nccl: $(cat "$work/refused.err")"
 # The same from a config file: "backend" reaches the option (it is not an old record's
 # executor name).
 echo '{"backend": "nccl"}' >"$tmp/nccl.json"
 check_bad "--config with backend nccl" "${common[@]}" --config "$tmp/nccl.json"
-grep -qE "no CUDA device|without CUDA|LibTorch has no CUDA" "$tmp/bad.err" ||
-  fail "--config backend nccl: $(cat "$tmp/bad.err")"
+grep -qE "no CUDA device|without CUDA|LibTorch has no CUDA" "$work/refused.err" ||
+  fail "--config backend nccl: $(cat "$work/refused.err")"
 
 # 3. A diverging run stops (never hangs) naming the layer and iteration.
 set +e
