@@ -39,8 +39,8 @@ TierFit read_fit(JsonFields f, bool op_range) {
   const auto max_bytes = f.optional_number("max_bytes");
   if (op_range && !max_bytes) f.fail("max_bytes", "is missing");
   t.max_bytes = max_bytes.value_or(0.0);
-  f.optional_number("max_abs_rel_err");
-  f.optional_number("geomean_rel_err");
+  f.optional_value("max_abs_rel_err");  // the fit's report (null when not finite)
+  f.optional_value("geomean_rel_err");
   if (!(t.latency_s >= 0)) f.fail("latency_s", "must be >= 0");
   if (!(t.bandwidth_Bps > 0)) f.fail("bandwidth_Bps", "must be > 0");
   f.finish();
@@ -227,10 +227,10 @@ Calibration read_calibration(const std::string& path) {
       if (!ranges.is_array() || ranges.empty()) table.fail(key, "must be a list of size ranges");
       for (size_t i = 0; i < ranges.size(); ++i) {
         if (!ranges[i].is_object()) table.fail(key, "must be a list of objects");
-        TierFit t = read_fit(JsonFields(ranges[i], path, table.field(key) + "[" +
-                                                           std::to_string(i) + "]",
-                                        nullptr, "calibration"),
-                             true);
+        TierFit t =
+            read_fit(JsonFields(ranges[i], path, table.field(key) + "[" + std::to_string(i) + "]",
+                                nullptr, "calibration"),
+                     true);
         auto& fits = (*into)[key];
         if (!fits.empty() && !(t.max_bytes > fits.back().max_bytes))
           table.fail(key, "size ranges must be in increasing order of max_bytes");

@@ -28,7 +28,7 @@ T setting(const nlohmann::json& config, const char* key, const std::string& wher
 
 template <typename T>
 T required(const nlohmann::json& config, const char* key, const std::string& where) {
-  PRUNEX_USAGE(config.contains(key), where, ": config.", key,
+  PRUNEX_USAGE(config.contains(key) && !config[key].is_null(), where, ": config.", key,
                " missing (a metrics.json of this version of prunex is needed)");
   return setting<T>(config, key, where, T{});
 }

@@ -151,6 +151,12 @@ InjectedFailure parse_inject_failure(const std::string& spec) {
 // Checks beyond each field's own (records/run_fields.h and the table above): across fields,
 // and what training needs that simulating does not.
 void validate(const TrainConfig& c) {
+  // Every field's own check (the flags and --config were checked as they were read; a config
+  // built in code is checked here, through the same declarations).
+  TrainConfig copy = c;
+  for (const auto& f : train_fields())
+    if (const nlohmann::json v = f.get(c); !v.is_null())
+      f.set(copy, config_value_text(v, "the config", f.name));
   parse_inject_failure(c.inject_failure);
   PRUNEX_USAGE(c.dataset == "fashion-mnist" || c.dataset == "cifar10" || c.dataset == "synthetic",
                "unknown dataset '", c.dataset, "' (expected fashion-mnist, cifar10 or synthetic)");
