@@ -4,7 +4,7 @@
 
 #include "engine/compaction.h"
 #include "engine/error.h"
-#include "engine/mask_model.h"
+#include "engine/simulated_masks.h"
 
 namespace prunex {
 

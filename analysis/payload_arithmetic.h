@@ -1,5 +1,5 @@
 // What a structured-sparsity configuration does to H-SADMM's inter-node payload, from the
-// exact layer tables through the same mask model (engine/mask_model.h, nodes agree) and
+// exact layer tables through the same mask model (engine/simulated_masks.h, nodes agree) and
 // CompactionPlan the simulator and live runs use. `prunex reproduce` uses it to show which
 // keep rate the paper's "~40% of the dense volume" needs.
 #pragma once

@@ -14,7 +14,7 @@
 #include "calibration/calibration.h"
 #include "calibration/calibration_runs.h"
 #include "engine/error.h"
-#include "engine/mask_model.h"
+#include "engine/simulated_masks.h"
 #include "engine/phases.h"
 #include "engine/plan_builder.h"
 #include "engine/sparsity_spec.h"

@@ -19,7 +19,7 @@
 #include "apps/field_options.h"
 #include "engine/error.h"
 #include "engine/text_parse.h"
-#include "records/host_memory.h"
+#include "support/host_memory.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
 #include "records/scaling_record.h"

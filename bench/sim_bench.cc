@@ -11,7 +11,7 @@
 #include "backends/simgrid/sim_cluster.h"
 #include "bench/sim_bench.h"
 #include "engine/error.h"
-#include "engine/mask_model.h"
+#include "engine/simulated_masks.h"
 #include "engine/phases.h"
 #include "engine/plan_builder.h"
 #include "netmodel/closed_form.h"

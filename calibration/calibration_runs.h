@@ -13,7 +13,7 @@
 
 #include "calibration/calibration.h"
 #include "engine/layer_layout.h"
-#include "engine/mask_model.h"
+#include "engine/simulated_masks.h"
 #include "engine/plan_builder.h"
 
 namespace prunex::sim {

@@ -16,8 +16,7 @@ HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, H
       spec_(std::move(spec)),
       cfg_(cfg),
       bucket_bytes_(bucket_bytes),
-      flat_(strategy == Strategy::hsadmm_flat),
-      rail_(strategy == Strategy::hsadmm_rail),
+      strategy_(strategy),
       comm_(comm),
       math_(math ? std::move(math) : make_host_consensus_math()),
       penalty_(static_cast<int>(layout.layers.size()), cfg),
@@ -27,7 +26,7 @@ HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, H
   PRUNEX_USAGE(is_consensus(strategy),
                "the consensus runs hsadmm, hsadmm-flat or hsadmm-rail, not ",
                strategy_name(strategy));
-  PRUNEX_USAGE(wire == DType::f32 || (!flat_ && is_wire_dtype(wire)), "--wire-dtype ",
+  PRUNEX_USAGE(wire == DType::f32 || (!flat() && is_wire_dtype(wire)), "--wire-dtype ",
                dtype_name(wire), " applies to hsadmm and hsadmm-rail only");
   PRUNEX_CHECK(math_->space() == comm.memory_space(),
                "the consensus math and the communicator work in different memory spaces");
@@ -70,8 +69,8 @@ void HsadmmConsensus::host_bytes_collective(std::vector<uint8_t>& bytes, bool un
 
 ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer) {
   const int L = static_cast<int>(layout_.layers.size());
-  const int M = flat_ ? 1 : comm_.grouping().nodes();
-  const int P = flat_ ? comm_.size(Group::world) : comm_.grouping().gpus_per_node;
+  const int M = flat() ? 1 : comm_.grouping().nodes();
+  const int P = flat() ? comm_.size(Group::world) : comm_.grouping().gpus_per_node;
   ConsensusStep out;
   out.rho1 = penalty_.rho1();
   out.rho2 = penalty_.rho2();
@@ -80,16 +79,16 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   timer.time(phase::dual_update,
              [&] { math_->theta_plus_u(theta, u_.as<float>(), buf_.as<float>(), n_); });
   timer.fence(comm_);
-  timer.time(flat_ ? phase::allreduce : phase::intra_allreduce, [&] {
+  timer.time(flat() ? phase::allreduce : phase::intra_allreduce, [&] {
     comm_.allreduce(buf_.as<float>(), n_, DType::f32, ReduceOp::sum,
-                    flat_ ? Group::world : Group::intra);
+                    flat() ? Group::world : Group::intra);
   });
   timer.fence(comm_);
   math_->copy(zi_prev_.as<float>(), zi_.as<float>(), n_ * 4);
   math_->copy(z_prev_.as<float>(), z_.as<float>(), n_ * 4);
   timer.time(phase::dual_update, [&] {
     for (int l = 0; l < L; ++l) {
-      CandidateParams cp{penalty_.rho1(l), flat_ ? 0.0 : penalty_.rho2(l), cfg_.lambda, M, P};
+      CandidateParams cp{penalty_.rho1(l), flat() ? 0.0 : penalty_.rho2(l), cfg_.lambda, M, P};
       math_->node_candidate(at(buf_, l), at(z_, l), at(v_, l), cp, at(zi_, l),
                             layout_.layers[l].numel());
     }
@@ -108,7 +107,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
     }
   });
 
-  if (flat_) {
+  if (flat()) {
     math_->copy(z_.as<float>(), zi_.as<float>(), n_ * 4);
     global_mask_ = node_mask;
   } else {
@@ -120,7 +119,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   ResidualPartials partials(L);
   const auto sums_bytes = static_cast<int64_t>(partials.size() * sizeof(double));
   timer.time(phase::dual_update, [&] {
-    math_->duals(u_.as<float>(), flat_ ? nullptr : v_.as<float>(), theta, zi_.as<float>(),
+    math_->duals(u_.as<float>(), flat() ? nullptr : v_.as<float>(), theta, zi_.as<float>(),
                  z_.as<float>(), n_);
     ResidualInputs in;
     in.offset = &offset_;
@@ -128,7 +127,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
     in.z_i = zi_.as<float>();
     in.z_i_prev = zi_prev_.as<float>();
     in.u = u_.as<float>();
-    in.inter = !flat_ && comm_.is_leader();
+    in.inter = !flat() && comm_.is_leader();
     in.z = z_.as<float>();
     in.z_prev = z_prev_.as<float>();
     in.v = v_.as<float>();
@@ -144,7 +143,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
     for (int l = 0; l < L; ++l) {
       if (changes[l].u_factor != 1.0)
         math_->rescale(at(u_, l), changes[l].u_factor, layout_.layers[l].numel());
-      if (!flat_ && changes[l].v_factor != 1.0)
+      if (!flat() && changes[l].v_factor != 1.0)
         math_->rescale(at(v_, l), changes[l].v_factor, layout_.layers[l].numel());
     }
   });

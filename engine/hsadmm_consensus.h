@@ -78,9 +78,7 @@ class HsadmmConsensus {
   const ModelMask& global_mask() const { return global_mask_; }
   const SparsitySpec& spec() const { return spec_; }
   const ModelLayout& layout() const { return layout_; }
-  Strategy strategy() const {
-    return flat_ ? Strategy::hsadmm_flat : rail_ ? Strategy::hsadmm_rail : Strategy::hsadmm;
-  }
+  Strategy strategy() const { return strategy_; }
   // Penalty rho1 of layer l for the next local steps (eq. 8's proximal weight).
   double rho1(int layer) const { return penalty_.rho1(layer); }
   // The mask is frozen: later iterations apply global_mask() instead of projecting.
@@ -93,7 +91,7 @@ class HsadmmConsensus {
   // Pipelined buckets (hsadmm, hsadmm-rail): with several buckets, bucket b's inter-node
   // all-reduce is started (non-blocking) as soon as it is packed, so it runs while b + 1 is
   // packed, and bucket b is received and unpacked while b + 1 still travels.
-  void set_pipelined(bool on) { pipelined_ = on && !flat_; }
+  void set_pipelined(bool on) { pipelined_ = on && !flat(); }
   bool pipelined() const { return pipelined_; }
   // Bytes of all layout tensors in fp32: what the inter tier carries without shrinkage.
   int64_t dense_bytes() const { return n_ * 4; }
@@ -125,8 +123,9 @@ class HsadmmConsensus {
   SparsitySpec spec_;
   HsadmmConfig cfg_;
   int64_t bucket_bytes_;
-  bool flat_;
-  bool rail_;
+  Strategy strategy_;  // hsadmm, hsadmm-flat or hsadmm-rail
+  bool flat() const { return strategy_ == Strategy::hsadmm_flat; }
+  bool rail() const { return strategy_ == Strategy::hsadmm_rail; }
   Communicator& comm_;
   std::unique_ptr<ConsensusMath> math_;
   AdaptivePenalty penalty_;

@@ -16,7 +16,7 @@ bool HsadmmConsensus::packs() const {
 }
 
 void HsadmmConsensus::make_buckets() {
-  const int pad = rail_ ? comm_.grouping().gpus_per_node : 1;  // rail: P equal slices
+  const int pad = rail() ? comm_.grouping().gpus_per_node : 1;  // rail: P equal slices
   math_->set_plan(plan_.get(), pad, wire_);
 }
 
@@ -122,7 +122,7 @@ void HsadmmConsensus::whole_exchange(const float* const* z, const float* const* 
   if (packs()) timer.time(phase::pack, [&] { math_->pack(z, v, -1); });
   timer.fence(comm_);
   const int B = math_->buckets();
-  if (rail_) {
+  if (rail()) {
     rail_exchange(timer);
   } else {
     if (!comm_.is_leader()) timer.reached(phase::inter_allreduce);  // leaders: in time()
@@ -153,8 +153,8 @@ void HsadmmConsensus::pipelined_exchange(const float* const* z, const float* con
   const int B = math_->buckets();
   const bool sends = packs();
   // rail: slice r of each bucket on rail r; leaders: the whole bucket on the inter group.
-  auto slice = [&](int b) { return rail_ ? rail_slice(b) : math_->bucket_values(b); };
-  auto slice_ptr = [&](int b) { return rail_ ? rail_slice_ptr(b) : math_->bucket(b); };
+  auto slice = [&](int b) { return rail() ? rail_slice(b) : math_->bucket_values(b); };
+  auto slice_ptr = [&](int b) { return rail() ? rail_slice_ptr(b) : math_->bucket(b); };
   timer.fence(comm_);
   std::vector<std::unique_ptr<Work>> work(B);
   if (!sends) timer.reached(phase::inter_allreduce);
@@ -163,12 +163,12 @@ void HsadmmConsensus::pipelined_exchange(const float* const* z, const float* con
       timer.time(phase::pack, [&] { math_->pack(z, v, b); });
       timer.time(phase::inter_allreduce, [&] {
         work[b] = comm_.allreduce_async(slice_ptr(b), slice(b), wire_, ReduceOp::sum,
-                                        rail_ ? Group::rail : Group::inter);
+                                        rail() ? Group::rail : Group::inter);
       });
     }
   for (int b = 0; b < B; ++b) {
     if (sends) timer.time(phase::inter_allreduce, [&] { work[b]->wait(); });
-    if (rail_) {
+    if (rail()) {
       timer.time(phase::allgather, [&] { rail_gather(b); });
     } else {
       timer.time(phase::broadcast, [&] {

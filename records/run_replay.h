@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/layer_layout.h"
-#include "engine/mask_model.h"
+#include "engine/simulated_masks.h"
 #include "engine/sparsity_spec.h"
 
 namespace prunex {

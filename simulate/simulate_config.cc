@@ -4,10 +4,10 @@
 
 #include "calibration/calibration.h"
 #include "engine/error.h"
-#include "engine/mask_model.h"
+#include "engine/simulated_masks.h"
 #include "engine/sparsity_spec.h"
 #include "engine/wire_dtype.h"
-#include "records/host_memory.h"
+#include "support/host_memory.h"
 #include "records/plan_settings.h"
 #include "records/run_replay.h"
 #include "simulate/footprint.h"

@@ -18,7 +18,7 @@
 
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/mask.h"
-#include "engine/mask_model.h"
+#include "engine/simulated_masks.h"
 #include "engine/plan_builder.h"
 #include "records/run_record.h"
 #include "simulate/failures.h"

@@ -9,7 +9,7 @@
 #include <cmath>
 
 #include "engine/error.h"
-#include "engine/mask_model.h"
+#include "engine/simulated_masks.h"
 #include "engine/phases.h"
 #include "engine/sparsity_spec.h"
 #include "workloads/layers/model_zoo.h"

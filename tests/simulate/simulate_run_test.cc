@@ -5,7 +5,7 @@
 // The byte counts are small_cnn's by hand (see tests/engine/plan_builder_test.cc).
 #include <gtest/gtest.h>
 
-#include "engine/mask_model.h"
+#include "engine/simulated_masks.h"
 #include "engine/sparsity_spec.h"
 #include "netmodel/closed_form.h"
 #include "simulate/fork_run.h"

@@ -8,7 +8,7 @@
 
 #include "engine/error.h"
 #include "engine/phases.h"
-#include "records/host_memory.h"
+#include "support/host_memory.h"
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex {

@@ -1,4 +1,4 @@
-#include "engine/mask_model.h"
+#include "engine/simulated_masks.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "records/host_memory.h"
+#include "support/host_memory.h"
 
 #include <algorithm>
 #include <cstdio>
