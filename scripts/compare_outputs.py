@@ -32,7 +32,8 @@ def sim_text(path, root):
             return json.dumps(strip_wall(json.loads(text)), sort_keys=True)
         except ValueError:
             pass
-    lines = [re.sub(r'\b[0-9.]+ s\b', 'T s', re.sub(r'^\[[#.]*\] *[0-9]+/[0-9]+', '', line))
+    # A time's width moves the columns around it: spaces before it are collapsed too.
+    lines = [re.sub(r' *\b[0-9.]+ s\b', ' T s', re.sub(r'^\[[#.]*\] *[0-9]+/[0-9]+', '', line))
              for line in text.splitlines() if not WALL.search(line)]
     return '\n'.join(sorted(lines) if path.endswith('.log') else lines)
 
