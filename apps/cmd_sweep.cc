@@ -19,13 +19,13 @@
 #include "apps/field_options.h"
 #include "engine/error.h"
 #include "engine/text_parse.h"
-#include "support/host_memory.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
 #include "records/scaling_record.h"
 #include "simulate/footprint.h"
 #include "simulate/fork_run.h"
 #include "simulate/simulate_config.h"
+#include "support/host_memory.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {

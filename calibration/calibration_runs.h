@@ -13,8 +13,8 @@
 
 #include "calibration/calibration.h"
 #include "engine/layer_layout.h"
-#include "engine/simulated_masks.h"
 #include "engine/plan_builder.h"
+#include "engine/simulated_masks.h"
 
 namespace prunex::sim {
 

@@ -7,10 +7,10 @@
 #include "engine/simulated_masks.h"
 #include "engine/sparsity_spec.h"
 #include "engine/wire_dtype.h"
-#include "support/host_memory.h"
 #include "records/plan_settings.h"
 #include "records/run_replay.h"
 #include "simulate/footprint.h"
+#include "support/host_memory.h"
 #include "topologies/topology_io.h"
 #include "workloads/layers/model_zoo.h"
 

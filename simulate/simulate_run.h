@@ -18,8 +18,8 @@
 
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/mask.h"
-#include "engine/simulated_masks.h"
 #include "engine/plan_builder.h"
+#include "engine/simulated_masks.h"
 #include "records/run_record.h"
 #include "simulate/failures.h"
 #include "topologies/topology.h"

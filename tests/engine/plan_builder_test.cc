@@ -9,8 +9,8 @@
 #include <cmath>
 
 #include "engine/error.h"
-#include "engine/simulated_masks.h"
 #include "engine/phases.h"
+#include "engine/simulated_masks.h"
 #include "engine/sparsity_spec.h"
 #include "workloads/layers/model_zoo.h"
 

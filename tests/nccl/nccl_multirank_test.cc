@@ -9,8 +9,8 @@
 #include <cstdlib>
 
 #include "backends/nccl/nccl_communicator.h"
-#include "tests/nccl/nccl_mask_union.h"
 #include "tests/nccl/nccl_fixtures.h"
+#include "tests/nccl/nccl_mask_union.h"
 
 namespace prunex {
 namespace {

@@ -21,8 +21,8 @@ inline Normalization cifar10_normalization() {
 
 // Fashion-MNIST: mean and standard deviation of all pixels of the 60,000 training images,
 // computed here from train-images-idx3-ubyte.gz of the Debian package dataset-fashion-mnist
-// (mean 0.2860406, std 0.3530242 over 47,040,000 pixels; tests/torch/data_readers_test.cc recomputes
-// them from the package when it is installed).
+// (mean 0.2860406, std 0.3530242 over 47,040,000 pixels; tests/torch/data_readers_test.cc
+// recomputes them from the package when it is installed).
 inline Normalization fashion_mnist_normalization() {
   return {{0.2860406f}, {0.3530242f}, "Fashion-MNIST training-set pixel mean/std (computed)"};
 }
