@@ -1,6 +1,7 @@
 #include "analysis/paper_comparison.h"
 
 #include "analysis/run_quantities.h"
+#include "records/json_file.h"
 
 namespace prunex {
 

@@ -2,6 +2,7 @@
 // MPI job: all-reduce, broadcast and all-gather on the world, intra-node and inter-node-leader
 // groups, every result checked, the nccl-tests table. Run it under mpirun; only rank 0 prints
 // and writes --json.
+#include <fmt/core.h>
 #include <cstdio>
 
 #include "apps/bench_options.h"
@@ -21,16 +22,15 @@ int run_mpi_bench(const Args& args) {
     // Every rank reaches the same verdict: rank 0 reports it once, and all ranks exit 2 after
     // MPI_Finalize. Printing here, before finalising, means the line is out before any rank
     // exits and mpirun starts tearing the job down.
-    if (env.world_rank() == 0) std::fprintf(stderr, "prunex bench: error: %s\n", e.what());
+    if (env.world_rank() == 0) fmt::print(stderr, "prunex bench: error: {}\n", e.what());
     return 2;
   }
   std::vector<BenchRow> rows;
   try {
-    const auto mem = host_bench_memory();
-    rows = run_collective_bench(*comm, *mem, cfg);
+    rows = run_collective_bench(*comm, host_space(), cfg);
   } catch (const std::exception& e) {
     // A failure on one rank would leave the others blocked in a collective: end them all.
-    std::fprintf(stderr, "prunex bench: rank %d failed: %s\n", comm->world_rank(), e.what());
+    fmt::print(stderr, "prunex bench: rank {} failed: {}\n", comm->world_rank(), e.what());
     comm->abort(1);
   }
   return finish_collective_bench(*comm, rows, cfg);

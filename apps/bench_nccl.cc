@@ -4,10 +4,12 @@
 // device: exit 2 with one line, before MPI starts.
 #if defined(PRUNEX_HAVE_NCCL)
 
+#include <fmt/core.h>
 #include <cstdio>
 
 #include "apps/bench_options.h"
 #include "backends/cuda/cuda_handles.h"
+#include "backends/cuda/device_space.h"
 #include "backends/mpi/mpi_env.h"
 #include "backends/mpi/mpi_grouping.h"
 #include "backends/nccl/nccl_communicator.h"
@@ -27,15 +29,15 @@ int run_nccl_bench(const Args& args) {
     comm = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD,
                                               mpi_node_grouping(MPI_COMM_WORLD, cfg.gpus_per_node));
   } catch (const UsageError& e) {
-    if (env.world_rank() == 0) std::fprintf(stderr, "prunex bench: error: %s\n", e.what());
+    if (env.world_rank() == 0) fmt::print(stderr, "prunex bench: error: {}\n", e.what());
     return 2;
   }
   std::vector<BenchRow> rows;
   try {
-    const auto mem = device_bench_memory();
+    const auto mem = make_device_space();
     rows = run_collective_bench(*comm, *mem, cfg);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "prunex bench: rank %d failed: %s\n", comm->world_rank(), e.what());
+    fmt::print(stderr, "prunex bench: rank {} failed: {}\n", comm->world_rank(), e.what());
     comm->abort(1);
   }
   return finish_collective_bench(*comm, rows, cfg);

@@ -5,6 +5,7 @@
 
 #include "calibration/calibration.h"
 #include "engine/error.h"
+#include "engine/text_parse.h"
 #include "records/bench_rows.h"
 #include "topologies/topology_io.h"
 #include "workloads/layers/model_zoo.h"
@@ -129,7 +130,7 @@ SimBench parse_sim_bench(const Args& args) {
   PRUNEX_USAGE(b.nccl_model || !args.has("protocol"), "--protocol needs --compare nccl-model");
   if (b.ops.empty()) {  // --op iteration
     b.probe.bytes = static_cast<double>(args.get_size("e", 64 << 20));
-    b.probe.keep = args.get_double("keep", 0.5);
+    b.probe.keep = parse_double(args.get_or("keep", "0.5"), "--keep");
     b.probe.flops = args.get_double("flops", 0);
     PRUNEX_USAGE(b.probe.keep > 0 && b.probe.keep <= 1, "--keep must be in (0, 1], got ",
                  b.probe.keep);

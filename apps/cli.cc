@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <memory>
 #include <sstream>
 
 #include "engine/error.h"
@@ -17,53 +18,191 @@ std::vector<Command>& registry() {
   return commands;
 }
 
-Args::Args(const Command& command, const std::vector<std::string>& all_argv) {
+namespace {
+
+std::string dashed(const std::string& name) {
+  return (name.size() == 1 ? "-" : "--") + name;
+}
+
+// "[lo, hi]" ("(lo, hi]" when open_low), whole bounds printed as integers.
+std::string range_text(double lo, double hi, bool open_low) {
+  auto num = [](double x) {
+    std::ostringstream os;
+    os << x;
+    return os.str();
+  };
+  return (open_low ? "(" : "[") + num(lo) + ", " + num(hi) + "]";
+}
+
+// One option's storage while CLI11 parses into it (stable addresses: kept in a std::map).
+struct Slot {
+  bool flag = false;
+  std::string text;
+  long integer = 0;
+  double real = 0;
+  std::size_t size = 0;
+  CLI::Option* option = nullptr;
+};
+
+struct BoundCommand {
+  const Command* command = nullptr;
+  CLI::App* app = nullptr;
+  std::map<std::string, Slot> slots;
+  std::vector<std::string> positional;
+};
+
+// CLI11 reports a failed check as "NAME: MESSAGE"; our messages name the option already.
+// `error` keeps the last one, so the UsageError is the check's own line.
+CLI::Validator checked(const Option& o, std::string* error) {
+  const std::string what = "option " + dashed(o.name);
+  return CLI::Validator(
+      [o, what, error](std::string& v) -> std::string {
+        try {
+          switch (o.kind) {
+            case Kind::text:
+              break;
+            case Kind::integer: {
+              const auto lo = static_cast<long>(std::max<double>(o.lo, -9.2e18));
+              const auto hi = static_cast<long>(std::min<double>(o.hi, 9.2e18));
+              parse_long(v, dashed(o.name), lo, hi);
+              break;
+            }
+            case Kind::real: {
+              const double x = parse_double(v, dashed(o.name));
+              PRUNEX_USAGE((o.open_low ? x > o.lo : x >= o.lo) && x <= o.hi, dashed(o.name),
+                           " must be in ", range_text(o.lo, o.hi, o.open_low), ", got '", v, "'");
+              break;
+            }
+            case Kind::size:
+              v = std::to_string(parse_size(v, what));
+              break;
+          }
+          if (o.check) o.check(v);
+        } catch (const UsageError& e) {
+          *error = e.what();
+          return *error;
+        }
+        return std::string();
+      },
+      "", o.name);
+}
+
+void bind(BoundCommand& b, std::string* error) {
+  for (const auto& o : b.command->options) {
+    Slot& slot = b.slots[o.name];
+    const std::string name = dashed(o.name);
+    if (o.value_name.empty()) {
+      slot.option = b.app->add_flag(name, slot.flag, o.help);
+    } else {
+      switch (o.kind) {
+        case Kind::text:
+          slot.option = b.app->add_option(name, slot.text, o.help);
+          break;
+        case Kind::integer:
+          slot.option = b.app->add_option(name, slot.integer, o.help);
+          break;
+        case Kind::real:
+          slot.option = b.app->add_option(name, slot.real, o.help);
+          break;
+        case Kind::size:
+          slot.option = b.app->add_option(name, slot.size, o.help);
+          break;
+      }
+      slot.option->type_name(o.value_name)->transform(checked(o, error));
+    }
+    slot.option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  }
+  if (!b.command->positional.empty()) b.app->add_option(b.command->positional, b.positional);
+}
+
+}  // namespace
+
+Option integer_option(std::string name, std::string value_name, std::string help,
+                      std::string default_value, long lo, long hi) {
+  Option o{std::move(name), std::move(value_name), std::move(help), std::move(default_value)};
+  o.kind = Kind::integer;
+  o.lo = static_cast<double>(lo);
+  o.hi = static_cast<double>(hi);
+  return o;
+}
+
+Option real_option(std::string name, std::string value_name, std::string help,
+                   std::string default_value, double lo, double hi) {
+  Option o{std::move(name), std::move(value_name), std::move(help), std::move(default_value)};
+  o.kind = Kind::real;
+  o.lo = lo;
+  o.hi = hi;
+  return o;
+}
+
+Option size_option(std::string name, std::string value_name, std::string help,
+                   std::string default_value) {
+  Option o{std::move(name), std::move(value_name), std::move(help), std::move(default_value)};
+  o.kind = Kind::size;
+  return o;
+}
+
+CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
+  PRUNEX_USAGE(!all_argv.empty(), "no command (try prunex --help)");
   std::vector<std::string> argv = all_argv;
-  if (command.trailing) {
-    const auto dashes = std::find(argv.begin(), argv.end(), "--");
+  CommandLine out;
+  for (const auto& c : registry())
+    if (c.name == argv[0]) out.command = &c;
+  PRUNEX_USAGE(out.command != nullptr, "unknown command '", argv[0], "' (try prunex --help)");
+  if (out.command->trailing) {
+    const auto dashes = std::find(argv.begin() + 1, argv.end(), "--");
     if (dashes != argv.end()) {
-      trailing_.assign(dashes + 1, argv.end());
+      out.args.trailing_.assign(dashes + 1, argv.end());
       argv.erase(dashes, argv.end());
     }
   }
-  CLI::App app(command.summary, "prunex " + command.name);
+  CLI::App app("prunex", "prunex");
   app.set_help_flag();  // main.cc prints help_text() for --help
-  app.allow_extras(false);
-  // Values that look like negative numbers are values, not options.
-  app.allow_windows_style_options(false);
-  std::map<std::string, std::string> text;
-  std::map<std::string, bool> flags;
-  for (const auto& o : command.options) {
-    const std::string dashed = (o.name.size() == 1 ? "-" : "--") + o.name;
-    if (o.value_name.empty()) {
-      app.add_flag(dashed, flags[o.name], o.help)
-          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    } else {
-      app.add_option(dashed, text[o.name], o.help)
-          ->type_name(o.value_name)
-          ->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
-    }
+  app.require_subcommand(1, 1);
+  std::string error;
+  std::vector<std::unique_ptr<BoundCommand>> commands;
+  for (const auto& c : registry()) {
+    auto b = std::make_unique<BoundCommand>();
+    b->command = &c;
+    b->app = app.add_subcommand(c.name, c.summary);
+    b->app->set_help_flag();
+    b->app->allow_extras(false);
+    // Values that look like negative numbers are values, not options.
+    b->app->allow_windows_style_options(false);
+    bind(*b, &error);
+    commands.push_back(std::move(b));
   }
-  if (!command.positional.empty()) app.add_option(command.positional, positional_);
   std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 parses from the back
   try {
     app.parse(reversed);
   } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
+    std::string msg = error.empty() ? e.what() : error;
     for (char& c : msg)
       if (c == '\n') c = ' ';
-    throw UsageError(msg + " (see prunex " + command.name + " --help)");
+    throw UsageError(msg + " (see prunex " + out.command->name + " --help)");
   }
-  for (const auto& o : command.options) {
-    if (app.get_option((o.name.size() == 1 ? "-" : "--") + o.name)->count() == 0) continue;
-    values_[o.name] = o.value_name.empty() ? "1" : text[o.name];
+  for (const auto& b : commands) {
+    if (b->command != out.command) continue;
+    out.args.positional_ = b->positional;
+    for (const auto& o : b->command->options) {
+      const Slot& slot = b->slots.at(o.name);
+      if (slot.option->count() == 0) continue;
+      Args::Value v;
+      v.kind = o.kind;
+      v.text = o.value_name.empty() ? "1" : slot.option->as<std::string>();
+      v.integer = slot.integer;
+      v.real = slot.real;
+      v.size = slot.size;
+      out.args.values_[o.name] = v;
+    }
   }
+  return out;
 }
 
 std::optional<std::string> Args::get(const std::string& name) const {
   auto it = values_.find(name);
   if (it == values_.end()) return std::nullopt;
-  return it->second;
+  return it->second.text;
 }
 
 std::string Args::get_or(const std::string& name, const std::string& fallback) const {
@@ -71,16 +210,25 @@ std::string Args::get_or(const std::string& name, const std::string& fallback) c
   return v ? *v : fallback;
 }
 
+const Args::Value* Args::typed(const std::string& name, Kind kind) const {
+  auto it = values_.find(name);
+  if (it == values_.end()) return nullptr;
+  PRUNEX_CHECK(it->second.kind == kind, "option ", dashed(name),
+               " is read as a number but declared as another kind");
+  return &it->second;
+}
+
 long Args::get_int(const std::string& name, long fallback, long lo, long hi) const {
-  auto v = get(name);
+  const Value* v = typed(name, Kind::integer);
   if (!v) return fallback;
-  return parse_long(*v, (name.size() == 1 ? "option -" : "option --") + name, lo, hi);
+  PRUNEX_USAGE(v->integer >= lo && v->integer <= hi, dashed(name), " must be in [", lo, ", ", hi,
+               "], got '", v->text, "'");
+  return v->integer;
 }
 
 double Args::get_double(const std::string& name, double fallback) const {
-  auto v = get(name);
-  if (!v) return fallback;
-  return parse_double(*v, (name.size() == 1 ? "option -" : "option --") + name);
+  const Value* v = typed(name, Kind::real);
+  return v ? v->real : fallback;
 }
 
 std::size_t parse_size(const std::string& text, const std::string& what) {
@@ -104,9 +252,8 @@ std::size_t parse_size(const std::string& text, const std::string& what) {
 }
 
 std::size_t Args::get_size(const std::string& name, std::size_t fallback) const {
-  auto v = get(name);
-  if (!v) return fallback;
-  return parse_size(*v, (name.size() == 1 ? "option -" : "option --") + name);
+  const Value* v = typed(name, Kind::size);
+  return v ? v->size : fallback;
 }
 
 std::vector<std::string> split_list(const std::string& s) {

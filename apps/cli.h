@@ -11,40 +11,73 @@
 
 namespace prunex::cli {
 
+// How an option's value is read. CLI11 converts and checks it while parsing the command line,
+// before the command runs: text as typed; integer and real as numbers in [lo, hi]; size as
+// bytes with an optional K/M/G suffix (powers of 1024). An option without a value name is a
+// flag. A value that does not read is a UsageError of one line naming the option.
+enum class Kind { text, integer, real, size };
+
 struct Option {
   std::string name;        // long name without dashes, e.g. "topology"; short: "b"
   std::string value_name;  // empty for boolean flags
   std::string help;
   std::string default_value;  // shown in --help; empty = none
+  Kind kind = Kind::text;
+  double lo = -std::numeric_limits<double>::infinity();
+  double hi = std::numeric_limits<double>::infinity();
+  bool open_low = false;  // real: (lo, hi]
+  // A further check of the value as typed (a field table's own parser), run while parsing;
+  // throws UsageError.
+  std::function<void(const std::string&)> check = {};
 };
+
+// Typed options, for the declarations.
+Option integer_option(std::string name, std::string value_name, std::string help,
+                      std::string default_value, long lo, long hi);
+Option real_option(std::string name, std::string value_name, std::string help,
+                   std::string default_value, double lo, double hi);
+Option size_option(std::string name, std::string value_name, std::string help,
+                   std::string default_value);
 
 struct Command;
 
-// The parsed command line of one subcommand. Parsing is CLI11's: an option the command does
-// not declare, a missing value, or a word where the command takes no positional arguments is
-// a UsageError of one line; an option given twice keeps the last value.
+// The parsed command line of one subcommand (parse_command_line): each given option's value,
+// typed as the command declared it. An option given twice keeps the last value.
+struct CommandLine;
+
 class Args {
  public:
-  Args(const Command& command, const std::vector<std::string>& argv);
-
   bool has(const std::string& name) const { return values_.count(name) > 0; }
   bool flag(const std::string& name) const { return has(name); }
+  // The value as typed (a size: its bytes).
   std::optional<std::string> get(const std::string& name) const;
   std::string get_or(const std::string& name, const std::string& fallback) const;
-  // Numbers: a malformed value, or one outside [lo, hi], is a UsageError naming the option
-  // and showing the value as typed.
+  // An integer option's value; [lo, hi]: bounds known only where it is read (another option's
+  // value, a topology's size), a UsageError naming the option when outside.
   long get_int(const std::string& name, long fallback, long lo = std::numeric_limits<long>::min(),
                long hi = std::numeric_limits<long>::max()) const;
+  // A real option's value.
   double get_double(const std::string& name, double fallback) const;
-  // Size with optional K/M/G suffix (powers of 1024), for -b/-e.
+  // A size option's value in bytes.
   std::size_t get_size(const std::string& name, std::size_t fallback) const;
   const std::vector<std::string>& positional() const { return positional_; }
   // The words after the first "--" of a command that runs another (Command::trailing), as
   // given: they are not parsed here.
   const std::vector<std::string>& trailing() const { return trailing_; }
 
+  struct Value {
+    Kind kind = Kind::text;
+    std::string text;
+    long integer = 0;
+    double real = 0;
+    std::size_t size = 0;
+  };
+
  private:
-  std::map<std::string, std::string> values_;
+  friend struct CommandLine;
+  friend CommandLine parse_command_line(const std::vector<std::string>& argv);
+  const Value* typed(const std::string& name, Kind kind) const;
+  std::map<std::string, Value> values_;
   std::vector<std::string> positional_;
   std::vector<std::string> trailing_;
 };
@@ -70,6 +103,16 @@ struct Command {
 
 // Commands register themselves (see PRUNEX_REGISTER_COMMAND) from their own files.
 std::vector<Command>& registry();
+
+// The command line without the program name: the first word names the command, a CLI11
+// subcommand of `prunex` with the command's typed options; the rest are its options. A word
+// no command declares, a missing or malformed value, or a stray word is a UsageError of one
+// line.
+struct CommandLine {
+  const Command* command = nullptr;
+  Args args;
+};
+CommandLine parse_command_line(const std::vector<std::string>& argv);
 std::string help_text(const Command& c);
 
 struct Registrar {

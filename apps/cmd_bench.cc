@@ -1,5 +1,7 @@
 // `prunex bench`: collective and compaction benchmarks, live or simulated, one table format.
+#include <climits>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "apps/bench_options.h"
@@ -65,32 +67,35 @@ PRUNEX_REGISTER_COMMAND(Command{
          "allreduce"},
         {"group", "G", "world, intra, inter or all (mpi)", "all"},
         {"algo", "A", "ring, tree or hierarchical (sim)", "ring"},
-        {"gpus-per-node", "P", "ranks per (emulated) node", ""},
+        integer_option("gpus-per-node", "P", "ranks per (emulated) node", "", 1, 1 << 20),
         {"topology", "NAME|FILE", "cluster preset or topology file (sim)", ""},
-        {"nodes", "M", "nodes to use (sim)", ""},
+        integer_option("nodes", "M", "nodes to use (sim)", "", 1, 1 << 20),
         {"calibration", "FILE", "calibration.json overriding topology numbers (sim)", ""},
         {"network-model", "NAME", "SimGrid network model (sim)", "CM02"},
         {"fabric-routing", "R",
          "sim: fat-tree uplinks pooled (shared bundle) or ecmp (one uplink per flow, hashed)",
          "pooled"},
-        {"ecmp-seed", "N", "sim: hash seed of --fabric-routing ecmp", "1"},
+        integer_option("ecmp-seed", "N", "sim: hash seed of --fabric-routing ecmp", "1", 0,
+                       std::numeric_limits<long>::max()),
         {"nccl-protocols", "",
          "sim: run each collective in the NCCL protocol its size gets (base latency, wire "
          "overhead of LL / LL128)",
          ""},
-        {"b", "BYTES", "smallest size (K/M/G suffixes)", "8"},
-        {"e", "BYTES", "largest size", "64M"},
-        {"f", "FACTOR", "size multiplier", "2"},
-        {"n", "ITERS", "timed iterations per size", "20"},
-        {"w", "WARMUP", "warm-up iterations per size", "5"},
+        size_option("b", "BYTES", "smallest size (K/M/G suffixes)", "8"),
+        size_option("e", "BYTES", "largest size", "64M"),
+        real_option("f", "FACTOR", "size multiplier", "2", 1, std::numeric_limits<double>::max()),
+        integer_option("n", "ITERS", "timed iterations per size", "20", 1, 1000000),
+        integer_option("w", "WARMUP", "warm-up iterations per size", "5", 0, 1000000),
         {"sync", "",
          "mpi: world barriers before and after every timed call (as train --sync-phases)", ""},
-        {"busy-us", "US",
-         "mpi: CPU work on every rank before each iteration (as training's compute)", "0"},
-        {"evict", "BYTES",
-         "mpi, with --busy-us: bytes each rank writes after its busy spin, so collectives "
-         "meet cold caches as after a training step (0: spin only)",
-         "16M"},
+        real_option("busy-us", "US",
+                    "mpi: CPU work on every rank before each iteration (as training's compute)",
+                    "0", 0, 1e9),
+        size_option(
+            "evict", "BYTES",
+            "mpi, with --busy-us: bytes each rank writes after its busy spin, so collectives "
+            "meet cold caches as after a training step (0: spin only)",
+            "16M"),
         {"stat", "S",
          "mpi: mean or median over the timed iterations (median: robust to a stall); the row "
          "is the slowest rank's, or with --sync each iteration's slowest rank",
@@ -104,13 +109,14 @@ PRUNEX_REGISTER_COMMAND(Command{
          "sim --compare nccl-model: NCCL protocol LL, LL128, Simple, or auto (the fastest, as "
          "NCCL picks per size)",
          "auto"},
-        {"flops", "F", "compute per GPU per iteration (sim --op iteration)", "0"},
+        real_option("flops", "F", "compute per GPU per iteration (sim --op iteration)", "0", 0,
+                    std::numeric_limits<double>::max()),
         {"strategy", "S",
          "sim --op iteration: the strategy whose engine plan runs (hsadmm, hsadmm-flat, "
          "hsadmm-rail, ddp, topk) on a synthetic 8-convolution model of -e bytes",
          "hsadmm"},
         {"model", "M", "model for --op compaction", "resnet152"},
-        {"classes", "C", "classes of the model head", "10"},
+        integer_option("classes", "C", "classes of the model head", "10", 1, INT_MAX),
         {"sparsity", "KINDS", "filter, channel, shape or a+b (compaction)", "channel"},
         {"keep", "RATE", "keep rate in (0, 1] (compaction, sim --op iteration)", "0.5"},
     },

@@ -8,6 +8,7 @@
 #include <memory>
 #include <thread>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
@@ -31,9 +32,7 @@ namespace {
 // "3.000 GB/s", or the latency-only fit's unbounded bandwidth.
 std::string bandwidth_text(double Bps) {
   if (Bps >= 1e29) return "unbounded (latency only)";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f GB/s", Bps / 1e9);
-  return buf;
+  return fmt::format("{:.3f} GB/s", Bps / 1e9);
 }
 
 std::vector<std::string> file_list(const Args& args, const std::string& name) {
@@ -115,50 +114,49 @@ int run_calibrate(const Args& args) {
 
   for (const auto* points : {&fitted, &fitted_warm}) {
     if (points->empty()) continue;
-    std::printf(
-        "# prunex calibrate: ring closed form per tier, %s per op, fitted on topology %s%s\n",
-        opt.algo == sim::Algo::mpi ? "Open MPI's algorithms" : "ring closed form",
-        base.name.c_str(), points == &fitted_warm ? " (--from-warm)" : "");
-    std::printf("#%9s %6s %6s %12s %13s %13s %9s %s\n", "op", "group", "ranks", "bytes",
-                "measured(us)", "model(us)", "error", "");
+    fmt::print(
+        "# prunex calibrate: ring closed form per tier, {} per op, fitted on topology {}{}\n",
+        opt.algo == sim::Algo::mpi ? "Open MPI's algorithms" : "ring closed form", base.name,
+        points == &fitted_warm ? " (--from-warm)" : "");
+    fmt::print("#{:>9} {:>6} {:>6} {:>12} {:>13} {:>13} {:>9} {}\n", "op", "group", "ranks",
+               "bytes", "measured(us)", "model(us)", "error", "");
     for (const auto& fp : *points)
-      std::printf(" %9s %6s %6d %12.0f %13.2f %13.2f %+8.1f%% %s\n",
-                  std::string(collective_op_name(fp.point.op)).c_str(),
-                  std::string(group_name(fp.point.group)).c_str(), fp.point.ranks, fp.point.bytes,
-                  fp.point.seconds * 1e6, fp.predicted_s * 1e6, 100 * fp.rel_err(),
-                  fp.fitted ? "fit" : "check");
+      fmt::print(" {:>9} {:>6} {:6} {:12.0f} {:13.2f} {:13.2f} {:+8.1f}% {}\n",
+                 collective_op_name(fp.point.op), group_name(fp.point.group), fp.point.ranks,
+                 fp.point.bytes, fp.point.seconds * 1e6, fp.predicted_s * 1e6, 100 * fp.rel_err(),
+                 fp.fitted ? "fit" : "check");
   }
   for (const auto& [tier, f] : cal.tiers)
-    std::printf(
-        "%s: latency %.3f us, bandwidth %s (%d points, %.0f-%.0f B; error: "
-        "geometric mean %.1f%%, max %.1f%%)\n",
-        tier.c_str(), f.latency_s * 1e6, bandwidth_text(f.bandwidth_Bps).c_str(), f.points,
-        f.min_bytes, f.max_bytes, 100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
+    fmt::print(
+        "{}: latency {:.3f} us, bandwidth {} ({} points, {:.0f}-{:.0f} B; error: "
+        "geometric mean {:.1f}%, max {:.1f}%)\n",
+        tier, f.latency_s * 1e6, bandwidth_text(f.bandwidth_Bps), f.points, f.min_bytes,
+        f.max_bytes, 100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
   for (const auto* ops : {&cal.ops, &cal.ops_warm})
     for (const auto& [key, segments] : *ops)
       for (const auto& f : segments)
-        std::printf(
-            "  %-16s %9.0f-%9.0f B: latency %9.3f us, bandwidth %s (%d points; "
-            "error: geometric mean %.1f%%, max %.1f%%)\n",
-            (key + (ops == &cal.ops_warm ? " warm" : "")).c_str(), f.min_bytes, f.max_bytes,
-            f.latency_s * 1e6, bandwidth_text(f.bandwidth_Bps).c_str(), f.points,
-            100 * f.geomean_rel_err, 100 * f.max_abs_rel_err);
+        fmt::print(
+            "  {:<16} {:9.0f}-{:9.0f} B: latency {:9.3f} us, bandwidth {} ({} points; "
+            "error: geometric mean {:.1f}%, max {:.1f}%)\n",
+            (key + (ops == &cal.ops_warm ? " warm" : "")), f.min_bytes, f.max_bytes,
+            f.latency_s * 1e6, bandwidth_text(f.bandwidth_Bps), f.points, 100 * f.geomean_rel_err,
+            100 * f.max_abs_rel_err);
   if (cal.compute)
-    std::printf("compute: %.3f GFLOP/s per rank with %d ranks on the host (%s)\n",
-                cal.compute->flops_per_rank / 1e9, cal.compute->ranks, cal.compute->source.c_str());
+    fmt::print("compute: {:.3f} GFLOP/s per rank with {} ranks on the host ({})\n",
+               cal.compute->flops_per_rank / 1e9, cal.compute->ranks, cal.compute->source);
   if (cal.memory)
-    std::printf("memory: %.3f GB/s per rank (%s)\n", cal.memory->bandwidth_Bps / 1e9,
-                cal.memory->source.c_str());
+    fmt::print("memory: {:.3f} GB/s per rank ({})\n", cal.memory->bandwidth_Bps / 1e9,
+               cal.memory->source);
   for (const auto& [phase, f] : cal.memory_phases)
-    std::printf("memory %-15s %.3f GB/s per rank (%.0f B in %.3f ms over %d iterations)\n",
-                phase.c_str(), f.bandwidth_Bps / 1e9, f.bytes, f.seconds * 1e3, f.iterations);
+    fmt::print("memory {:<15} {:.3f} GB/s per rank ({:.0f} B in {:.3f} ms over {} iterations)\n",
+               phase, f.bandwidth_Bps / 1e9, f.bytes, f.seconds * 1e3, f.iterations);
   if (cal.host_cores > 0)
-    std::printf(
-        "shared host: %d cores; a rank's compute and memory speed scale by min(1, %d / "
+    fmt::print(
+        "shared host: {} cores; a rank's compute and memory speed scale by min(1, {} / "
         "ranks)\n",
         cal.host_cores, cal.host_cores);
   write_file_atomic(*out, sim::calibration_json(cal, fitted).dump(2) + "\n");
-  std::printf("wrote %s\n", out->c_str());
+  fmt::print("wrote {}\n", out->c_str());
   return 0;
 }
 
@@ -225,9 +223,10 @@ PRUNEX_REGISTER_COMMAND(Command{
          "algorithms the per-op fits assume (and simulations with the file run): the ring, "
          "or Open MPI's own choice",
          "ring"},
-        {"min-bytes", "S", "fit only rows of at least this size (K/M/G suffixes)", "0"},
-        {"max-bytes", "S", "fit only rows of at most this size", "no limit"},
-        {"host-cores", "N", "cores the ranks share (0: no sharing model)", "this machine's"},
+        size_option("min-bytes", "S", "fit only rows of at least this size (K/M/G suffixes)", "0"),
+        size_option("max-bytes", "S", "fit only rows of at most this size", "no limit"),
+        integer_option("host-cores", "N", "cores the ranks share (0: no sharing model)",
+                       "this machine's", 0, 1 << 20),
         {"links", "absolute|relative",
          "relative: keep the inter tier relative to --topology's links (emulated clusters)",
          "absolute"},

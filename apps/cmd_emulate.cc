@@ -4,7 +4,10 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <climits>
+#include <limits>
 
+#include <fmt/core.h>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -37,7 +40,7 @@ int run_emulate(const Args& args) {
                  "--cleanup takes no topology and no command");
     check_emulation_possible();
     const int n = cleanup_stale_emulations();
-    std::printf("emulate: removed %d leftover namespaces and links\n", n);
+    fmt::print("emulate: removed {} leftover namespaces and links\n", n);
     return 0;
   }
   PRUNEX_USAGE(args.has("topology"), "--topology NAME|FILE is required (prunex topology list)");
@@ -66,12 +69,12 @@ int run_emulate(const Args& args) {
 
   EmulatedCluster cluster(spec);
   if (args.flag("keep-up")) cluster.keep();
-  std::fprintf(stderr,
-               "emulate: %d nodes x %d ranks of %s, %d rail%s per node at %.4g Mbit/s and %.4g us "
-               "one way (slowdown %g; %s); names %s*\n",
-               spec.nodes, spec.gpus_per_node, spec.topology.c_str(), spec.rails,
-               spec.rails > 1 ? "s" : "", spec.rate_bps / 1e6, spec.one_way_s * 1e6, spec.slowdown,
-               spec.fabric.c_str(), cluster.prefix().c_str());
+  fmt::print(
+      stderr,
+      "emulate: {} nodes x {} ranks of {}, {} rail{} per node at {:.4g} Mbit/s and {:.4g} us "
+      "one way (slowdown {:g}; {}); names {}*\n",
+      spec.nodes, spec.gpus_per_node, spec.topology, spec.rails, spec.rails > 1 ? "s" : "",
+      spec.rate_bps / 1e6, spec.one_way_s * 1e6, spec.slowdown, spec.fabric, cluster.prefix());
   int rc = 1;
   try {
     cluster.build();
@@ -83,8 +86,7 @@ int run_emulate(const Args& args) {
         write_file_atomic(
             topology_out,
             topology_to_json(emulated_topology(spec, cluster.latency_emulated())).dump(2) + "\n");
-        std::fprintf(stderr, "emulate: wrote the emulated cluster's topology to %s\n",
-                     topology_out.c_str());
+        fmt::print(stderr, "emulate: wrote the emulated cluster's topology to {}\n", topology_out);
       }
       if (geteuid() == 0) {
         setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
@@ -98,17 +100,17 @@ int run_emulate(const Args& args) {
           g_signal);
     }
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "prunex emulate: error: %s\n", e.what());
+    fmt::print(stderr, "prunex emulate: error: {}\n", e.what());
     rc = 1;
   }
   if (args.flag("keep-up")) {
-    std::fprintf(stderr,
-                 "emulate: kept up (--keep-up): namespaces %s0..%d; remove with prunex emulate "
-                 "--cleanup once this process has ended%s\n",
-                 (cluster.prefix() + "n").c_str(), spec.nodes - 1,
-                 cluster.delay_method() == "user-space switch"
-                     ? " (the links carry nothing from now: their switch was this process)"
-                     : "");
+    fmt::print(stderr,
+               "emulate: kept up (--keep-up): namespaces {}0..{}; remove with prunex emulate "
+               "--cleanup once this process has ended{}\n",
+               (cluster.prefix() + "n"), spec.nodes - 1,
+               cluster.delay_method() == "user-space switch"
+                   ? " (the links carry nothing from now: their switch was this process)"
+                   : "");
   } else {
     cluster.teardown();
   }
@@ -143,9 +145,10 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex emulate --cleanup",
     {
         {"topology", "NAME|FILE", "cluster preset or topology file (its NICs and fabric)", ""},
-        {"nodes", "M", "emulated nodes (at most 250)", "2"},
-        {"gpus-per-node", "P", "MPI ranks per node", "1"},
-        {"slowdown", "X", "divide bandwidths and multiply latencies by X", "1"},
+        integer_option("nodes", "M", "emulated nodes (at most 250)", "2", 1, 1 << 20),
+        integer_option("gpus-per-node", "P", "MPI ranks per node", "1", 1, 1 << 20),
+        real_option("slowdown", "X", "divide bandwidths and multiply latencies by X", "1", 0,
+                    std::numeric_limits<double>::max()),
         {"topology-out", "FILE",
          "also write the emulated cluster as a topology file (for calibrate and simulate)", ""},
         {"keep-up", "", "leave the cluster up after the command (remove with --cleanup)", ""},

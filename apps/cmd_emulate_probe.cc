@@ -1,5 +1,7 @@
 // `prunex emulate-probe`: the TCP stream `prunex emulate` sends over each emulated link at
 // start-up to check its shaping (internal: run inside the nodes' namespaces).
+#include <climits>
+#include <limits>
 #include <string>
 
 #include "apps/cli.h"
@@ -28,7 +30,8 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"listen", "ADDR:PORT", "accept one stream here", ""},
         {"out", "FILE", "where the listener writes 'TOTAL BYTES SECONDS'", ""},
         {"send", "ADDR:PORT", "send a stream there", ""},
-        {"bytes", "N", "bytes to send", "1048576"},
+        real_option("bytes", "N", "bytes to send", "1048576", 0,
+                    std::numeric_limits<double>::max()),
     },
     run_probe});
 

@@ -5,6 +5,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -61,7 +62,7 @@ void print_json(const ModelLayout& m) {
                             {"fp32_bytes", m.fp32_bytes()},
                             {"forward_flops", std::llround(m.forward_flops())},
                             {"layers", layers}};
-  std::puts(j.dump(2).c_str());
+  fmt::print("{}\n", j.dump(2));
 }
 
 void print_table(const ModelLayout& m) {
@@ -108,9 +109,10 @@ PRUNEX_REGISTER_COMMAND(Command{
          "resnet18, resnet50, resnet152, wide_resnet50_2, vgg19, vgg19_bn, "
          "resnet20 or small_cnn",
          ""},
-        {"classes", "C", "outputs of the classifier head", "10"},
-        {"input", "S", "input height = width in pixels", "32"},
-        {"input-channels", "N", "input channels (3 for CIFAR-10, 1 for Fashion-MNIST)", "3"},
+        integer_option("classes", "C", "outputs of the classifier head", "10", 1, INT_MAX),
+        integer_option("input", "S", "input height = width in pixels", "32", 1, INT_MAX),
+        integer_option("input-channels", "N",
+                       "input channels (3 for CIFAR-10, 1 for Fashion-MNIST)", "3", 1, INT_MAX),
         {"json", "", "print a JSON object instead of the table", ""},
     },
     run_model_info});

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "analysis/paper_numbers.h"
@@ -17,6 +18,7 @@
 #include "analysis/run_quantities.h"
 #include "apps/cli.h"
 #include "engine/error.h"
+#include "records/json_file.h"
 #include "records/run_record.h"
 #include "support/process.h"
 #include "topologies/topology_io.h"
@@ -223,8 +225,7 @@ void run_steps(const ReproduceOptions& o, std::vector<Step>& steps, std::size_t&
     const int rc = run_subprocess(argv, log);
     st.seconds = seconds_since(t0);
     ++done;
-    std::fprintf(stderr, "reproduce: [%2zu/%zu] %-34s %6.1f s\n", done, total, st.name.c_str(),
-                 st.seconds);
+    fmt::print(stderr, "reproduce: [{:2}/{}] {:<34} {:6.1f} s\n", done, total, st.name, st.seconds);
     if (rc != 0)
       throw std::runtime_error("step " + st.name + " exited " + std::to_string(rc) + "; see " +
                                log);
@@ -240,8 +241,8 @@ int run_reproduce(const Args& args) {
   std::vector<Step> sims = simulation_steps(o);
   const std::size_t plots = o.max_gpus == 0 ? 4 : 8;
   const std::size_t total = sims.size() + plots;
-  std::fprintf(stderr, "reproduce: %zu simulations and %zu figures on %s into %s\n", sims.size(),
-               plots, o.topology.name.c_str(), o.out.c_str());
+  fmt::print(stderr, "reproduce: {} simulations and {} figures on {} into {}\n", sims.size(), plots,
+             o.topology.name, o.out);
   std::size_t done = 0;
   run_steps(o, sims, done, total, exe);
   std::vector<std::string> figures;
@@ -273,12 +274,15 @@ PRUNEX_REGISTER_COMMAND(Command{
     {
         {"out", "DIR", "output folder", "out/reproduce"},
         {"topology", "NAME|FILE", "cluster preset or topology JSON file", "puhti"},
-        {"iterations", "N",
-         "outer iterations of the sweeps and 64-GPU runs (Fig. 6 sums them; the projection's "
-         "single runs record 2)",
-         "60"},
-        {"t-freeze", "T", "mask frozen after iteration T (paper: drift ends in 5-15)", "15"},
-        {"max-gpus", "G", "projection up to G GPUs (8 x a power of two); 0: none", "4096"},
+        integer_option(
+            "iterations", "N",
+            "outer iterations of the sweeps and 64-GPU runs (Fig. 6 sums them; the projection's "
+            "single runs record 2)",
+            "60", 1, 100000),
+        integer_option("t-freeze", "T", "mask frozen after iteration T (paper: drift ends in 5-15)",
+                       "15", 0, 100000),
+        integer_option("max-gpus", "G", "projection up to G GPUs (8 x a power of two); 0: none",
+                       "4096", 0, 1 << 20),
         {"union-growth", "LIST", "projection: union growths g > 0 shown beside g = 0",
          "0.001,0.01"},
         {"skip-projection", "", "no projection (same as --max-gpus 0)", ""},

@@ -1,5 +1,6 @@
 // `prunex simulate`: the engine's iteration plan on a modeled cluster (SimGrid), writing the
 // same metrics.json and trace.json as `prunex train`.
+#include <fmt/core.h>
 #include <cstdio>
 #include <memory>
 
@@ -22,25 +23,25 @@ int run_simulate(const Args& args) {
     apply_options(sim::simulate_fields(), args, cfg);
     const sim::SimulateSpec spec = sim::make_spec(cfg);
     out_dir = std::make_unique<OutputDir>(cfg.out);
-    std::printf("simulate: %s on %s, %d nodes x %d GPUs (%s), %lld params\n",
-                std::string(strategy_name(spec.plan.strategy)).c_str(), spec.layout.model.c_str(),
-                spec.sim.nodes, spec.sim.gpus_per_node, spec.topology.name.c_str(),
-                static_cast<long long>(spec.layout.parameters()));
+    fmt::print("simulate: {} on {}, {} nodes x {} GPUs ({}), {} params\n",
+               strategy_name(spec.plan.strategy), spec.layout.model, spec.sim.nodes,
+               spec.sim.gpus_per_node, spec.topology.name,
+               static_cast<long long>(spec.layout.parameters()));
     std::fflush(stdout);
     auto result = sim::simulate_run(spec);
     run = std::move(result.run);
     if (result.failures) {
       const sim::FailureEstimate& e = *result.failures;
-      std::printf(
-          "failures: system MTBF %.2f h (%d nodes); failure-free %.2f h; with a checkpoint "
-          "every %.1f min: expected %.2f h (%.1f failures); Young's interval %.1f min, "
-          "Daly's %.1f min (expected %.2f h)\n",
+      fmt::print(
+          "failures: system MTBF {:.2f} h ({} nodes); failure-free {:.2f} h; with a checkpoint "
+          "every {:.1f} min: expected {:.2f} h ({:.1f} failures); Young's interval {:.1f} min, "
+          "Daly's {:.1f} min (expected {:.2f} h)\n",
           e.system_mtbf_s / 3600, spec.sim.nodes, e.solve_s / 3600, e.interval_s / 60,
           e.expected_s / 3600, e.failures, e.young_interval_s / 60, e.daly_interval_s / 60,
           e.expected_at_daly_s / 3600);
     }
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "prunex simulate: error: %s\n", e.what());
+    fmt::print(stderr, "prunex simulate: error: {}\n", e.what());
     return 2;
   }
   write_run(run, cfg.out);

@@ -4,6 +4,8 @@
 // run --jobs at a time (fork_run_all); --point I runs one of them and --merge combines such
 // per-point outputs (a SLURM array: scripts/slurm/sweep.sh) into the same scaling.json.
 #include <unistd.h>
+#include <climits>
+#include <limits>
 
 #include <algorithm>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include <memory>
 #include <thread>
 
+#include <fmt/core.h>
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
@@ -90,23 +93,23 @@ void progress(std::size_t done, std::size_t total, const ScalingPoint& p) {
   const bool tty = isatty(2) != 0;
   const int width = 30;
   const int filled = static_cast<int>(width * done / total);
-  std::fprintf(stderr, "%s[%s%s] %zu/%zu  %-11s %6d GPUs  %.3f s/epoch%s", tty ? "\r" : "",
-               std::string(filled, '#').c_str(), std::string(width - filled, '.').c_str(), done,
-               total, p.strategy.c_str(), p.gpus, p.epoch_s, tty && done < total ? "" : "\n");
+  fmt::print(stderr, "{}[{}{}] {}/{}  {:<11} {:6} GPUs  {:.3f} s/epoch{}", tty ? "\r" : "",
+             std::string(filled, '#'), std::string(width - filled, '.'), done, total, p.strategy,
+             p.gpus, p.epoch_s, tty && done < total ? "" : "\n");
   std::fflush(stderr);
 }
 
 // The scaling table on stdout: the rows of scaling.json.
 void print_scaling(const std::vector<ScalingPoint>& points) {
-  std::printf("%-12s %7s %6s %16s %9s %11s\n", "strategy", "gpus", "nodes", "time/epoch (s)",
-              "speedup", "efficiency");
+  fmt::print("{:<12} {:>7} {:>6} {:>16} {:>9} {:>11}\n", "strategy", "gpus", "nodes",
+             "time/epoch (s)", "speedup", "efficiency");
   for (const ScalingPoint& p : points) {
     const ScalingGain g = scaling_gain(points, p);
-    std::printf("%-12s %7d %6d %16.4f %9.3f %11.3f", p.strategy.c_str(), p.gpus, p.nodes, p.epoch_s,
-                g.speedup, g.efficiency);
+    fmt::print("{:<12} {:7} {:6} {:16.4f} {:9.3f} {:11.3f}", p.strategy, p.gpus, p.nodes, p.epoch_s,
+               g.speedup, g.efficiency);
     if (p.expected_s > 0)
-      std::printf("   run %.3f h, with failures %.3f h", p.run_s / 3600, p.expected_s / 3600);
-    std::printf("\n");
+      fmt::print("   run {:.3f} h, with failures {:.3f} h", p.run_s / 3600, p.expected_s / 3600);
+    fmt::print("\n");
   }
 }
 
@@ -127,7 +130,7 @@ int run_sweep(const Args& args) {
       points = merge_scaling_points(*dir, config);
       out_dir = std::make_unique<OutputDir>(cfg.out);
       config["out"] = cfg.out;
-      std::fprintf(stderr, "sweep: merged %zu points from %s\n", points.size(), dir->c_str());
+      fmt::print(stderr, "sweep: merged {} points from {}\n", points.size(), *dir);
     } else {
       apply_options(sweep_fields(), args, cfg);
       PRUNEX_USAGE(!cfg.sim.topology.empty(),
@@ -139,7 +142,7 @@ int run_sweep(const Args& args) {
                      " is not a multiple of --gpus-per-node ", cfg.sim.gpus_per_node);
       const auto list = point_list(cfg);
       if (args.flag("count-points")) {
-        std::printf("%zu\n", list.size());
+        fmt::print("{}\n", list.size());
         return 0;
       }
       out_dir = std::make_unique<OutputDir>(cfg.out);
@@ -175,9 +178,9 @@ int run_sweep(const Args& args) {
         });
         bytes.push_back(spec.memory_bytes);
       }
-      std::fprintf(stderr, "sweep: %zu simulations (%zu strategies x %zu sizes) on %s, %d jobs\n",
-                   points.size(), cfg.strategies.size(), cfg.gpus.size(), topology_name.c_str(),
-                   std::min<int>(jobs, static_cast<int>(points.size())));
+      fmt::print(stderr, "sweep: {} simulations ({} strategies x {} sizes) on {}, {} jobs\n",
+                 points.size(), cfg.strategies.size(), cfg.gpus.size(), topology_name,
+                 std::min<int>(jobs, static_cast<int>(points.size())));
       std::size_t done = 0;
       sim::fork_run_all(runs, jobs, bytes, available_memory_bytes(),
                         [&](std::size_t i, const std::vector<double>& r) {
@@ -189,7 +192,7 @@ int run_sweep(const Args& args) {
                         });
     }
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "prunex sweep: error: %s\n", e.what());
+    fmt::print(stderr, "prunex sweep: error: {}\n", e.what());
     return 2;
   }
   print_scaling(points);
@@ -199,20 +202,21 @@ int run_sweep(const Args& args) {
     doc["points"] = point_list(cfg).size();
   }
   write_file_atomic(cfg.out + "/scaling.json", doc.dump(2) + "\n");
-  std::printf("wrote %s/scaling.json\n", cfg.out.c_str());
+  fmt::print("wrote {}/scaling.json\n", cfg.out);
   return 0;
 }
 
 std::vector<Option> sweep_options() {
   auto opts = field_options(sweep_fields(), SweepConfig{});
-  opts.push_back(
-      {"jobs", "N",
-       "points simulated at once, each in its own process (no more at once than the memory holds)",
-       "the cores"});
-  opts.push_back({"point", "I",
-                  "simulate only point I (0-based, strategies x sizes in order) and write its "
-                  "scaling.json for --merge (a SLURM array task: scripts/slurm/)",
-                  ""});
+  opts.push_back(integer_option(
+      "jobs", "N",
+      "points simulated at once, each in its own process (no more at once than the memory holds)",
+      "the cores", 1, 4096));
+  opts.push_back(integer_option("point", "I",
+                                "simulate only point I (0-based, strategies x sizes in order) and "
+                                "write its scaling.json for --merge (a SLURM array task: "
+                                "scripts/slurm/)",
+                                "", 0, std::numeric_limits<long>::max()));
   opts.push_back({"count-points", "", "print the number of points and exit", ""});
   opts.push_back({"merge", "DIR",
                   "combine the --point outputs in DIR/*/ into OUT/scaling.json (speedups "

@@ -1,4 +1,5 @@
 // `prunex topology list|show|check`: cluster descriptions (presets and files).
+#include <fmt/core.h>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,7 @@ int run_topology(const Args& args) {
     PRUNEX_USAGE(pos.size() == 1, "topology list takes no argument");
     for (const auto& name : preset_names()) {
       Topology t = load_topology(name);
-      std::printf("%-14s %s\n", name.c_str(), t.description.c_str());
+      fmt::print("{:<14} {}\n", name, t.description);
     }
     return 0;
   }
@@ -29,11 +30,11 @@ int run_topology(const Args& args) {
   if (args.has("nodes"))
     t = scale_to_nodes(t, static_cast<int>(args.get_int("nodes", t.nodes, 1, kMaxScaledNodes)));
   if (action == "check") {
-    std::printf("ok: %s\n", topology_summary_line(t).c_str());
+    fmt::print("ok: {}\n", topology_summary_line(t));
   } else if (args.flag("json")) {
-    std::printf("%s\n", topology_to_json(t).dump(2).c_str());
+    fmt::print("{}\n", topology_to_json(t).dump(2));
   } else {
-    std::fputs(describe_topology(t).c_str(), stdout);
+    fmt::print("{}", describe_topology(t));
   }
   return 0;
 }
@@ -53,7 +54,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex topology check my-cluster.json",
     {
         {"json", "", "show: print the normalised JSON instead of the summary", ""},
-        {"nodes", "M", "what-if: the same cluster with M nodes (fat trees gain levels)", ""},
+        integer_option("nodes", "M",
+                       "what-if: the same cluster with M nodes (fat trees gain levels)", "", 1,
+                       kMaxScaledNodes),
     },
     run_topology,
     "ACTION [NAME|FILE]"});

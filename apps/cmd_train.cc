@@ -11,6 +11,7 @@
 #include "engine/wire_dtype.h"
 #if defined(PRUNEX_HAVE_NCCL)
 #include <cuda_runtime_api.h>
+#include <fmt/core.h>
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_consensus_math.h"
@@ -99,7 +100,7 @@ int run_train(const Args& args) {
     comm = make_mpi_communicator(cfg.gpus_per_node);
     check_recorded_shape(recorded, *comm, args.get_or("config", ""));
   } catch (const UsageError& e) {
-    if (rank == 0) std::fprintf(stderr, "prunex train: error: %s\n", e.what());
+    if (rank == 0) fmt::print(stderr, "prunex train: error: {}\n", e.what());
     return 2;
   }
   // Rank 0 writes the results: it checks and claims --out before any work; every rank
@@ -110,7 +111,7 @@ int run_train(const Args& args) {
     try {
       out_dir = std::make_unique<OutputDir>(cfg.out);
     } catch (const UsageError& e) {
-      std::fprintf(stderr, "prunex train: error: %s\n", e.what());
+      fmt::print(stderr, "prunex train: error: {}\n", e.what());
       out_ok = 0;
     }
   }
@@ -133,11 +134,11 @@ int run_train(const Args& args) {
     }
   } catch (const UsageError& e) {
     // Data errors are found by every rank alike before any collective: exit 2 cleanly.
-    if (rank == 0) std::fprintf(stderr, "prunex train: error: %s\n", e.what());
+    if (rank == 0) fmt::print(stderr, "prunex train: error: {}\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     // A failure on one rank must not leave the others waiting in a collective.
-    std::fprintf(stderr, "prunex train: rank %d failed: %s\n", rank, e.what());
+    fmt::print(stderr, "prunex train: rank {} failed: {}\n", rank, e.what());
     std::fflush(stderr);
     comm->abort(1);
   }

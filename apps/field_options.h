@@ -12,6 +12,24 @@
 
 namespace prunex::cli {
 
+// The CLI11 option of a field: typed as the field (whole: integer, real: real, each in its
+// range), and checked while parsing by the field's own parser, as --config's values are.
+template <typename Config>
+Option field_option(const ConfigField<Config>& f, const Config& defaults) {
+  Option o{f.name, f.value_name, f.help, default_text(f.get(defaults))};
+  if (f.type == FieldType::whole || f.type == FieldType::real) {
+    o.kind = f.type == FieldType::whole ? Kind::integer : Kind::real;
+    o.lo = f.lo;
+    o.hi = f.hi;
+    o.open_low = f.open_low;
+  }
+  o.check = [set = f.set, defaults](const std::string& v) {
+    Config scratch = defaults;
+    set(scratch, v);
+  };
+  return o;
+}
+
 // --config plus one option per field of `fields` (defaults from `defaults`), except `skip`.
 template <typename Config>
 std::vector<Option> field_options(const std::vector<ConfigField<Config>>& fields,
@@ -20,8 +38,7 @@ std::vector<Option> field_options(const std::vector<ConfigField<Config>>& fields
       {"config", "FILE",
        "JSON settings (keys = option names; a metrics.json `config` reruns its run)", ""}};
   for (const auto& f : fields)
-    if (!skip.count(f.name))
-      opts.push_back({f.name, f.value_name, f.help, default_text(f.get(defaults))});
+    if (!skip.count(f.name)) opts.push_back(field_option(f, defaults));
   return opts;
 }
 

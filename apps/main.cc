@@ -1,5 +1,6 @@
 // `prunex`: the toolkit's command line. Each subcommand lives in apps/cmd_*.cc and registers
 // itself; this file only dispatches and turns errors into exit codes (2: bad input).
+#include <fmt/core.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,11 +19,11 @@ void print_overview() {
   auto commands = prunex::cli::registry();
   std::sort(commands.begin(), commands.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
-  std::printf(
+  fmt::print(
       "prunex: hierarchical structured-ADMM training (PruneX), live on MPI or modeled on "
       "SimGrid\n\nusage: prunex COMMAND [options]   (prunex COMMAND --help for details)\n\n"
       "commands:\n");
-  for (const auto& c : commands) std::printf("  %-12s %s\n", c.name.c_str(), c.summary.c_str());
+  for (const auto& c : commands) fmt::print("  {:<12} {}\n", c.name, c.summary);
 }
 
 // This process's rank as the launcher set it (mpirun, srun), or 0: a usage error found while
@@ -45,7 +46,7 @@ int main(int argc, char** argv) {
   auto it = std::find_if(commands.begin(), commands.end(),
                          [&](const auto& c) { return c.name == args[0]; });
   if (it == commands.end()) {
-    std::fprintf(stderr, "prunex: unknown command '%s' (try prunex --help)\n", args[0].c_str());
+    fmt::print(stderr, "prunex: unknown command '{}' (try prunex --help)\n", args[0]);
     return 2;
   }
   std::vector<std::string> rest(args.begin() + 1, args.end());
@@ -53,15 +54,15 @@ int main(int argc, char** argv) {
   const auto own_end = it->trailing ? std::find(rest.begin(), rest.end(), "--") : rest.end();
   if (std::find(rest.begin(), own_end, "--help") != own_end ||
       std::find(rest.begin(), own_end, "-h") != own_end) {
-    std::fputs(prunex::cli::help_text(*it).c_str(), stdout);
+    fmt::print("{}", prunex::cli::help_text(*it));
     return 0;
   }
   try {
-    prunex::cli::Args parsed(*it, rest);
-    return it->run(parsed);
+    const prunex::cli::CommandLine line = prunex::cli::parse_command_line(args);
+    return line.command->run(line.args);
   } catch (const prunex::UsageError& e) {
     if (launcher_rank() == 0) {
-      std::fprintf(stderr, "prunex %s: error: %s\n", it->name.c_str(), e.what());
+      fmt::print(stderr, "prunex {}: error: {}\n", it->name, e.what());
     } else {
       // mpirun kills the job when the first rank exits non-zero; a rank that left at once
       // could take rank 0 down before its one line was forwarded (1 run in ~30 lost it).
@@ -69,7 +70,7 @@ int main(int argc, char** argv) {
     }
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "prunex %s: failed: %s\n", it->name.c_str(), e.what());
+    fmt::print(stderr, "prunex {}: failed: {}\n", it->name, e.what());
     return 1;
   }
 }

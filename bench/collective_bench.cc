@@ -60,20 +60,6 @@ const CollectiveBenchOp& op_entry(CollectiveOp op) {
   throw UsageError(detail::concat("no collective bench for ", collective_op_name(op)));
 }
 
-class HostMemory : public BenchMemory {
- public:
-  std::shared_ptr<void> allocate(std::size_t bytes) override {
-    return std::shared_ptr<void>(::operator new(std::max<std::size_t>(bytes, 1)),
-                                 [](void* p) { ::operator delete(p); });
-  }
-  void upload(void* dst, const void* host, std::size_t bytes) override {
-    if (bytes) std::memcpy(dst, host, bytes);
-  }
-  void download(void* host, const void* src, std::size_t bytes) override {
-    if (bytes) std::memcpy(host, src, bytes);
-  }
-};
-
 std::string title(const NodeGrouping& ng, const CollectiveBenchConfig& cfg) {
   return detail::concat(
       "prunex bench --backend ", cfg.backend, ": ", ng.world_size, " ranks = ", ng.nodes(),
@@ -110,7 +96,7 @@ struct Measured {
 // so the last result can be checked against its closed form. Every rank calls this; ranks
 // outside the group (non-leaders for inter) only join the fences, as they do in train
 // --sync-phases, and without --sync return at once.
-Measured run_case(Communicator& comm, BenchMemory& mem, const CollectiveBenchOp& e, Group g,
+Measured run_case(Communicator& comm, SpaceMemory& mem, const CollectiveBenchOp& e, Group g,
                   std::size_t count, const CollectiveBenchConfig& cfg) {
   const bool member = comm.grouping().takes_part(g, comm.world_rank());
   if (!member && !cfg.sync) return {};
@@ -119,11 +105,12 @@ Measured run_case(Communicator& comm, BenchMemory& mem, const CollectiveBenchOp&
   std::vector<float> in(member ? count : 0), start(out_n, -1.0f), out(out_n);
   for (std::size_t k = 0; k < in.size(); ++k) in[k] = e.input(q, k);
   if (member && e.starts_as_input(q)) std::copy(in.begin(), in.end(), start.begin());
-  const std::shared_ptr<void> in_buf = mem.allocate(in.size() * 4);
-  const std::shared_ptr<void> out_buf = mem.allocate(out_n * 4);
-  void* d_in = in_buf.get();
-  void* d_out = out_buf.get();
-  mem.upload(d_in, in.data(), in.size() * 4);
+  const auto bytes = [](std::size_t n, std::size_t size) { return static_cast<int64_t>(n * size); };
+  const SpaceBuffer in_buf = mem.alloc(bytes(in.size(), 4));
+  const SpaceBuffer out_buf = mem.alloc(bytes(out_n, 4));
+  void* d_in = in_buf.as<void>();
+  void* d_out = out_buf.as<void>();
+  mem.from_host(d_in, in.data(), bytes(in.size(), 4));
   // As train --sync-phases fences a phase: every rank waits on a world barrier before the
   // call, and again after it so that no rank's next compute burst takes the CPU from ranks
   // still finishing the call. The fence is the world's for every group, as in train: ranks
@@ -132,7 +119,7 @@ Measured run_case(Communicator& comm, BenchMemory& mem, const CollectiveBenchOp&
   Measured m;
   std::vector<double> timed;
   for (int it = 0; it < cfg.warmup + cfg.iters; ++it) {
-    mem.upload(d_out, start.data(), out_n * 4);
+    mem.from_host(d_out, start.data(), bytes(out_n, 4));
     if (cfg.busy_us > 0) busy(cfg.busy_us, cfg.evict);
     if (cfg.sync) comm.barrier(Group::world);
     if (member) {
@@ -146,36 +133,32 @@ Measured run_case(Communicator& comm, BenchMemory& mem, const CollectiveBenchOp&
   // rank's (the critical path, as train reports a phase), and the statistic runs over those.
   if (cfg.sync) {
     std::vector<double> t = timed;
-    const std::shared_ptr<void> buf = mem.allocate(t.size() * 8);
-    void* d = buf.get();
-    mem.upload(d, t.data(), t.size() * 8);
+    const SpaceBuffer buf = mem.alloc(bytes(t.size(), 8));
+    void* d = buf.as<void>();
+    mem.from_host(d, t.data(), bytes(t.size(), 8));
     comm.allreduce(d, t.size(), DType::f64, ReduceOp::max, Group::world);
-    mem.download(timed.data(), d, t.size() * 8);
+    mem.to_host(timed.data(), d, bytes(t.size(), 8));
   }
   m.seconds = cfg.median ? median(timed) : mean(timed);
-  mem.download(out.data(), d_out, out_n * 4);
+  mem.to_host(out.data(), d_out, bytes(out_n, 4));
   for (std::size_t i = 0; i < out.size(); ++i) m.wrong += out[i] != e.expect(i, count, n);
   return m;
 }
 
 // A world reduction of one value through the communicator's memory.
 template <typename T>
-T world_reduce(Communicator& comm, BenchMemory& mem, T v, DType t, ReduceOp op) {
-  const std::shared_ptr<void> buf = mem.allocate(sizeof(T));
-  void* d = buf.get();
-  mem.upload(d, &v, sizeof(T));
+T world_reduce(Communicator& comm, SpaceMemory& mem, T v, DType t, ReduceOp op) {
+  const SpaceBuffer buf = mem.alloc(sizeof(T));
+  void* d = buf.as<void>();
+  mem.from_host(d, &v, sizeof(T));
   comm.allreduce(d, 1, t, op, Group::world);
-  mem.download(&v, d, sizeof(T));
+  mem.to_host(&v, d, sizeof(T));
   return v;
 }
 
 }  // namespace
 
-std::unique_ptr<BenchMemory> host_bench_memory() {
-  return std::make_unique<HostMemory>();
-}
-
-std::vector<BenchRow> run_collective_bench(Communicator& comm, BenchMemory& mem,
+std::vector<BenchRow> run_collective_bench(Communicator& comm, SpaceMemory& mem,
                                            const CollectiveBenchConfig& cfg) {
   const NodeGrouping& ng = comm.grouping();
   const bool root = comm.world_rank() == 0;

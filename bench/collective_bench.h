@@ -2,8 +2,8 @@
 // engine's Communicator, as nccl-tests writes one harness for every collective: a per-op table
 // (init, check, run; the bus-bandwidth factor is records/bench_rows.h's busbw_factor) and one
 // loop over ops, groups and sizes that prints the nccl-tests table and returns its rows. The
-// buffers live where the communicator needs them (BenchMemory: host for MPI, the GPU for
-// NCCL); inputs are made and results checked on the host.
+// buffers live where the communicator needs them (engine/memory_space.h: host for MPI, the GPU
+// for NCCL); inputs are made and results checked on the host.
 #pragma once
 
 #include <cstddef>
@@ -32,21 +32,10 @@ struct CollectiveBenchConfig {
   std::string json;
 };
 
-// Device buffers for a communicator whose memory_space() is device; host ones otherwise.
-class BenchMemory {
- public:
-  virtual ~BenchMemory() = default;
-  // A buffer of `bytes`, freed when the last copy of the pointer goes.
-  virtual std::shared_ptr<void> allocate(std::size_t bytes) = 0;
-  virtual void upload(void* dst, const void* host, std::size_t bytes) = 0;
-  virtual void download(void* host, const void* src, std::size_t bytes) = 0;
-};
-std::unique_ptr<BenchMemory> host_bench_memory();
-// GPU memory (CUDA builds; backends/nccl's communicator).
-std::unique_ptr<BenchMemory> device_bench_memory();
-
 // Every (op, group, size) of cfg on comm; rank 0 prints the table. Collective over the world.
-std::vector<BenchRow> run_collective_bench(Communicator& comm, BenchMemory& mem,
+// Buffers live in `mem`, the communicator's memory space: host_space() for MPI,
+// make_device_space() (backends/cuda/device_space.h) for NCCL.
+std::vector<BenchRow> run_collective_bench(Communicator& comm, SpaceMemory& mem,
                                            const CollectiveBenchConfig& cfg);
 
 // After the rows: rank 0 writes --json (context: backend, grouping, settings) and reports

@@ -5,9 +5,10 @@
 
 #include "calibration/calibration.h"
 #include "engine/error.h"
+#include "records/json_fields.h"
+#include "records/json_file.h"
 #include "records/run_record.h"
 #include "records/run_replay.h"
-#include "topologies/json_fields.h"
 
 namespace prunex::sim {
 namespace {

@@ -5,6 +5,7 @@
 #include "engine/sparsity_spec.h"
 #include "engine/strategy.h"
 #include "records/config_fields.h"
+#include "records/json_file.h"
 #include "records/plan_settings.h"
 #include "records/run_record.h"
 #include "records/run_replay.h"
@@ -66,13 +67,14 @@ size_t first_fitted(const nlohmann::json& its) {
 }
 
 // Memory bytes of one outer iteration by phase and speed key (a step's memory_key, else its
-// phase), from the plan (local_compute left out: its time is the compute fit's).
+// phase), from the plan (local_compute left out: its time is the compute fit's; so are the
+// communication phases, whose time is mostly their collectives': cgx's quantization).
 std::map<std::string, std::map<std::string, double>> memory_bytes(const PlanInputs& in) {
   const IterationPlan plan = build_plan(in);
   const double repeats = static_cast<double>(plan_repeats(in));
   std::map<std::string, std::map<std::string, double>> out;
   for (const auto& s : plan.steps)
-    if (s.kind == StepKind::memory && s.phase != phase::local_compute)
+    if (s.kind == StepKind::memory && s.phase != phase::local_compute && !is_communication(s.phase))
       out[std::string(phase_name(s.phase))]
          [s.memory_key.empty() ? std::string(phase_name(s.phase)) : s.memory_key] +=
           s.mem_bytes * repeats;

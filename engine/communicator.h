@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/memory_space.h"
 #include "engine/types.h"
 
 namespace prunex {
@@ -49,8 +50,6 @@ struct NodeGrouping {
   // world_rank's rank inside its group of kind g (-1 for inter on a non-leader).
   int rank_in(Group g, int world_rank) const;
 };
-
-enum class MemorySpace { host, device };
 
 struct CallRecord {
   CollectiveOp op = CollectiveOp::allreduce;

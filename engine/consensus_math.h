@@ -20,48 +20,10 @@
 #include "engine/hsadmm_updates.h"
 #include "engine/layer_layout.h"
 #include "engine/mask.h"
+#include "engine/memory_space.h"
 #include "engine/sparsity_spec.h"
 
 namespace prunex {
-
-// Bytes in one memory space, released by the function that allocated them.
-class SpaceBuffer {
- public:
-  using Release = void (*)(void*);
-  SpaceBuffer() = default;
-  SpaceBuffer(void* p, int64_t bytes, Release release) : p_(p), bytes_(bytes), release_(release) {}
-  ~SpaceBuffer() { reset(); }
-  SpaceBuffer(SpaceBuffer&& o) noexcept
-      : p_(std::exchange(o.p_, nullptr)),
-        bytes_(std::exchange(o.bytes_, 0)),
-        release_(o.release_) {}
-  SpaceBuffer& operator=(SpaceBuffer&& o) noexcept {
-    if (this != &o) {
-      reset();
-      p_ = std::exchange(o.p_, nullptr);
-      bytes_ = std::exchange(o.bytes_, 0);
-      release_ = o.release_;
-    }
-    return *this;
-  }
-  SpaceBuffer(const SpaceBuffer&) = delete;
-  SpaceBuffer& operator=(const SpaceBuffer&) = delete;
-
-  template <typename T>
-  T* as() const {
-    return static_cast<T*>(p_);
-  }
-  int64_t bytes() const { return bytes_; }
-
- private:
-  void reset() {
-    if (p_ && release_) release_(p_);
-    p_ = nullptr;
-  }
-  void* p_ = nullptr;
-  int64_t bytes_ = 0;
-  Release release_ = nullptr;
-};
 
 // The buffers residual_partials reads (engine/residuals.h): this rank's theta^{k+1},
 // z_i^{k+1}, z_i^k, u^{k+1}, and, when inter (the node's leader, not the flat variant),
@@ -77,13 +39,9 @@ struct ResidualInputs {
 class ConsensusMath {
  public:
   virtual ~ConsensusMath() = default;
-  virtual MemorySpace space() const = 0;
-
-  // Buffers of this space, zeroed; copies inside it and to and from the host.
-  virtual SpaceBuffer alloc(int64_t bytes) = 0;
-  virtual void copy(void* dst, const void* src, int64_t bytes) = 0;
-  virtual void to_host(void* host, const void* src, int64_t bytes) = 0;
-  virtual void from_host(void* dst, const void* host, int64_t bytes) = 0;
+  // The space its buffers live in: their allocation and copies (engine/memory_space.h).
+  virtual SpaceMemory& memory() const = 0;
+  MemorySpace space() const { return memory().space(); }
 
   // Per element, n floats (engine/hsadmm_updates.h).
   // Eq. 8: grad += rho1 * (theta - z_i + u).

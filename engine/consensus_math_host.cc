@@ -14,18 +14,7 @@ namespace {
 
 class HostConsensusMath final : public ConsensusMath {
  public:
-  MemorySpace space() const override { return MemorySpace::host; }
-
-  SpaceBuffer alloc(int64_t bytes) override {
-    void* p = std::calloc(static_cast<size_t>(std::max<int64_t>(bytes, 1)), 1);
-    PRUNEX_CHECK(p != nullptr, "out of host memory for ", bytes, " bytes");
-    return SpaceBuffer(p, bytes, [](void* q) { std::free(q); });
-  }
-  void copy(void* dst, const void* src, int64_t bytes) override {
-    if (bytes > 0 && dst != src) std::memmove(dst, src, static_cast<size_t>(bytes));
-  }
-  void to_host(void* host, const void* src, int64_t bytes) override { copy(host, src, bytes); }
-  void from_host(void* dst, const void* host, int64_t bytes) override { copy(dst, host, bytes); }
+  SpaceMemory& memory() const override { return host_space(); }
 
   void add_proximal(float* grad, const float* theta, const float* z_i, const float* u, double rho1,
                     int64_t n) override {

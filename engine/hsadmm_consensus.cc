@@ -35,11 +35,13 @@ HsadmmConsensus::HsadmmConsensus(const ModelLayout& layout, SparsitySpec spec, H
     n_ += l.numel();
   }
   offset_.push_back(n_);
-  for (auto* b : {&u_, &v_, &buf_, &zi_, &zi_prev_, &z_, &z_prev_}) *b = math_->alloc(n_ * 4);
-  math_->copy(zi_.as<float>(), theta0, n_ * 4);
-  math_->copy(z_.as<float>(), theta0, n_ * 4);
-  sums_ = math_->alloc(static_cast<int64_t>(layout.layers.size()) * ResidualPartials::kFields * 8);
-  bytes_ = math_->alloc(static_cast<int64_t>(global_mask_.bit_bytes()));
+  for (auto* b : {&u_, &v_, &buf_, &zi_, &zi_prev_, &z_, &z_prev_})
+    *b = math_->memory().alloc(n_ * 4);
+  math_->memory().copy(zi_.as<float>(), theta0, n_ * 4);
+  math_->memory().copy(z_.as<float>(), theta0, n_ * 4);
+  sums_ = math_->memory().alloc(static_cast<int64_t>(layout.layers.size()) *
+                                ResidualPartials::kFields * 8);
+  bytes_ = math_->memory().alloc(static_cast<int64_t>(global_mask_.bit_bytes()));
 }
 
 void HsadmmConsensus::add_proximal(int l, float* grad, const float* theta) const {
@@ -49,22 +51,22 @@ void HsadmmConsensus::add_proximal(int l, float* grad, const float* theta) const
 
 std::vector<float> HsadmmConsensus::host_copy(const SpaceBuffer& b) const {
   std::vector<float> out(n_);
-  math_->to_host(out.data(), b.as<float>(), n_ * 4);
+  math_->memory().to_host(out.data(), b.as<float>(), n_ * 4);
   return out;
 }
 
 void HsadmmConsensus::load_buffer(SpaceBuffer& b, const std::vector<float>& host) {
-  math_->from_host(b.as<float>(), host.data(), n_ * 4);
+  math_->memory().from_host(b.as<float>(), host.data(), n_ * 4);
 }
 
 void HsadmmConsensus::host_bytes_collective(std::vector<uint8_t>& bytes, bool unite) {
   const auto n = static_cast<int64_t>(bytes.size());
-  math_->from_host(bytes_.as<void>(), bytes.data(), n);
+  math_->memory().from_host(bytes_.as<void>(), bytes.data(), n);
   if (unite)
     comm_.allreduce(bytes_.as<void>(), bytes.size(), DType::u8, ReduceOp::bor, Group::inter);
   else
     comm_.broadcast(bytes_.as<void>(), bytes.size(), DType::u8, 0, Group::intra);
-  math_->to_host(bytes.data(), bytes_.as<void>(), n);
+  math_->memory().to_host(bytes.data(), bytes_.as<void>(), n);
 }
 
 ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer) {
@@ -84,8 +86,8 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
                     flat() ? Group::world : Group::intra);
   });
   timer.fence(comm_);
-  math_->copy(zi_prev_.as<float>(), zi_.as<float>(), n_ * 4);
-  math_->copy(z_prev_.as<float>(), z_.as<float>(), n_ * 4);
+  math_->memory().copy(zi_prev_.as<float>(), zi_.as<float>(), n_ * 4);
+  math_->memory().copy(z_prev_.as<float>(), z_.as<float>(), n_ * 4);
   timer.time(phase::dual_update, [&] {
     for (int l = 0; l < L; ++l) {
       CandidateParams cp{penalty_.rho1(l), flat() ? 0.0 : penalty_.rho2(l), cfg_.lambda, M, P};
@@ -108,7 +110,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   });
 
   if (flat()) {
-    math_->copy(z_.as<float>(), zi_.as<float>(), n_ * 4);
+    math_->memory().copy(z_.as<float>(), zi_.as<float>(), n_ * 4);
     global_mask_ = node_mask;
   } else {
     out.payload_mask = inter_node_consensus(k, node_mask, timer);
@@ -132,11 +134,11 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
     in.z_prev = z_prev_.as<float>();
     in.v = v_.as<float>();
     math_->residual_partials(in, sums_.as<double>());
-    math_->to_host(partials.data(), sums_.as<double>(), sums_bytes);
+    math_->memory().to_host(partials.data(), sums_.as<double>(), sums_bytes);
   });
   out.mine = evaluate_residuals(partials, out.rho1, out.rho2, cfg_);
   comm_.allreduce(sums_.as<double>(), partials.size(), DType::f64, ReduceOp::sum, Group::world);
-  math_->to_host(partials.data(), sums_.as<double>(), sums_bytes);
+  math_->memory().to_host(partials.data(), sums_.as<double>(), sums_bytes);
   out.global = evaluate_residuals(partials, out.rho1, out.rho2, cfg_);
   timer.time(phase::dual_update, [&] {
     const auto changes = penalty_.update(out.global);

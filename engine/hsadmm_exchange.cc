@@ -31,8 +31,8 @@ char* HsadmmConsensus::rail_slice_ptr(int b) {
 // The node's ranks all-gather their summed slices of bucket b.
 void HsadmmConsensus::rail_gather(int b) {
   const auto bytes = static_cast<int64_t>(rail_slice(b) * dtype_size(wire_));
-  if (slice_.bytes() < bytes) slice_ = math_->alloc(bytes);
-  math_->copy(slice_.as<void>(), rail_slice_ptr(b), bytes);
+  if (slice_.bytes() < bytes) slice_ = math_->memory().alloc(bytes);
+  math_->memory().copy(slice_.as<void>(), rail_slice_ptr(b), bytes);
   comm_.allgather(slice_.as<void>(), math_->bucket(b), rail_slice(b), wire_, Group::intra);
 }
 
@@ -167,7 +167,7 @@ void HsadmmConsensus::pipelined_exchange(const float* const* z, const float* con
       });
     }
   for (int b = 0; b < B; ++b) {
-    if (sends) timer.time(phase::inter_allreduce, [&] { work[b]->wait(); });
+    if (sends) timer.wait(phase::inter_allreduce, [&] { work[b]->wait(); });
     if (rail()) {
       timer.time(phase::allgather, [&] { rail_gather(b); });
     } else {

@@ -10,7 +10,11 @@ namespace prunex {
 class PhaseTimer {
  public:
   virtual ~PhaseTimer() = default;
+  // `seconds` of work in `phase` from `start`: a step of the rank's plan (time()).
   virtual void add(Phase phase, double start, double seconds) = 0;
+  // The same time, spent waiting for work this rank started in an earlier step of `phase`
+  // (wait()): it counts as the phase, and it is no step of its own. Default: add().
+  virtual void add_wait(Phase phase, double start, double seconds) { add(phase, start, seconds); }
 
   // Called by every rank before and after each communication phase. A timer that separates
   // waiting from communicating (PhaseClock with --sync-phases) barriers the world here and
@@ -26,16 +30,32 @@ class PhaseTimer {
   // PhaseClock fails here on purpose under --inject-failure. Default: nothing.
   virtual void reached(Phase /*phase*/) {}
 
-  // Times fn() as `phase`.
+  // Times fn() as a step in `phase`.
   template <typename Fn>
   auto time(Phase phase, Fn&& fn) {
     reached(phase);
+    return timed(phase, false, fn);
+  }
+  // Times fn() as the completion of an earlier step in `phase` (a pipelined bucket's
+  // all-reduce, started when the bucket was packed and waited for before its broadcast).
+  template <typename Fn>
+  auto wait(Phase phase, Fn&& fn) {
+    return timed(phase, true, fn);
+  }
+
+ private:
+  template <typename Fn>
+  auto timed(Phase phase, bool waiting, Fn& fn) {
     struct Scope {
       PhaseTimer& t;
       Phase p;
+      bool waiting;
       double start = now_seconds();
-      ~Scope() { t.add(p, start, now_seconds() - start); }
-    } scope{*this, phase};
+      ~Scope() {
+        const double seconds = now_seconds() - start;
+        waiting ? t.add_wait(p, start, seconds) : t.add(p, start, seconds);
+      }
+    } scope{*this, phase, waiting};
     return fn();
   }
 };

@@ -30,8 +30,8 @@ struct PlanStep {
   double flops = 0;      // compute steps, per rank
   double mem_bytes = 0;  // memory steps, per rank
   // Memory steps: the key of its calibrated speed (SimConfig::memory_Bps) when the step's
-  // work is not like the rest of its phase (the compaction plan build inside pack); empty:
-  // the phase's.
+  // work is not like the rest of its phase (the compaction plan build inside pack, cgx's
+  // quantization inside its reduction: compress); empty: the phase's.
   std::string memory_key;
   // The step may start when the step `overlap_with` (index) starts instead of when the
   // previous step ends; -1 = strictly after the previous step. DDP buckets use it.

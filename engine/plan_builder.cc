@@ -123,11 +123,15 @@ IterationPlan build_plan(const PlanInputs& in) {
   return plan;
 }
 
+bool takes_part(const PlanStep& step, const NodeGrouping& grouping, int world_rank) {
+  return step.kind == StepKind::compute || grouping.takes_part(step.group, world_rank);
+}
+
 std::vector<CallRecord> plan_calls(const IterationPlan& plan, const NodeGrouping& grouping,
                                    int world_rank) {
   std::vector<CallRecord> out;
   auto add = [&](const PlanStep& s) {
-    if (s.kind != StepKind::collective || !grouping.takes_part(s.group, world_rank)) return;
+    if (s.kind != StepKind::collective || !takes_part(s, grouping, world_rank)) return;
     if (s.sent_bytes > 0)
       out.push_back({CollectiveOp::send, s.group, DType::u8, s.sent_bytes, 0});
     else
@@ -135,6 +139,16 @@ std::vector<CallRecord> plan_calls(const IterationPlan& plan, const NodeGrouping
   };
   for (const auto& s : plan.steps) add(s);
   for (const auto& s : plan.untimed) add(s);
+  return out;
+}
+
+std::vector<Phase> plan_phases(const IterationPlan& plan, const NodeGrouping& grouping,
+                               int world_rank, long repeats) {
+  std::vector<Phase> out;
+  for (long i = 0; i < repeats; ++i)
+    for (const auto& s : plan.steps)
+      if (takes_part(s, grouping, world_rank) && (out.empty() || out.back() != s.phase))
+        out.push_back(s.phase);
   return out;
 }
 

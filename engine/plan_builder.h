@@ -122,9 +122,22 @@ IterationPlan build_plan(const PlanInputs& in);
 void set_freeze_state(PlanInputs& in, bool frozen_after_k2, bool frozen_after_k1,
                       bool frozen_after_k);
 
+// Whether world_rank works in `step`: compute steps run on every rank; memory and collective
+// steps on the members of the step's group (pack: the payload packers, a leader-only
+// collective: the leaders). plan_calls(), plan_phases(), the SimGrid executor and simulate's
+// per-rank records all ask here.
+bool takes_part(const PlanStep& step, const NodeGrouping& grouping, int world_rank);
+
 // The collectives world_rank makes in one run of the plan, in order (its collective steps
 // on groups it belongs to, then the untimed ones): what Communicator::calls() records live.
 std::vector<CallRecord> plan_calls(const IterationPlan& plan, const NodeGrouping& grouping,
                                    int world_rank);
+
+// The phases world_rank works in during `repeats` runs of the plan, in order, with a phase
+// that consecutive steps share named once (a DDP step's compute, its buckets and its SGD step
+// are local_compute, allreduce, local_compute): what the phases a live rank times
+// (PhaseTimer::add) show in the same order. Untimed steps have no phase.
+std::vector<Phase> plan_phases(const IterationPlan& plan, const NodeGrouping& grouping,
+                               int world_rank, long repeats = 1);
 
 }  // namespace prunex

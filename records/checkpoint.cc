@@ -8,6 +8,7 @@
 #include <iterator>
 
 #include "engine/error.h"
+#include "records/json_file.h"
 #include "records/run_record.h"
 
 namespace prunex {

@@ -1,4 +1,5 @@
 #include "records/config_fields.h"
+#include "records/json_file.h"
 
 #include <fstream>
 
@@ -43,14 +44,7 @@ std::string config_value_text(const nlohmann::json& value, const std::string& or
 }
 
 nlohmann::json read_config_file(const std::string& path) {
-  std::ifstream f(path);
-  PRUNEX_USAGE(f.good(), "cannot read config file ", path);
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    throw UsageError(path + ": malformed JSON (" + std::string(e.what()) + ")");
-  }
+  nlohmann::json j = read_json_file(path, "--config");
   // A run's record (metrics.json, scaling.json): its config object.
   if (j.is_object() && j.contains("config") && j["config"].is_object()) return j["config"];
   return j;

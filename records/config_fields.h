@@ -15,6 +15,11 @@
 
 namespace prunex {
 
+// What a field's value is, for the command line (apps/field_options.h registers each field as
+// a CLI11 option of this type, its range checked while parsing): text (names, lists, paths),
+// a whole number or a real number in [lo, hi] (real: (lo, hi] when open_low), a boolean.
+enum class FieldType { text, whole, real, boolean };
+
 template <typename Config>
 struct ConfigField {
   std::string name;        // flag name and JSON key, e.g. "local-epochs"
@@ -22,14 +27,23 @@ struct ConfigField {
   std::string help;
   std::function<void(Config&, const std::string&)> set;  // throws UsageError
   std::function<nlohmann::json(const Config&)> get;
+  FieldType type = FieldType::text;
+  double lo = 0, hi = 0;
+  bool open_low = false;
 };
 
 // A field of an inner config (e.g. the simulate settings inside a sweep's config).
 template <typename Outer, typename Inner>
 ConfigField<Outer> nested_field(const ConfigField<Inner>& f, Inner Outer::*member) {
-  return {f.name, f.value_name, f.help,
+  return {f.name,
+          f.value_name,
+          f.help,
           [set = f.set, member](Outer& o, const std::string& v) { set(o.*member, v); },
-          [get = f.get, member](const Outer& o) { return get(o.*member); }};
+          [get = f.get, member](const Outer& o) { return get(o.*member); },
+          f.type,
+          f.lo,
+          f.hi,
+          f.open_low};
 }
 
 // How a default reads in --help: strings bare, null (unset) empty.

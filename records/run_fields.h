@@ -36,31 +36,46 @@ ConfigField<C> text(std::string name, std::string vn, std::string help, std::str
 template <typename C, typename T>
 ConfigField<C> whole(std::string name, std::string vn, std::string help, T C::*m, long lo,
                      long hi) {
-  return {name, vn, help,
+  return {name,
+          vn,
+          help,
           [m, name, lo, hi](C& c, const std::string& v) {
             c.*m = static_cast<T>(parse_long(v, "--" + name, lo, hi));
           },
-          [m](const C& c) { return nlohmann::json(c.*m); }};
+          [m](const C& c) { return nlohmann::json(c.*m); },
+          FieldType::whole,
+          static_cast<double>(lo),
+          static_cast<double>(hi)};
 }
 
 template <typename C>
 ConfigField<C> boolean(std::string name, std::string help, bool C::*m) {
-  return {name, "BOOL", help, [m, name](C& c, const std::string& v) { c.*m = parse_bool(name, v); },
-          [m](const C& c) { return nlohmann::json(c.*m); }};
+  return {name,
+          "BOOL",
+          help,
+          [m, name](C& c, const std::string& v) { c.*m = parse_bool(name, v); },
+          [m](const C& c) { return nlohmann::json(c.*m); },
+          FieldType::boolean};
 }
 
 // A number in (lo, hi] (open_low) or [lo, hi].
 template <typename C>
 ConfigField<C> real(std::string name, std::string vn, std::string help, double C::*m, double lo,
                     double hi, bool open_low) {
-  return {name, vn, help,
+  return {name,
+          vn,
+          help,
           [m, name, lo, hi, open_low](C& c, const std::string& v) {
             const double x = parse_double(v, "--" + name);
             PRUNEX_USAGE((open_low ? x > lo : x >= lo) && x <= hi, "--", name, " must be in ",
                          open_low ? "(" : "[", lo, ", ", hi, "], got '", v, "'");
             c.*m = x;
           },
-          [m](const C& c) { return nlohmann::json(c.*m); }};
+          [m](const C& c) { return nlohmann::json(c.*m); },
+          FieldType::real,
+          lo,
+          hi,
+          open_low};
 }
 
 // What a run is, as train and simulate both take it: strategy, model and head, outer and

@@ -172,17 +172,6 @@ nlohmann::json trace_json(const RunRecord& run) {
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 
-nlohmann::json read_json_file(const std::string& path, const std::string& what) {
-  std::ifstream f(path);
-  PRUNEX_USAGE(f.good(), what, ": cannot read ", path);
-  try {
-    return nlohmann::json::parse(f);
-  } catch (const nlohmann::json::exception& e) {
-    PRUNEX_USAGE(false, what, " ", path, ": not JSON (", e.what(), ")");
-  }
-  return {};
-}
-
 namespace {
 
 // The temporary file being written, for SIGINT/SIGTERM (mpirun forwards them to every rank):

@@ -79,8 +79,5 @@ void write_metrics(const RunRecord& run, const std::string& out_dir);
 
 // Writes text to path atomically (temp + rename); creates parent folders.
 void write_file_atomic(const std::string& path, const std::string& text);
-// Parses a JSON file; a missing file or malformed JSON is a UsageError naming `what` and the
-// path ("--masks: cannot read x.json").
-nlohmann::json read_json_file(const std::string& path, const std::string& what);
 
 }  // namespace prunex

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "engine/error.h"
+#include "records/json_file.h"
 #include "records/run_record.h"
 
 namespace prunex {

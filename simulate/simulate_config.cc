@@ -7,6 +7,7 @@
 #include "engine/simulated_masks.h"
 #include "engine/sparsity_spec.h"
 #include "engine/wire_dtype.h"
+#include "records/json_file.h"
 #include "records/plan_settings.h"
 #include "records/run_replay.h"
 #include "simulate/footprint.h"

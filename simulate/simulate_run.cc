@@ -30,11 +30,6 @@ Simulated simulate_plan(SimCluster& cluster, const PlanInputs& in) {
   return s;
 }
 
-bool takes_part(const PlanStep& step, int rank, const NodeGrouping& grouping) {
-  // Memory steps may name a group too (pack: leaders only); compute runs everywhere.
-  return step.kind == StepKind::compute || grouping.takes_part(step.group, rank);
-}
-
 IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k, bool frozen,
                             long repeats) {
   const int P = spec.sim.gpus_per_node, W = spec.sim.nodes * P;
@@ -54,7 +49,7 @@ IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k,
     const bool own = step.kind == StepKind::compute && st.seconds > 0 &&
                      static_cast<int>(st.rank_seconds.size()) == W;
     for (int r = 0; r < W; ++r)
-      if (takes_part(step, r, grouping))
+      if (takes_part(step, grouping, r))
         per_rank[r] += own ? t * st.rank_seconds[r] / st.seconds : t;
   }
   // Counted as the live run counts it: rank 0's collectives (a leader takes part in every
@@ -93,7 +88,7 @@ void add_trace(const Simulated& s, double t0, const std::vector<int>& ranks,
     const StepTiming& st = s.timing.steps[i];
     if (st.seconds <= 0) continue;
     for (int r : ranks)
-      if (takes_part(s.plan.steps[i], r, grouping))
+      if (takes_part(s.plan.steps[i], grouping, r))
         out.push_back({r, st.phase, t0 + st.start_s, st.seconds});
   }
 }

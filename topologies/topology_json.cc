@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include "topologies/json_fields.h"
+#include "records/json_fields.h"
 #include "topologies/topology_io.h"
 #include "topologies/topology_names.h"
 

@@ -7,7 +7,8 @@
 #include <vector>
 
 #include "engine/error.h"
-#include "topologies/json_fields.h"
+#include "records/json_fields.h"
+#include "records/json_file.h"
 #include "topologies/topology_io.h"
 
 #ifndef PRUNEX_PRESET_DIR
@@ -25,30 +26,7 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 }
 
 Topology load_file(const fs::path& path, const std::string& origin) {
-  std::ifstream in(path);
-  if (!in || fs::is_directory(path))
-    throw UsageError(topology_error_prefix(origin) + "cannot open file " + path.string());
-  nlohmann::json doc;
-  // The keys leading to the value being read, so that a value the parser refuses (a number
-  // beyond a double, say) is named by its field.
-  std::vector<std::string> keys;
-  const auto track = [&keys](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
-    if (event == nlohmann::json::parse_event_t::key) {
-      keys.resize(static_cast<std::size_t>(std::max(0, depth - 1)));
-      keys.push_back(j.get<std::string>());
-    }
-    return true;
-  };
-  try {
-    doc = nlohmann::json::parse(in, track, true, /*ignore_comments=*/false);
-  } catch (const nlohmann::json::exception& e) {
-    std::string what = e.what(), field;
-    std::replace(what.begin(), what.end(), '\n', ' ');
-    for (const auto& k : keys) field += (field.empty() ? "" : ".") + k;
-    throw UsageError(topology_error_prefix(origin) + "malformed JSON" +
-                     (field.empty() ? "" : " at " + field) + ": " + what);
-  }
-  return parse_topology(doc, origin);
+  return parse_topology(read_json_file(path.string(), "topology", origin), origin);
 }
 
 }  // namespace

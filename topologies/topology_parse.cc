@@ -1,7 +1,7 @@
 // parse_topology: a topology document -> Topology (SI units), then validate().
 #include <nlohmann/json.hpp>
 
-#include "topologies/json_fields.h"
+#include "records/json_fields.h"
 #include "topologies/topology_io.h"
 #include "topologies/topology_names.h"
 

@@ -5,7 +5,7 @@
 
 #include "engine/error.h"
 #include "topologies/bisection.h"
-#include "topologies/json_fields.h"
+#include "records/json_fields.h"
 #include "topologies/topology_io.h"
 
 namespace prunex {

@@ -7,6 +7,7 @@
 #include "backends/cuda/admm_kernels.h"
 #include "backends/cuda/consensus_kernels.h"
 #include "backends/cuda/cuda_handles.h"
+#include "backends/cuda/device_space.h"
 #include "backends/cuda/gpu_compaction.h"
 #include "backends/cuda/gpu_projection.h"
 #include "engine/error.h"
@@ -19,34 +20,7 @@ constexpr int64_t kResidualTile = 1 << 16;  // elements per block of the residua
 
 class CudaConsensusMath final : public ConsensusMath {
  public:
-  MemorySpace space() const override { return MemorySpace::device; }
-
-  SpaceBuffer alloc(int64_t bytes) override {
-    void* p = nullptr;
-    const auto n = static_cast<size_t>(std::max<int64_t>(bytes, 1));
-    PRUNEX_CUDA_CHECK(cudaMalloc(&p, n));
-    PRUNEX_CUDA_CHECK(cudaMemsetAsync(p, 0, n, s()));
-    sync();
-    return SpaceBuffer(p, bytes, [](void* q) { cudaFree(q); });
-  }
-  void copy(void* dst, const void* src, int64_t bytes) override {
-    if (bytes <= 0 || dst == src) return;
-    PRUNEX_CUDA_CHECK(
-        cudaMemcpyAsync(dst, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToDevice, s()));
-    sync();
-  }
-  void to_host(void* host, const void* src, int64_t bytes) override {
-    if (bytes <= 0) return;
-    PRUNEX_CUDA_CHECK(
-        cudaMemcpyAsync(host, src, static_cast<size_t>(bytes), cudaMemcpyDeviceToHost, s()));
-    sync();
-  }
-  void from_host(void* dst, const void* host, int64_t bytes) override {
-    if (bytes <= 0) return;
-    PRUNEX_CUDA_CHECK(
-        cudaMemcpyAsync(dst, host, static_cast<size_t>(bytes), cudaMemcpyHostToDevice, s()));
-    sync();
-  }
+  SpaceMemory& memory() const override { return *memory_; }
 
   void add_proximal(float* grad, const float* theta, const float* z_i, const float* u, double rho1,
                     int64_t n) override {
@@ -105,7 +79,7 @@ class CudaConsensusMath final : public ConsensusMath {
       init[l * ResidualPartials::kFields + ResidualPartials::intra_count] = n;
       if (in.inter) init[l * ResidualPartials::kFields + ResidualPartials::inter_count] = n;
     }
-    from_host(sums, init.data(), static_cast<int64_t>(init.size() * sizeof(double)));
+    memory_->from_host(sums, init.data(), static_cast<int64_t>(init.size() * sizeof(double)));
     residual_sums_gpu(tiles_.data(), static_cast<int>(tiles_.size()), in.theta, in.z_i, in.z_i_prev,
                       in.u, in.inter ? in.z : nullptr, in.z_prev, in.v, sums, s());
     sync();
@@ -175,6 +149,7 @@ class CudaConsensusMath final : public ConsensusMath {
   }
 
   CudaStream stream_handle_;
+  std::unique_ptr<SpaceMemory> memory_ = make_device_space(stream_handle_.get());
   ModelMask masked_;
   std::map<size_t, DeviceArray<uint8_t>> keep_;
   std::vector<int64_t> tiles_offsets_;

@@ -1,5 +1,6 @@
 // A Communicator over host memory that forwards to an NcclCommunicator through device
-// copies: each buffer is copied to the device, the NCCL call runs, the result is copied back.
+// copies (engine/memory_space.h, backends/cuda/device_space.h): each buffer is copied to the
+// device, the NCCL call runs, the result is copied back.
 // It records its own calls as the inner one does. For what keeps its payload in host memory
 // while NCCL moves it: train --backend nccl's peer strategies (their codecs and selections run
 // on the host) and the communicator conformance suite. Asynchronous all-reduces complete
@@ -7,9 +8,8 @@
 #pragma once
 
 #include <memory>
-#include <vector>
 
-#include "backends/cuda/cuda_handles.h"
+#include "backends/cuda/device_space.h"
 #include "backends/nccl/nccl_communicator.h"
 #include "engine/communicator.h"
 
@@ -23,8 +23,8 @@ class HostStagedCommunicator : public Communicator {
   MemorySpace memory_space() const override { return MemorySpace::host; }
 
   void allreduce(void* data, std::size_t count, DType t, ReduceOp op, Group g) override {
-    DeviceArray<uint8_t> d = up(data, count * dtype_size(t));
-    in_.allreduce(d.data(), count, t, op, g);
+    SpaceBuffer d = up(data, count * dtype_size(t));
+    in_.allreduce(d.as<void>(), count, t, op, g);
     down(d, data);
     record(CollectiveOp::allreduce, g, t, count, in_.calls().back().seconds);
   }
@@ -34,15 +34,15 @@ class HostStagedCommunicator : public Communicator {
     return std::make_unique<Done>();
   }
   void broadcast(void* data, std::size_t count, DType t, int root, Group g) override {
-    DeviceArray<uint8_t> d = up(data, count * dtype_size(t));
-    in_.broadcast(d.data(), count, t, root, g);
+    SpaceBuffer d = up(data, count * dtype_size(t));
+    in_.broadcast(d.as<void>(), count, t, root, g);
     down(d, data);
     record(CollectiveOp::broadcast, g, t, count, in_.calls().back().seconds);
   }
   void allgather(const void* send, void* recv, std::size_t count, DType t, Group g) override {
-    DeviceArray<uint8_t> s = up(send, count * dtype_size(t));
-    DeviceArray<uint8_t> r(count * dtype_size(t) * static_cast<std::size_t>(size(g)));
-    in_.allgather(s.data(), r.data(), count, t, g);
+    SpaceBuffer s = up(send, count * dtype_size(t));
+    SpaceBuffer r = dev_->alloc(static_cast<int64_t>(count * dtype_size(t) * size(g)));
+    in_.allgather(s.as<void>(), r.as<void>(), count, t, g);
     down(r, recv);
     record(CollectiveOp::allgather, g, t, count, in_.calls().back().seconds);
   }
@@ -53,17 +53,17 @@ class HostStagedCommunicator : public Communicator {
   // Point-to-point: the device buffer lives in the Work until it completes.
   std::unique_ptr<Work> send(const void* data, std::size_t count, DType t, int peer,
                              Group g) override {
-    auto w = std::make_unique<Staged>();
+    auto w = std::make_unique<Staged>(*dev_);
     w->dev = up(data, count * dtype_size(t));
-    w->inner = in_.send(w->dev.data(), count, t, peer, g);
+    w->inner = in_.send(w->dev.as<void>(), count, t, peer, g);
     record(CollectiveOp::send, g, t, count, 0);
     return w;
   }
   std::unique_ptr<Work> recv(void* data, std::size_t count, DType t, int peer, Group g) override {
-    auto w = std::make_unique<Staged>();
-    w->dev = DeviceArray<uint8_t>(count * dtype_size(t));
+    auto w = std::make_unique<Staged>(*dev_);
+    w->dev = dev_->alloc(static_cast<int64_t>(count * dtype_size(t)));
     w->host = data;
-    w->inner = in_.recv(w->dev.data(), count, t, peer, g);
+    w->inner = in_.recv(w->dev.as<void>(), count, t, peer, g);
     record(CollectiveOp::recv, g, t, count, 0);
     return w;
   }
@@ -75,25 +75,26 @@ class HostStagedCommunicator : public Communicator {
     bool is_completed() override { return true; }
   };
   struct Staged : Work {
-    DeviceArray<uint8_t> dev;
+    explicit Staged(SpaceMemory& space) : space(space) {}
+    SpaceMemory& space;
+    SpaceBuffer dev;
     void* host = nullptr;
     std::unique_ptr<Work> inner;
     void wait() override {
       inner->wait();
-      if (host && dev.size())
-        PRUNEX_CUDA_CHECK(cudaMemcpy(host, dev.data(), dev.size(), cudaMemcpyDeviceToHost));
+      if (host) space.to_host(host, dev.as<void>(), dev.bytes());
       host = nullptr;
     }
     bool is_completed() override { return inner->is_completed(); }
   };
-  static DeviceArray<uint8_t> up(const void* p, std::size_t bytes) {
-    const auto* b = static_cast<const uint8_t*>(p);
-    return DeviceArray<uint8_t>(std::vector<uint8_t>(b, b + bytes));
+  SpaceBuffer up(const void* p, std::size_t bytes) {
+    SpaceBuffer d = dev_->alloc(static_cast<int64_t>(bytes));
+    dev_->from_host(d.as<void>(), p, static_cast<int64_t>(bytes));
+    return d;
   }
-  static void down(const DeviceArray<uint8_t>& d, void* p) {
-    if (d.size()) PRUNEX_CUDA_CHECK(cudaMemcpy(p, d.data(), d.size(), cudaMemcpyDeviceToHost));
-  }
+  void down(const SpaceBuffer& d, void* p) { dev_->to_host(p, d.as<void>(), d.bytes()); }
   NcclCommunicator& in_;
+  std::unique_ptr<SpaceMemory> dev_ = make_device_space();  // the device copies
 };
 
 }  // namespace prunex

@@ -8,6 +8,7 @@
 
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/error.h"
+#include "engine/plan_builder.h"
 #include "netmodel/collectives.h"
 
 namespace prunex::sim {
@@ -62,10 +63,9 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
       }
     }
     const NodeGrouping grouping{cfg.nodes * cfg.gpus_per_node, cfg.gpus_per_node};
-    const Group g = step.kind == StepKind::collective ? step.group : Group::world;
     st.rank_seconds.assign(grouping.world_size, 0.0);
     for (int r = 0; r < grouping.world_size; ++r)
-      if (grouping.takes_part(g, r))
+      if (takes_part(step, grouping, r))
         st.rank_seconds[r] = compute_ranks.empty() ? st.seconds : compute_ranks[r];
     frontier = std::max(frontier, st.start_s + st.seconds);
     timing.phase_seconds[st.phase] += st.seconds;

@@ -15,9 +15,11 @@ flags=(-std=c++17 -O2 -fPIC -Wall -Wextra -Werror -I"$root"
        -DPRUNEX_PRESET_DIR="\"$root/topologies/presets\"")
 read -r -a sg_cflags <<<"$(pkg-config --cflags simgrid)"
 read -r -a sg_libs <<<"$(pkg-config --libs simgrid)"
-srcs=(experiments/smpi/platform_env.cc backends/simgrid/platform.cc topologies/*.cc)
+srcs=(experiments/smpi/platform_env.cc backends/simgrid/platform.cc topologies/*.cc
+      records/json_file.cc records/json_fields.cc)
 deps=("${srcs[@]}" experiments/smpi/*.h experiments/smpi/*.cc experiments/smpi/*.c
-      backends/simgrid/platform.h topologies/*.h engine/error.h)
+      experiments/smpi/build.sh backends/simgrid/platform.h topologies/*.h records/json_file.h records/json_fields.h
+      engine/error.h)
 stale() {  # stale OUTPUT: missing or older than any dependency
   [[ ! -e $1 ]] && return 0
   for d in "${deps[@]}"; do [[ $d -nt $1 ]] && return 0; done

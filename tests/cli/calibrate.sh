@@ -275,9 +275,9 @@ expect_exit2() {  # WORDS ARGS...
   local words="$1"; shift
   expect_refused "$words" "" "$prunex" "$@"
 }
-expect_exit2 "cannot read" calibrate --from missing.json --out x.json
+expect_exit2 "cannot open file" calibrate --from missing.json --out x.json
 echo '[{"op": ' > broken.json
-expect_exit2 "not JSON" calibrate --from broken.json --out x.json
+expect_exit2 "malformed JSON" calibrate --from broken.json --out x.json
 expect_exit2 "not a live measurement" calibrate --from simrows.json --out x.json
 expect_exit2 "--out FILE is required" calibrate --from bench.json
 expect_exit2 "nothing to calibrate from" calibrate --out x.json

@@ -1,5 +1,6 @@
-// What the conformance tests compare: the collectives a live iteration made against the
-// collective steps of the plan for that iteration, one rank at a time.
+// What the conformance tests compare, one rank at a time: the collectives a live iteration
+// made against the collective steps of the plan for that iteration, and the phases it worked
+// in against the plan's steps that rank takes part in (memory steps included: who packs).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "engine/communicator.h"
+#include "engine/phases.h"
 
 namespace prunex::test {
 
@@ -40,6 +42,26 @@ inline ::testing::AssertionResult same_calls(const std::vector<CallRecord>& live
   if (same) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure()
          << "live calls:" << describe(live) << "\nplan calls:" << describe(plan);
+}
+
+// A live rank's phases as PhaseTimer::add() saw them: consecutive repeats named once, the
+// --sync-phases waits (measurement, not plan steps) left out. Compared with plan_phases().
+inline void add_phase(std::vector<Phase>& seen, Phase p) {
+  if (p != Phase::sync_wait && (seen.empty() || seen.back() != p)) seen.push_back(p);
+}
+
+inline std::string describe(const std::vector<Phase>& phases) {
+  std::string s;
+  for (Phase p : phases) s += " " + std::string(phase_name(p));
+  return s;
+}
+
+// live == plan: the same phases in the same order.
+inline ::testing::AssertionResult same_phases(const std::vector<Phase>& live,
+                                              const std::vector<Phase>& plan) {
+  if (live == plan) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure()
+         << "live phases:" << describe(live) << "\nplan phases:" << describe(plan);
 }
 
 }  // namespace prunex::test

@@ -2,8 +2,9 @@
 // threads (backends/inproc), and in every iteration — before the mask freezes, in the
 // iteration that freezes it, and after — each rank's recorded collectives (op, group, dtype,
 // bytes, in order) must be plan_calls() of the plan built for that iteration from the same
-// payload mask and freeze state. Leaders and followers are both checked (followers skip the
-// inter-node steps).
+// payload mask and freeze state, and the phases it worked in must be the plan's from the
+// consensus on (plan_phases()). Leaders and followers are both checked (followers skip the
+// inter-node steps and, outside hsadmm-rail, the pack).
 #include <cmath>
 #include <mutex>
 
@@ -20,9 +21,18 @@ struct Shape {
   int nodes, gpus_per_node;
 };
 
+// The phases a rank works in (conformance.h add_phase); waits are no steps of their own.
+class RecordingTimer : public PhaseTimer {
+ public:
+  void add(Phase phase, double, double) override { add_phase(seen, phase); }
+  void add_wait(Phase, double, double) override {}
+  std::vector<Phase> seen;
+};
+
 // Per rank and iteration: what the live consensus did, and what it needs for the plan.
 struct Observed {
   std::vector<CallRecord> calls;
+  std::vector<Phase> phases;
   ModelMask payload_mask;
   bool frozen = false;
 };
@@ -46,15 +56,16 @@ std::vector<std::vector<Observed>> run_consensus(Strategy strategy, Shape shape,
     // 64 KiB buckets, so the compact payload spans several buckets.
     HsadmmConsensus admm(layout, spec, cfg, int64_t(64) << 10, strategy, comm, theta0.data(), wire);
     admm.set_pipelined(pipelined);
-    NullPhaseTimer timer;
     std::vector<float> theta(theta0.size());
     for (int k = 1; k <= iterations; ++k) {
+      RecordingTimer timer;
       for (size_t i = 0; i < theta.size(); ++i)
         theta[i] = theta0[i] + 0.05f * static_cast<float>(std::cos(0.11 * static_cast<double>(i) *
                                                                    (comm.world_rank() + k)));
       comm.clear_calls();
       const ConsensusStep step = admm.step(k, theta.data(), timer);
-      seen[comm.world_rank()].push_back({comm.calls(), step.payload_mask, step.frozen});
+      seen[comm.world_rank()].push_back(
+          {comm.calls(), std::move(timer.seen), step.payload_mask, step.frozen});
     }
   });
   return seen;
@@ -87,8 +98,15 @@ void expect_conformance(Strategy strategy, Shape shape, DType wire = DType::f32,
       in.pipeline_buckets = pipelined;
       in.global_mask = strategy != Strategy::hsadmm_flat ? &o.payload_mask : nullptr;
       set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
-      const auto plan = plan_calls(build_plan(in), grouping, r);
-      EXPECT_TRUE(same_calls(without_barriers(o.calls), plan));
+      const IterationPlan plan = build_plan(in);
+      EXPECT_TRUE(same_calls(without_barriers(o.calls), plan_calls(plan, grouping, r)));
+      // The consensus is the plan after its local steps (local_compute), which the trainer
+      // runs.
+      std::vector<Phase> want = plan_phases(plan, grouping, r);
+      ASSERT_FALSE(want.empty());
+      EXPECT_EQ(want.front(), Phase::local_compute);
+      want.erase(want.begin());
+      EXPECT_TRUE(same_phases(o.phases, want));
     }
   }
 }

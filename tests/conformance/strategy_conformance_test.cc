@@ -1,7 +1,9 @@
 // Conformance of the live strategies as `prunex train` runs them (LibTorch models, local
 // steps, hooks): every outer iteration of every strategy, on every rank, makes exactly the
 // collectives of its plan — plan_calls() of the plan for that iteration, repeated
-// plan_repeats() times for the strategies that synchronise every step. Ranks are threads
+// plan_repeats() times for the strategies that synchronise every step — and works in the
+// phases of its plan in the plan's order (plan_phases(): memory steps included, so a rank
+// that packs where the plan has only the leaders pack fails). Ranks are threads
 // over the in-process communicator; the data are synthetic.
 #include <torch/torch.h>
 
@@ -53,6 +55,20 @@ void totals_check(const NodeGrouping&, int, const std::vector<CallRecord>& got,
   EXPECT_TRUE(same_calls(gb, wb));
 }
 
+// The live clock, keeping the phases this rank worked in (conformance.h add_phase).
+class RecordingClock : public PhaseClock {
+ public:
+  using PhaseClock::PhaseClock;
+  void add(Phase phase, double start, double seconds) override {
+    add_phase(seen, phase);
+    PhaseClock::add(phase, start, seconds);
+  }
+  void add_wait(Phase phase, double start, double seconds) override {
+    PhaseClock::add(phase, start, seconds);  // no step of its own
+  }
+  std::vector<Phase> seen;
+};
+
 // Returns the number of collectives rank 0 made in the first iteration.
 // cgx: the plan charges every rank the mean chunk's bytes, so per rank the sends differ by the
 // chunks' sizes; summed over the ranks, per group, they are exact (compared separately below).
@@ -67,12 +83,13 @@ std::size_t expect_conformance(Strategy strategy, int nodes, int gpus_per_node, 
   if (tweak) tweak(cfg);
   std::vector<std::vector<LocalIteration>> local(grouping.world_size);
   std::vector<std::vector<std::vector<CallRecord>>> calls(grouping.world_size);
+  std::vector<std::vector<std::vector<Phase>>> phases(grouping.world_size);
   std::vector<nlohmann::json> records(grouping.world_size);  // each rank's recorded config
   std::vector<ModelLayout> layouts(grouping.world_size);
   spawn_ranks(grouping, [&](Communicator& comm) {
     TrainSetup s = make_setup(cfg, comm);
     auto live = make_live_strategy(s, comm);
-    PhaseClock clock(now_seconds(), cfg.sync_phases);
+    RecordingClock clock(now_seconds(), cfg.sync_phases);
     records[comm.world_rank()] = config_to_json(cfg);
     records[comm.world_rank()].update(run_facts(s));
     layouts[comm.world_rank()] = s.layout;
@@ -80,6 +97,8 @@ std::size_t expect_conformance(Strategy strategy, int nodes, int gpus_per_node, 
       comm.clear_calls();
       local[comm.world_rank()].push_back(live->iterate(k, clock));
       calls[comm.world_rank()].push_back(comm.calls());
+      phases[comm.world_rank()].push_back(std::move(clock.seen));
+      clock.seen.clear();
     }
   });
   for (int r = 0; r < grouping.world_size; ++r) {
@@ -96,6 +115,7 @@ std::size_t expect_conformance(Strategy strategy, int nodes, int gpus_per_node, 
       std::vector<CallRecord> want;
       for (long i = 0; i < plan_repeats(in); ++i)
         for (const auto& c : plan_calls(plan, grouping, r)) want.push_back(c);
+      EXPECT_TRUE(same_phases(phases[r][k - 1], plan_phases(plan, grouping, r, plan_repeats(in))));
       std::vector<CallRecord> got = without_barriers(calls[r][k - 1]);
       if (strategy == Strategy::pactrain && k == 1) {
         // The plan is the steady state (every bucket compact); the first step still sends

@@ -54,13 +54,13 @@ TEST(ResidualTiles, CoverEveryElementOnceInsideOneLayer) {
 struct Dev {
   ConsensusMath& m;
   SpaceBuffer up(const std::vector<float>& x) {
-    SpaceBuffer b = m.alloc(static_cast<int64_t>(x.size() * 4));
-    m.from_host(b.as<float>(), x.data(), static_cast<int64_t>(x.size() * 4));
+    SpaceBuffer b = m.memory().alloc(static_cast<int64_t>(x.size() * 4));
+    m.memory().from_host(b.as<float>(), x.data(), static_cast<int64_t>(x.size() * 4));
     return b;
   }
   std::vector<float> down(const SpaceBuffer& b, size_t n) {
     std::vector<float> x(n);
-    m.to_host(x.data(), b.as<float>(), static_cast<int64_t>(n * 4));
+    m.memory().to_host(x.data(), b.as<float>(), static_cast<int64_t>(n * 4));
     return x;
   }
 };
@@ -83,7 +83,7 @@ TEST(CudaConsensusMath, ElementwiseEqualHostBitForBit) {
   EXPECT_TRUE(bits_equal(d.down(dg, n), grad)) << "add_proximal";
 
   std::vector<float> buf(n);
-  auto dbuf = gpu->alloc(n * 4);
+  auto dbuf = gpu->memory().alloc(n * 4);
   cpu->theta_plus_u(theta.data(), u.data(), buf.data(), n);
   gpu->theta_plus_u(dt.as<float>(), du.as<float>(), dbuf.as<float>(), n);
   EXPECT_TRUE(bits_equal(d.down(dbuf, n), buf)) << "theta_plus_u";
@@ -133,9 +133,9 @@ TEST(CudaConsensusMath, ResidualSumsEqualHostToRounding) {
     };
     std::vector<double> want(static_cast<size_t>(L) * ResidualPartials::kFields), got(want.size());
     cpu->residual_partials(in([&](int i) { return host[i].data(); }), want.data());
-    auto sums = gpu->alloc(static_cast<int64_t>(got.size() * 8));
+    auto sums = gpu->memory().alloc(static_cast<int64_t>(got.size() * 8));
     gpu->residual_partials(in([&](int i) { return dev[i].as<const float>(); }), sums.as<double>());
-    gpu->to_host(got.data(), sums.as<double>(), static_cast<int64_t>(got.size() * 8));
+    gpu->memory().to_host(got.data(), sums.as<double>(), static_cast<int64_t>(got.size() * 8));
     for (size_t k = 0; k < want.size(); ++k)
       EXPECT_NEAR(got[k], want[k], 1e-12 * std::max(1.0, std::abs(want[k])))
           << "inter " << inter << " layer " << k / ResidualPartials::kFields << " field "
@@ -202,7 +202,7 @@ TEST(CudaConsensusMath, MaskProjectionAndCompactionEqualHost) {
       for (int k = 0; k < plan.buckets(); ++k) {
         ASSERT_EQ(gpu->bucket_padded(k), cpu->bucket_padded(k));
         std::vector<float> got(gpu->bucket_padded(k));
-        gpu->to_host(got.data(), gpu->bucket(k), static_cast<int64_t>(got.size() * 4));
+        gpu->memory().to_host(got.data(), gpu->bucket(k), static_cast<int64_t>(got.size() * 4));
         const auto* want = static_cast<const float*>(cpu->bucket(k));
         EXPECT_TRUE(bits_equal(got, std::vector<float>(want, want + cpu->bucket_padded(k))))
             << "bucket " << k;
@@ -255,16 +255,16 @@ TEST(HsadmmConsensusOnGpu, EqualsHostIterationByIteration) {
     // A local step: theta moves towards a fixed random target.
     const auto target = testing::random_tensor(n, rng);
     for (int64_t i = 0; i < n; ++i) theta[i] = 0.5f * theta[i] + 0.5f * target[i];
-    dev.math().from_host(dtheta.as<float>(), theta.data(), n * 4);
+    dev.math().memory().from_host(dtheta.as<float>(), theta.data(), n * 4);
     const ConsensusStep want = host.step(k, theta.data(), timer);
     const ConsensusStep got = dev.step(k, dtheta.as<float>(), timer);
     EXPECT_EQ(got.payload_mask, want.payload_mask);
     EXPECT_EQ(dev.global_mask(), host.global_mask());
     EXPECT_EQ(got.frozen, want.frozen);
     std::vector<float> z(n);
-    dev.math().to_host(z.data(), dev.z(), n * 4);
+    dev.math().memory().to_host(z.data(), dev.z(), n * 4);
     EXPECT_TRUE(bits_equal(z, std::vector<float>(host.z(), host.z() + n))) << "z";
-    dev.math().to_host(z.data(), dev.u(), n * 4);
+    dev.math().memory().to_host(z.data(), dev.u(), n * 4);
     EXPECT_TRUE(bits_equal(z, std::vector<float>(host.u(), host.u() + n))) << "u";
     for (size_t l = 0; l < want.global.layers.size(); ++l) {
       EXPECT_NEAR(got.global.layers[l].r_intra, want.global.layers[l].r_intra,

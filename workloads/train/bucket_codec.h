@@ -40,6 +40,9 @@ class BucketCodec {
   // After the reduction completed: b.data holds the world's sum, or its average when
   // averages() (the reducer divides by the world size otherwise).
   virtual void land(GradBucket& /*b*/) {}
+  // Whether land() decodes (a pass over the bucket): the reducer then times it as the compress
+  // phase after the reductions, where the plan has the codec's memory passes.
+  virtual bool decodes() const { return false; }
   virtual bool averages() const { return false; }
   // Whether a bucket's reduction starts during backward as soon as it is ready (false: all
   // after backward, in bucket order).

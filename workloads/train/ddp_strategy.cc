@@ -133,7 +133,8 @@ class BucketReducer : public LiveStrategy {
       if (w) w->is_completed();
   }
 
-  // After backward: the exposed part of the reductions, then the averages into the gradients.
+  // After backward: the exposed part of the reductions, the codec's decoding (compress), then
+  // the averages into the gradients.
   void finish_step() {
     clock_->fence(comm_);
     clock_->time(phase::allreduce, [&] {
@@ -147,9 +148,13 @@ class BucketReducer : public LiveStrategy {
         } else {
           work = codec_->launch(b, step_, false);
         }
-        codec_->land(b);
+        if (!codec_->decodes()) codec_->land(b);
       }
     });
+    if (codec_->decodes())
+      clock_->time(phase::compress, [&] {
+        for (auto& b : buckets_) codec_->land(b);
+      });
     clock_->fence(comm_);
     clock_->time(phase::local_compute, [&] {
       torch::NoGradGuard no_grad;

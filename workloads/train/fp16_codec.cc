@@ -21,6 +21,7 @@ class Fp16Codec : public BucketCodec {
     comm_.allreduce(w.data(), w.size(), DType::f16, ReduceOp::sum, Group::world);
     return nullptr;
   }
+  bool decodes() const override { return true; }
   void land(GradBucket& b) override {
     const std::vector<uint16_t>& w = wire_[b.index];
     for (int64_t i = 0; i < b.floats; ++i) b.data[i] = f16_to_float(w[i]);

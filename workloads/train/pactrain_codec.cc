@@ -57,6 +57,7 @@ class PactrainCodec : public BucketCodec {
     return start(st.levels.data(), st.levels.size(), DType::i8, async);
   }
 
+  bool decodes() const override { return true; }
   void land(GradBucket& b) override {
     State& st = state_[b.index];
     float* payload = st.compacted ? st.compact.data() : b.data.data();

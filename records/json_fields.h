@@ -1,7 +1,8 @@
 // Reading one JSON object of a file field by field: numbers may be plain or
 // {"value": x, "source": "..."}, every key must be read once (leftovers are unknown keys),
 // and every error is one UsageError line naming the kind of file, its origin and the dotted
-// field path. Topology files and calibration files are read with it.
+// field path. Topology files and calibration files are read with it, after
+// read_json_file (records/json_file.h) parsed them.
 #pragma once
 
 #include <map>

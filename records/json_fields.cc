@@ -1,4 +1,4 @@
-#include "topologies/json_fields.h"
+#include "records/json_fields.h"
 
 #include <cmath>
 #include <limits>
