@@ -94,20 +94,12 @@ void bind(BoundCommand& b, std::string* error) {
     if (o.value_name.empty()) {
       slot.option = b.app->add_flag(name, slot.flag, o.help);
     } else {
-      switch (o.kind) {
-        case Kind::text:
-          slot.option = b.app->add_option(name, slot.text, o.help);
-          break;
-        case Kind::integer:
-          slot.option = b.app->add_option(name, slot.integer, o.help);
-          break;
-        case Kind::real:
-          slot.option = b.app->add_option(name, slot.real, o.help);
-          break;
-        case Kind::size:
-          slot.option = b.app->add_option(name, slot.size, o.help);
-          break;
-      }
+      // CLI11 converts into the slot's variable of the option's type.
+      const auto add = [&](auto& variable) { return b.app->add_option(name, variable, o.help); };
+      slot.option = o.kind == Kind::integer ? add(slot.integer)
+                    : o.kind == Kind::real  ? add(slot.real)
+                    : o.kind == Kind::size  ? add(slot.size)
+                                            : add(slot.text);
       slot.option->type_name(o.value_name)->transform(checked(o, error));
     }
     slot.option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
