@@ -81,6 +81,10 @@ void print_table(const ModelLayout& m) {
 }
 
 int run_model_info(const Args& args) {
+  if (args.flag("list")) {
+    for (const auto& n : model_names()) fmt::print("{}\n", n);
+    return 0;
+  }
   const auto model = args.get("model");
   PRUNEX_USAGE(model.has_value(), "--model is required (one of ", names_list(), ")");
   const ModelLayout m =
@@ -96,19 +100,22 @@ int run_model_info(const Args& args) {
 PRUNEX_REGISTER_COMMAND(Command{
     "model-info",
     "a model's layer table: tensor names, shapes, parameters and forward FLOPs",
-    "prunex model-info --model M [--classes C] [--input S] [--input-channels N] [--json]",
+    "prunex model-info --model M [--classes C] [--input S] [--input-channels N] [--json]\n"
+    "       prunex model-info --list",
     "Prints the parameter tensors of a model in torch's named_parameters() order with their\n"
     "role (conv, fc, bias, bn_weight, bn_bias), shape, parameter count and forward FLOPs for\n"
     "one sample of size NxSxS (multiply-add = 2; bias adds on the weight; BN 4/element;\n"
-    "ReLU and pooling not counted), then totals: parameters, fp32 MiB, GFLOPs per sample.\n\n"
+    "ReLU and pooling not counted), then totals: parameters, fp32 MiB, GFLOPs per sample.\n"
+    "Each table is checked against torchvision's model at 224x224 (tests/cli/model_zoo.sh).\n\n"
     "examples:\n"
     "  prunex model-info --model resnet152\n"
     "  prunex model-info --model small_cnn --input 28 --input-channels 1 --json",
     {
         {"model", "M",
-         "resnet18, resnet50, resnet152, wide_resnet50_2, vgg19, vgg19_bn, "
-         "resnet20 or small_cnn",
+         "resnet18/34/50/101/152, wide_resnet50_2/101_2, vgg11/13/16/19 (each also _bn), "
+         "resnet20 or small_cnn (--list)",
          ""},
+        {"list", "", "print the models' names, one per line, and exit", ""},
         integer_option("classes", "C", "outputs of the classifier head", "10", 1, INT_MAX),
         integer_option("input", "S", "input height = width in pixels", "32", 1, INT_MAX),
         integer_option("input-channels", "N",

@@ -10,7 +10,7 @@ packages=(
   libtorch-dev
   nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev libcli11-dev
   dataset-fashion-mnist
-  python3 python3-matplotlib time
+  python3 python3-matplotlib python3-torchvision time
   iproute2
 )
 

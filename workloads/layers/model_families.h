@@ -2,13 +2,31 @@
 // model's tensors to a layout whose model/classes/input fields are already set.
 #pragma once
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 #include "engine/layer_layout.h"
 
 namespace prunex {
 
-// torchvision ResNets (resnet18, resnet50, resnet152, wide_resnet50_2) and CIFAR resnet20.
+// A ResNet's architecture, read by the layer table and the LibTorch model alike.
+struct ResNetSpec {
+  bool bottleneck = false;
+  std::vector<int> blocks;       // per stage
+  std::vector<int64_t> planes;   // per stage (stage 0 has stride 1, the rest stride 2)
+  int64_t width_per_group = 64;  // wide_resnet: 128 (bottleneck inner width x2)
+  bool imagenet_stem = true;     // 7x7/2 conv + 3x3/2 max-pool; else 3x3/1 conv
+};
+// torchvision ResNets (resnet18/34/50/101/152, wide_resnet50_2/101_2) and CIFAR resnet20.
+ResNetSpec resnet_spec(const std::string& model);
 void build_resnet(ModelLayout& layout);
-// torchvision VGG (vgg19, vgg19_bn).
+
+// A VGG's `features`: output channels per 3x3 conv, kVggMaxPool for a 2x2/2 max-pool
+// (torchvision's cfgs A, B, D, E for vgg11/13/16/19); `_bn` variants add BN after each conv.
+inline constexpr int kVggMaxPool = 0;
+const std::vector<int>& vgg_config(const std::string& model);
+bool vgg_batch_norm(const std::string& model);
 void build_vgg(ModelLayout& layout);
 // small_cnn.
 void build_small_cnn(ModelLayout& layout);

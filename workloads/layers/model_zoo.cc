@@ -14,10 +14,23 @@ using Builder = std::function<void(ModelLayout&)>;
 
 const std::vector<std::pair<std::string, Builder>>& zoo() {
   static const std::vector<std::pair<std::string, Builder>> models = {
-      {"resnet18", build_resnet},  {"resnet50", build_resnet},
-      {"resnet152", build_resnet}, {"wide_resnet50_2", build_resnet},
-      {"vgg19", build_vgg},        {"vgg19_bn", build_vgg},
-      {"resnet20", build_resnet},  {"small_cnn", build_small_cnn},
+      {"resnet18", build_resnet},
+      {"resnet34", build_resnet},
+      {"resnet50", build_resnet},
+      {"resnet101", build_resnet},
+      {"resnet152", build_resnet},
+      {"wide_resnet50_2", build_resnet},
+      {"wide_resnet101_2", build_resnet},
+      {"vgg11", build_vgg},
+      {"vgg11_bn", build_vgg},
+      {"vgg13", build_vgg},
+      {"vgg13_bn", build_vgg},
+      {"vgg16", build_vgg},
+      {"vgg16_bn", build_vgg},
+      {"vgg19", build_vgg},
+      {"vgg19_bn", build_vgg},
+      {"resnet20", build_resnet},
+      {"small_cnn", build_small_cnn},
   };
   return models;
 }

@@ -13,23 +13,6 @@ namespace prunex {
 
 namespace {
 
-struct ResNetSpec {
-  bool bottleneck = false;
-  std::vector<int> blocks;       // per stage
-  std::vector<int64_t> planes;   // per stage
-  int64_t width_per_group = 64;  // wide_resnet: 128 (bottleneck inner width x2)
-  bool imagenet_stem = true;     // 7x7/2 conv + 3x3/2 max-pool; else 3x3/1 conv
-};
-
-ResNetSpec spec_for(const std::string& model) {
-  if (model == "resnet18") return {false, {2, 2, 2, 2}, {64, 128, 256, 512}, 64, true};
-  if (model == "resnet50") return {true, {3, 4, 6, 3}, {64, 128, 256, 512}, 64, true};
-  if (model == "resnet152") return {true, {3, 8, 36, 3}, {64, 128, 256, 512}, 64, true};
-  if (model == "wide_resnet50_2") return {true, {3, 4, 6, 3}, {64, 128, 256, 512}, 128, true};
-  PRUNEX_CHECK(model == "resnet20", "no ResNet spec for ", model);
-  return {false, {3, 3, 3}, {16, 32, 64}, 64, false};
-}
-
 // One residual block; the shortcut (if any) restarts from the block's input.
 void block(LayoutBuilder& b, const ResNetSpec& spec, const std::string& prefix, int64_t planes,
            int stride) {
@@ -61,8 +44,21 @@ void block(LayoutBuilder& b, const ResNetSpec& spec, const std::string& prefix, 
 
 }  // namespace
 
+ResNetSpec resnet_spec(const std::string& model) {
+  const std::vector<int64_t> planes{64, 128, 256, 512};
+  if (model == "resnet18") return {false, {2, 2, 2, 2}, planes, 64, true};
+  if (model == "resnet34") return {false, {3, 4, 6, 3}, planes, 64, true};
+  if (model == "resnet50") return {true, {3, 4, 6, 3}, planes, 64, true};
+  if (model == "resnet101") return {true, {3, 4, 23, 3}, planes, 64, true};
+  if (model == "resnet152") return {true, {3, 8, 36, 3}, planes, 64, true};
+  if (model == "wide_resnet50_2") return {true, {3, 4, 6, 3}, planes, 128, true};
+  if (model == "wide_resnet101_2") return {true, {3, 4, 23, 3}, planes, 128, true};
+  PRUNEX_CHECK(model == "resnet20", "no ResNet spec for ", model);
+  return {false, {3, 3, 3}, {16, 32, 64}, 64, false};
+}
+
 void build_resnet(ModelLayout& layout) {
-  const ResNetSpec spec = spec_for(layout.model);
+  const ResNetSpec spec = resnet_spec(layout.model);
   LayoutBuilder b(layout);
   if (spec.imagenet_stem) {
     b.conv("conv1", 64, 7, 2, 3, false);

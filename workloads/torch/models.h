@@ -1,8 +1,8 @@
-// LibTorch models for live training: the torchvision architectures (resnet18/50/152,
-// wide_resnet50_2, vgg19, vgg19_bn) with a configurable class count and a stem that takes any
-// number of input channels, plus two CPU-sized models (resnet20, small_cnn). Parameter names
-// follow torchvision exactly so that named_parameters() lines up, name by name and shape by
-// shape, with the shape-only tables of workloads/layers (make_layout).
+// LibTorch models for live training: the torchvision architectures (resnet18/34/50/101/152,
+// wide_resnet50_2/101_2, vgg11/13/16/19 and their _bn variants) with a configurable class count and
+// a stem that takes any number of input channels, plus two CPU-sized models (resnet20, small_cnn).
+// Parameter names follow torchvision exactly so that named_parameters() lines up, name by name and
+// shape by shape, with the shape-only tables of workloads/layers (make_layout).
 #pragma once
 
 #include <torch/nn/module.h>
@@ -39,9 +39,9 @@ std::vector<torch::Tensor> parameters_in_layout_order(const torch::nn::Module& m
 
 // Builders of one family each (resnet_module.cc, vgg_module.cc, small_models.cc).
 namespace detail {
-ModelHandle make_torchvision_resnet(const std::string& name, int classes, int input_channels);
-ModelHandle make_cifar_resnet20(int classes, int input_channels);
-ModelHandle make_vgg19(bool batch_norm, int classes, int input_channels);
+// A ResNet of resnet_spec() (the torchvision ones and resnet20), a VGG of vgg_config().
+ModelHandle make_resnet(const std::string& name, int classes, int input_channels);
+ModelHandle make_vgg(const std::string& name, int classes, int input_channels);
 ModelHandle make_small_cnn(int classes, int input_channels);
 }  // namespace detail
 

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "engine/error.h"
+#include "workloads/layers/model_families.h"
 #include "workloads/torch/models.h"
 
 namespace prunex::detail {
@@ -67,7 +68,7 @@ struct BottleneckImpl : nn::Module {
   nn::Sequential downsample{nullptr};
 };
 
-struct ResNetSpec {
+struct Shape {
   bool imagenet_stem = true;  // 7x7/2 conv + 3x3/2 max-pool; else a 3x3/1 conv (CIFAR)
   std::vector<int> blocks;    // blocks per stage
   std::vector<int> planes;    // planes per stage (stage 0 has stride 1, the rest stride 2)
@@ -77,7 +78,7 @@ struct ResNetSpec {
 class ResNet : public TorchModel {
  public:
   template <typename Block>
-  static std::shared_ptr<ResNet> build(const ResNetSpec& spec, int classes, int in_channels) {
+  static std::shared_ptr<ResNet> build(const Shape& spec, int classes, int in_channels) {
     auto net = std::make_shared<ResNet>();
     net->init<Block>(spec, classes, in_channels);
     return net;
@@ -93,7 +94,7 @@ class ResNet : public TorchModel {
 
  private:
   template <typename Block>
-  void init(const ResNetSpec& spec, int classes, int in_channels) {
+  void init(const Shape& spec, int classes, int in_channels) {
     imagenet_stem_ = spec.imagenet_stem;
     int in = spec.planes.front();
     conv1_ = register_module(
@@ -132,24 +133,13 @@ class ResNet : public TorchModel {
 
 }  // namespace
 
-ModelHandle make_torchvision_resnet(const std::string& name, int classes, int input_channels) {
-  const std::vector<int> planes{64, 128, 256, 512};
-  if (name == "resnet18")
-    return ResNet::build<BasicBlockImpl>({true, {2, 2, 2, 2}, planes, 64}, classes, input_channels);
-  if (name == "resnet50")
-    return ResNet::build<BottleneckImpl>({true, {3, 4, 6, 3}, planes, 64}, classes, input_channels);
-  if (name == "resnet152")
-    return ResNet::build<BottleneckImpl>({true, {3, 8, 36, 3}, planes, 64}, classes,
-                                         input_channels);
-  if (name == "wide_resnet50_2")
-    return ResNet::build<BottleneckImpl>({true, {3, 4, 6, 3}, planes, 128}, classes,
-                                         input_channels);
-  throw UsageError("unknown ResNet '" + name + "'");
-}
-
-ModelHandle make_cifar_resnet20(int classes, int input_channels) {
-  return ResNet::build<BasicBlockImpl>({false, {3, 3, 3}, {16, 32, 64}, 64}, classes,
-                                       input_channels);
+// The architecture is the layer table's (workloads/layers/model_families.h).
+ModelHandle make_resnet(const std::string& name, int classes, int input_channels) {
+  const ResNetSpec s = resnet_spec(name);
+  const Shape shape{s.imagenet_stem, s.blocks, std::vector<int>(s.planes.begin(), s.planes.end()),
+                    static_cast<int>(s.width_per_group)};
+  if (s.bottleneck) return ResNet::build<BottleneckImpl>(shape, classes, input_channels);
+  return ResNet::build<BasicBlockImpl>(shape, classes, input_channels);
 }
 
 }  // namespace prunex::detail

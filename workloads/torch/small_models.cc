@@ -60,9 +60,10 @@ ModelHandle make_small_cnn(int classes, int input_channels) {
 }  // namespace detail
 
 const std::vector<std::string>& torch_model_names() {
-  static const std::vector<std::string> names{"resnet18",        "resnet50", "resnet152",
-                                              "wide_resnet50_2", "vgg19",    "vgg19_bn",
-                                              "resnet20",        "small_cnn"};
+  static const std::vector<std::string> names{
+      "resnet18",         "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
+      "wide_resnet101_2", "vgg11",    "vgg11_bn", "vgg13",     "vgg13_bn",  "vgg16",
+      "vgg16_bn",         "vgg19",    "vgg19_bn", "resnet20",  "small_cnn"};
   return names;
 }
 
@@ -70,14 +71,11 @@ ModelHandle make_model(const std::string& name, int classes, int input_channels)
   PRUNEX_USAGE(classes >= 1, "model '", name, "': classes must be >= 1, got ", classes);
   PRUNEX_USAGE(input_channels >= 1, "model '", name, "': input channels must be >= 1, got ",
                input_channels);
-  if (name == "resnet20") return detail::make_cifar_resnet20(classes, input_channels);
-  if (name == "small_cnn") return detail::make_small_cnn(classes, input_channels);
-  if (name == "vgg19") return detail::make_vgg19(false, classes, input_channels);
-  if (name == "vgg19_bn") return detail::make_vgg19(true, classes, input_channels);
-  if (name.rfind("resnet", 0) == 0 || name == "wide_resnet50_2") {
-    const auto& names = torch_model_names();
-    if (std::find(names.begin(), names.end(), name) != names.end())
-      return detail::make_torchvision_resnet(name, classes, input_channels);
+  const auto& names = torch_model_names();
+  if (std::find(names.begin(), names.end(), name) != names.end()) {
+    if (name == "small_cnn") return detail::make_small_cnn(classes, input_channels);
+    if (name.rfind("vgg", 0) == 0) return detail::make_vgg(name, classes, input_channels);
+    return detail::make_resnet(name, classes, input_channels);
   }
   std::string known;
   for (const auto& n : torch_model_names()) known += (known.empty() ? "" : ", ") + n;

@@ -1,11 +1,13 @@
-// VGG-19 and VGG-19-BN (Simonyan & Zisserman 2015, configuration "E") as torchvision builds
-// them: `features` holds conv(3x3, pad 1, bias) [+ BN] + ReLU and max-pools, numbered as one
-// nn.Sequential (features.0, features.2, ... or features.0/.1 for conv/BN); `classifier` is
-// Linear(512*7*7, 4096), ReLU, Dropout, Linear(4096, 4096), ReLU, Dropout, Linear(4096, classes)
-// (classifier.0, .3, .6), after an adaptive average pool to 7x7.
+// VGG-11/13/16/19 and their _bn variants (Simonyan & Zisserman 2015; the configurations are
+// the layer table's, workloads/layers/model_families.h) as torchvision builds them: `features`
+// holds conv(3x3, pad 1, bias) [+ BN] + ReLU and max-pools, numbered as one nn.Sequential
+// (features.0, features.2, ... or features.0/.1 for conv/BN); `classifier` is Linear(512*7*7,
+// 4096), ReLU, Dropout, Linear(4096, 4096), ReLU, Dropout, Linear(4096, classes) (classifier.0, .3,
+// .6), after an adaptive average pool to 7x7.
 #include <torch/torch.h>
 
 #include "engine/error.h"
+#include "workloads/layers/model_families.h"
 #include "workloads/torch/models.h"
 
 namespace prunex::detail {
@@ -13,18 +15,14 @@ namespace {
 
 namespace nn = torch::nn;
 
-constexpr int kPool = -1;
-// torchvision cfgs["E"].
-const std::vector<int> kVgg19Config{64,  64,  kPool, 128, 128,   kPool, 256, 256, 256, 256,  kPool,
-                                    512, 512, 512,   512, kPool, 512,   512, 512, 512, kPool};
-
 class Vgg : public TorchModel {
  public:
-  Vgg(bool batch_norm, int classes, int in_channels) {
+  Vgg(const std::string& name, int classes, int in_channels) : name_(name) {
+    const bool batch_norm = vgg_batch_norm(name);
     nn::Sequential features;
     int in = in_channels;
-    for (int v : kVgg19Config) {
-      if (v == kPool) {
+    for (int v : vgg_config(name)) {
+      if (v == kVggMaxPool) {
         features->push_back(nn::MaxPool2d(nn::MaxPool2dOptions(2).stride(2)));
         continue;
       }
@@ -57,21 +55,22 @@ class Vgg : public TorchModel {
 
   torch::Tensor forward(torch::Tensor x) override {
     // Five 2x2 max-pools: anything smaller than 32x32 pools down to nothing.
-    PRUNEX_USAGE(x.dim() == 4 && x.size(2) >= 32 && x.size(3) >= 32,
-                 "vgg19 needs (N, C, H, W) inputs of at least 32x32, got ", x.sizes());
+    PRUNEX_USAGE(x.dim() == 4 && x.size(2) >= 32 && x.size(3) >= 32, name_,
+                 " needs (N, C, H, W) inputs of at least 32x32, got ", x.sizes());
     x = features_->forward(x);
     x = torch::adaptive_avg_pool2d(x, {7, 7}).flatten(1);
     return classifier_->forward(x);
   }
 
  private:
+  std::string name_;
   nn::Sequential features_{nullptr}, classifier_{nullptr};
 };
 
 }  // namespace
 
-ModelHandle make_vgg19(bool batch_norm, int classes, int input_channels) {
-  return std::make_shared<Vgg>(batch_norm, classes, input_channels);
+ModelHandle make_vgg(const std::string& name, int classes, int input_channels) {
+  return std::make_shared<Vgg>(name, classes, input_channels);
 }
 
 }  // namespace prunex::detail
