@@ -24,10 +24,10 @@ std::vector<DdpBucket> ddp_bucket_assignment(const std::vector<int64_t>& numel,
   return out;
 }
 
-std::vector<DdpBucket> ddp_buckets(const ModelLayout& layout) {
+std::vector<DdpBucket> ddp_buckets(const ModelLayout& layout, int64_t cap_bytes) {
   std::vector<int64_t> numel;
   for (const auto& l : layout.layers) numel.push_back(l.numel());
-  return ddp_bucket_assignment(numel);
+  return ddp_bucket_assignment(numel, kDdpFirstBucketBytes, cap_bytes);
 }
 
 }  // namespace prunex

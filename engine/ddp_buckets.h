@@ -14,6 +14,7 @@ namespace prunex {
 
 constexpr int64_t kDdpBucketBytes = int64_t(25) << 20;      // PyTorch DDP bucket_cap_mb default
 constexpr int64_t kDdpFirstBucketBytes = int64_t(1) << 20;  // PyTorch _DEFAULT_FIRST_BUCKET_BYTES
+constexpr double kDdpBucketMib = 25;  // kDdpBucketBytes in MiB: --bucket-cap-mb's default
 
 struct DdpBucket {
   std::vector<int> layers;       // in the order they join (descending layer index)
@@ -28,6 +29,11 @@ struct DdpBucket {
 std::vector<DdpBucket> ddp_bucket_assignment(const std::vector<int64_t>& numel,
                                              int64_t first_cap_bytes = kDdpFirstBucketBytes,
                                              int64_t cap_bytes = kDdpBucketBytes);
-std::vector<DdpBucket> ddp_buckets(const ModelLayout& layout);
+// The buckets of a layout's tensors; cap_bytes: DDP's bucket_cap_mb (--bucket-cap-mb).
+std::vector<DdpBucket> ddp_buckets(const ModelLayout& layout, int64_t cap_bytes = kDdpBucketBytes);
+// bucket_cap_mb in bytes, as PyTorch's DDP computes it (int(bucket_cap_mb * 1024 * 1024)).
+inline int64_t ddp_cap_bytes(double bucket_cap_mb) {
+  return static_cast<int64_t>(bucket_cap_mb * 1024 * 1024);
+}
 
 }  // namespace prunex

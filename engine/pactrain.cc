@@ -15,9 +15,10 @@ int64_t pactrain_kept(const LayerInfo& l, double ratio) {
   return n - std::llround(ratio * static_cast<double>(n));
 }
 
-std::vector<int64_t> pactrain_compact_floats(const ModelLayout& layout, double ratio) {
+std::vector<int64_t> pactrain_compact_floats(const ModelLayout& layout, double ratio,
+                                             int64_t cap_bytes) {
   std::vector<int64_t> out;
-  for (const auto& b : ddp_buckets(layout)) {
+  for (const auto& b : ddp_buckets(layout, cap_bytes)) {
     int64_t kept = 0;
     for (int l : b.layers) kept += pactrain_kept(layout.layers[l], ratio);
     out.push_back(kept);

@@ -35,7 +35,8 @@ inline bool pactrain_prunable(const LayerInfo& l) {
 int64_t pactrain_kept(const LayerInfo& l, double ratio);
 
 // Values each DDP bucket carries once compacted, in ddp_buckets(layout) order.
-std::vector<int64_t> pactrain_compact_floats(const ModelLayout& layout, double ratio);
+std::vector<int64_t> pactrain_compact_floats(const ModelLayout& layout, double ratio,
+                                             int64_t cap_bytes = kDdpBucketBytes);
 
 // The indices of the round(ratio x n) lowest scores (ties: the lower index first), sorted.
 std::vector<int64_t> lowest_scores(const float* score, int64_t n, double ratio);

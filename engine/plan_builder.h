@@ -79,6 +79,7 @@ struct PlanInputs {
   // hsadmm: the iteration that freezes the mask projects the global z once more.
   bool project_global = false;
   int64_t bucket_bytes = kDefaultBucketBytes;  // hsadmm inter-node buckets
+  int64_t ddp_bucket_bytes = kDdpBucketBytes;  // DDP's bucket_cap_mb (ddp and the bucketed peers)
   // hsadmm / hsadmm-rail: the compact payload's type on the wire (f32, bf16 or f16): its
   // collectives carry dtype_size bytes per value (the memory passes are counted as fp32).
   DType wire_dtype = DType::f32;

@@ -19,7 +19,7 @@ IterationPlan cgx_plan(const PlanInputs& in) {
   IterationPlan plan;
   add_forward_backward(in, plan);
   const std::vector<int> bits(layout.layers.size(), in.cgx_bits);
-  for (const auto& b : ddp_buckets(layout)) {
+  for (const auto& b : ddp_buckets(layout, in.ddp_bucket_bytes)) {
     const CgxBufferCodec codec =
         cgx_bucket_codec(layout, b.layers, b.offsets, bits, in.cgx_bucket, false);
     const CgxStepBytes sb = cgx_step_bytes(codec, p, m);

@@ -12,7 +12,7 @@ IterationPlan fp16_plan(const PlanInputs& in) {
   const double d = static_cast<double>(in.layout->fp32_bytes());
   IterationPlan plan;
   const int backward = add_forward_backward(in, plan);
-  for (const auto& b : ddp_buckets(*in.layout))
+  for (const auto& b : ddp_buckets(*in.layout, in.ddp_bucket_bytes))
     add_bucket_allreduce(in, b, backward, b.floats * 2, DType::f16, plan);
   plan.steps.push_back(memory_step(phase::compress, 3 * d));       // the two casts
   plan.steps.push_back(memory_step(phase::local_compute, 7 * d));  // copy back 2D + SGD 5D

@@ -16,12 +16,12 @@ namespace prunex::plan_detail {
 IterationPlan pactrain_plan(const PlanInputs& in) {
   const ModelLayout& layout = *in.layout;
   const double d = static_cast<double>(layout.fp32_bytes());
-  const auto compact = pactrain_compact_floats(layout, in.prune_ratio);
+  const auto compact = pactrain_compact_floats(layout, in.prune_ratio, in.ddp_bucket_bytes);
   double c = 0;
   for (int64_t f : compact) c += 4.0 * static_cast<double>(f);
   IterationPlan plan;
   const int backward = add_forward_backward(in, plan);
-  const auto buckets = ddp_buckets(layout);
+  const auto buckets = ddp_buckets(layout, in.ddp_bucket_bytes);
   for (size_t i = 0; i < buckets.size(); ++i) {
     if (in.ternary) {  // the scaler's MAX, then the int8 levels
       add_bucket_allreduce(in, buckets[i], backward, 4, DType::f32, plan);

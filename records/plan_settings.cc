@@ -51,6 +51,8 @@ PlanInputs plan_inputs_of_config(const nlohmann::json& config, const std::string
   in.bucket_bytes = static_cast<int64_t>(
       setting(config, "bucket-mib", where, static_cast<double>(in.bucket_bytes) / (1 << 20)) *
       (1 << 20));
+  in.ddp_bucket_bytes = ddp_cap_bytes(
+      setting(config, "bucket-cap-mb", where, kDdpBucketMib));  // 25 before it was set
   in.wire_dtype =
       parse_wire_dtype(setting(config, "wire-dtype", where, wire_dtype_name(in.wire_dtype)));
   in.pipeline_buckets = setting(config, "pipeline-buckets", where, in.pipeline_buckets);

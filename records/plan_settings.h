@@ -16,7 +16,7 @@
 namespace prunex {
 
 // Strategy, shape (nodes, gpus-per-node), batch, samples, local epochs / steps, DDP overlap
-// (simulate's ddp-overlap, or train's sync-phases negated), bucket-mib, wire-dtype,
+// (simulate's ddp-overlap, or train's sync-phases negated), bucket-mib, bucket-cap-mb, wire-dtype,
 // pipeline-buckets, topk-ratio, prune-ratio, ternary, bits, bucket-size. Keys a run of an
 // older version did not record take PlanInputs' defaults; strategy, nodes, gpus-per-node,
 // batch and samples are required. The layout, masks and freeze state are the caller's.

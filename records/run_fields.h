@@ -110,6 +110,10 @@ std::vector<ConfigField<C>> shared_run_fields() {
                &C::t_freeze, 0, kMaxCount),
       real<C>("bucket-mib", "MIB", "H-SADMM inter-node bucket size in MiB", &C::bucket_mib, 0, 4096,
               true),
+      real<C>("bucket-cap-mb", "MB",
+              "ddp, fp16, pactrain, cgx: PyTorch DDP's bucket_cap_mb, the gradient buckets' size "
+              "in MiB after the first (1 MiB) one",
+              &C::bucket_cap_mb, 0, 4096, true),
       {"wire-dtype", "T",
        "hsadmm / hsadmm-rail: the compact inter-node payload's type, fp32, bf16 or fp16 "
        "(converted in pack and unpack, summed in that type)",

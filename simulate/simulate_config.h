@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/compaction.h"
+#include "engine/ddp_buckets.h"
 #include "records/config_fields.h"
 #include "simulate/simulate_run.h"
 
@@ -38,6 +39,7 @@ struct SimulateConfig {
   std::string masks;  // metrics.json of a live hsadmm run (empty: the synthetic model)
   int t_freeze = 0;
   double bucket_mib = kDefaultBucketMib;  // hsadmm inter-node buckets
+  double bucket_cap_mb = kDdpBucketMib;   // DDP's bucket_cap_mb (engine/ddp_buckets.h)
   std::string wire_dtype = "fp32";        // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
   bool pipeline_buckets = false;          // hsadmm / hsadmm-rail: pipelined inter-node buckets
   double topk_ratio = 0.01;

@@ -174,6 +174,14 @@ TEST(StrategyConformance, DdpTwoNodesOfTwo) {
   EXPECT_EQ(expect_conformance(Strategy::ddp, 2, 2, false), 6u);
 }
 
+TEST(StrategyConformance, DdpSmallBucketCapTwoNodesOfTwo) {
+  // --bucket-cap-mb 0.01: after resnet20's first (1 MiB) bucket, its first layers' 10k floats
+  // go in buckets of 10 KiB, live and in the plan: more than the default's 2 per step.
+  EXPECT_GT(expect_conformance(Strategy::ddp, 2, 2, false,
+                               [](TrainConfig& c) { c.bucket_cap_mb = 0.01; }),
+            6u);
+}
+
 TEST(StrategyConformance, DdpSyncPhasesThreeNodesOfOne) {
   expect_conformance(Strategy::ddp, 3, 1, true);
 }

@@ -31,17 +31,18 @@ TEST(PlanSettings, EveryRecordedSettingReachesThePlanInputs) {
   EXPECT_EQ(in.bucket_bytes, 524288);  // 0.5 MiB
   EXPECT_EQ(in.wire_dtype, DType::bf16);
   EXPECT_TRUE(in.pipeline_buckets);
-  nlohmann::json peers = {{"strategy", "cgx"},  {"nodes", 1},          {"gpus-per-node", 1},
-                          {"batch", 1},         {"samples", 1},        {"topk-ratio", 0.05},
-                          {"prune-ratio", 0.7}, {"ternary", true},     {"bits", 2},
-                          {"bucket-size", 256}, {"ddp-overlap", false}};
+  nlohmann::json peers = {{"strategy", "cgx"},  {"nodes", 1},           {"gpus-per-node", 1},
+                          {"batch", 1},         {"samples", 1},         {"topk-ratio", 0.05},
+                          {"prune-ratio", 0.7}, {"ternary", true},      {"bits", 2},
+                          {"bucket-size", 256}, {"ddp-overlap", false}, {"bucket-cap-mb", 0.5}};
   const PlanInputs p = plan_inputs_of_config(peers, "test");
   EXPECT_DOUBLE_EQ(p.topk_ratio, 0.05);
   EXPECT_DOUBLE_EQ(p.prune_ratio, 0.7);
   EXPECT_TRUE(p.ternary);
   EXPECT_EQ(p.cgx_bits, 2);
   EXPECT_EQ(p.cgx_bucket, 256);
-  EXPECT_FALSE(p.ddp_overlap);  // simulate's ddp-overlap
+  EXPECT_FALSE(p.ddp_overlap);            // simulate's ddp-overlap
+  EXPECT_EQ(p.ddp_bucket_bytes, 524288);  // int(0.5 * 1024 * 1024), as DDP computes it
 }
 
 TEST(PlanSettings, AnOlderRecordTakesTheDefaults) {
@@ -50,6 +51,7 @@ TEST(PlanSettings, AnOlderRecordTakesTheDefaults) {
   const PlanInputs in = plan_inputs_of_config(old, "old");
   const PlanInputs defaults;
   EXPECT_EQ(in.bucket_bytes, 32 << 20);
+  EXPECT_EQ(in.ddp_bucket_bytes, 25 << 20);  // PyTorch's bucket_cap_mb default
   EXPECT_EQ(in.wire_dtype, DType::f32);
   EXPECT_TRUE(in.ddp_overlap);
   EXPECT_EQ(in.local_epochs, defaults.local_epochs);

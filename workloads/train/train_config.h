@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/compaction.h"
+#include "engine/ddp_buckets.h"
 #include "engine/phases.h"
 #include "engine/strategy.h"
 #include "records/config_fields.h"
@@ -42,7 +43,8 @@ struct TrainConfig {
   int freeze_after = 3;           // ... or once it has been unchanged this many iterations (0: off)
   bool masked_retraining = true;  // after freezing, theta is masked too (section 4.5)
   double eps_abs = 1e-4, eps_rel = 1e-3;
-  double bucket_mib = kDefaultBucketMib;  // hsadmm inter-node buckets (DDP's: ddp_buckets.h)
+  double bucket_mib = kDefaultBucketMib;  // hsadmm inter-node buckets
+  double bucket_cap_mb = kDdpBucketMib;   // DDP's bucket_cap_mb (engine/ddp_buckets.h)
   std::string wire_dtype = "fp32";        // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
   bool pipeline_buckets = false;          // hsadmm / hsadmm-rail: pipelined inter-node buckets
   double topk_ratio = 0.01;
