@@ -41,10 +41,10 @@ Option size_option(std::string name, std::string value_name, std::string help,
 
 struct Command;
 
-// The parsed command line of one subcommand (parse_command_line): each given option's value,
-// typed as the command declared it. An option given twice keeps the last value.
 struct CommandLine;
 
+// The parsed command line of one subcommand (parse_command_line): each given option's value,
+// typed as the command declared it. An option given twice keeps the last value.
 class Args {
  public:
   bool has(const std::string& name) const { return values_.count(name) > 0; }
@@ -74,7 +74,6 @@ class Args {
   };
 
  private:
-  friend struct CommandLine;
   friend CommandLine parse_command_line(const std::vector<std::string>& argv);
   const Value* typed(const std::string& name, Kind kind) const;
   std::map<std::string, Value> values_;
