@@ -112,7 +112,8 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex model-info --model small_cnn --input 28 --input-channels 1 --json",
     {
         {"model", "M",
-         "resnet18/34/50/101/152, wide_resnet50_2/101_2, vgg11/13/16/19 (each also _bn), "
+         "resnet18/34/50/101/152, wide_resnet50_2/101_2, resnext50_32x4d, resnext101_32x8d, "
+         "vgg11/13/16/19 (each also _bn), "
          "resnet20 or small_cnn (--list)",
          ""},
         {"list", "", "print the models' names, one per line, and exit", ""},

@@ -17,15 +17,18 @@ int64_t LayoutBuilder::out_size(const std::string& module, int64_t in, int kerne
 }
 
 void LayoutBuilder::conv(const std::string& module, int64_t out_channels, int kernel, int stride,
-                         int pad, bool bias) {
+                         int pad, bool bias, int groups) {
+  PRUNEX_CHECK(groups >= 1 && shape_.channels % groups == 0 && out_channels % groups == 0, module,
+               ": ", groups, " groups do not divide its channels");
+  const int64_t in_per_group = shape_.channels / groups;
   const int64_t h = out_size(module, shape_.h, kernel, stride, pad);
   const int64_t w = out_size(module, shape_.w, kernel, stride, pad);
   const double outputs = static_cast<double>(out_channels) * h * w;
   LayerInfo weight;
   weight.name = module + ".weight";
-  weight.shape = {out_channels, shape_.channels, kernel, kernel};
+  weight.shape = {out_channels, in_per_group, kernel, kernel};
   weight.role = LayerRole::conv_weight;
-  weight.forward_flops = 2.0 * outputs * shape_.channels * kernel * kernel + (bias ? outputs : 0);
+  weight.forward_flops = 2.0 * outputs * in_per_group * kernel * kernel + (bias ? outputs : 0);
   weight.out_h = h;
   weight.out_w = w;
   out_.layers.push_back(weight);

@@ -27,9 +27,12 @@ class LayoutBuilder {
   // Appends to `out`; the input activation is input_channels x input_size x input_size.
   explicit LayoutBuilder(ModelLayout& out);
 
-  // nn.Conv2d registered as `module` (square kernel): "<module>.weight" [+ "<module>.bias"].
+  // nn.Conv2d registered as `module` (square kernel): "<module>.weight" [+ "<module>.bias"];
+  // groups > 1: a grouped convolution, weight [out, in / groups, k, k] (ResNeXt). Structured
+  // sparsity sees it as any conv weight: a "channel" is a column of in / groups, the same
+  // input position in every group.
   void conv(const std::string& module, int64_t out_channels, int kernel, int stride, int pad,
-            bool bias);
+            bool bias, int groups = 1);
   // nn.BatchNorm2d over the current channels: "<module>.weight", "<module>.bias".
   void batch_norm(const std::string& module);
   // Max/avg pooling (PyTorch floor mode); no parameters, changes H and W only. `module`

@@ -17,8 +17,11 @@ struct ResNetSpec {
   std::vector<int64_t> planes;   // per stage (stage 0 has stride 1, the rest stride 2)
   int64_t width_per_group = 64;  // wide_resnet: 128 (bottleneck inner width x2)
   bool imagenet_stem = true;     // 7x7/2 conv + 3x3/2 max-pool; else 3x3/1 conv
+  int groups = 1;                // ResNeXt: the 3x3 conv's groups (32)
 };
-// torchvision ResNets (resnet18/34/50/101/152, wide_resnet50_2/101_2) and CIFAR resnet20.
+// torchvision ResNets (resnet18/34/50/101/152, wide_resnet50_2/101_2, resnext50_32x4d,
+// resnext101_32x8d) and CIFAR resnet20. A bottleneck's inner width is
+// planes * width_per_group / 64 * groups, as torchvision's.
 ResNetSpec resnet_spec(const std::string& model);
 void build_resnet(ModelLayout& layout);
 

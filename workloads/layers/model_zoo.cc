@@ -21,6 +21,8 @@ const std::vector<std::pair<std::string, Builder>>& zoo() {
       {"resnet152", build_resnet},
       {"wide_resnet50_2", build_resnet},
       {"wide_resnet101_2", build_resnet},
+      {"resnext50_32x4d", build_resnet},
+      {"resnext101_32x8d", build_resnet},
       {"vgg11", build_vgg},
       {"vgg11_bn", build_vgg},
       {"vgg13", build_vgg},

@@ -19,11 +19,11 @@ void block(LayoutBuilder& b, const ResNetSpec& spec, const std::string& prefix, 
   const ActivationShape in = b.shape();
   int64_t out_channels = planes;
   if (spec.bottleneck) {
-    const int64_t width = planes * spec.width_per_group / 64;
+    const int64_t width = planes * spec.width_per_group / 64 * spec.groups;
     out_channels = planes * 4;  // Bottleneck.expansion
     b.conv(prefix + ".conv1", width, 1, 1, 0, false);
     b.batch_norm(prefix + ".bn1");
-    b.conv(prefix + ".conv2", width, 3, stride, 1, false);
+    b.conv(prefix + ".conv2", width, 3, stride, 1, false, spec.groups);
     b.batch_norm(prefix + ".bn2");
     b.conv(prefix + ".conv3", out_channels, 1, 1, 0, false);
     b.batch_norm(prefix + ".bn3");
@@ -53,6 +53,8 @@ ResNetSpec resnet_spec(const std::string& model) {
   if (model == "resnet152") return {true, {3, 8, 36, 3}, planes, 64, true};
   if (model == "wide_resnet50_2") return {true, {3, 4, 6, 3}, planes, 128, true};
   if (model == "wide_resnet101_2") return {true, {3, 4, 23, 3}, planes, 128, true};
+  if (model == "resnext50_32x4d") return {true, {3, 4, 6, 3}, planes, 4, true, 32};
+  if (model == "resnext101_32x8d") return {true, {3, 4, 23, 3}, planes, 8, true, 32};
   PRUNEX_CHECK(model == "resnet20", "no ResNet spec for ", model);
   return {false, {3, 3, 3}, {16, 32, 64}, 64, false};
 }

@@ -1,8 +1,9 @@
 // LibTorch models for live training: the torchvision architectures (resnet18/34/50/101/152,
-// wide_resnet50_2/101_2, vgg11/13/16/19 and their _bn variants) with a configurable class count and
-// a stem that takes any number of input channels, plus two CPU-sized models (resnet20, small_cnn).
-// Parameter names follow torchvision exactly so that named_parameters() lines up, name by name and
-// shape by shape, with the shape-only tables of workloads/layers (make_layout).
+// wide_resnet50_2/101_2, resnext50_32x4d, resnext101_32x8d, vgg11/13/16/19 and their _bn
+// variants) with a configurable class count and a stem that takes any number of input
+// channels, plus two CPU-sized models (resnet20, small_cnn). Parameter names follow
+// torchvision exactly so that named_parameters() lines up, name by name and shape by shape,
+// with the shape-only tables of workloads/layers (make_layout).
 #pragma once
 
 #include <torch/nn/module.h>

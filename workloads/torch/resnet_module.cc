@@ -14,8 +14,9 @@ namespace {
 
 namespace nn = torch::nn;
 
-nn::Conv2d conv(int in, int out, int k, int stride) {
-  return nn::Conv2d(nn::Conv2dOptions(in, out, k).stride(stride).padding(k / 2).bias(false));
+nn::Conv2d conv(int in, int out, int k, int stride, int groups = 1) {
+  return nn::Conv2d(
+      nn::Conv2dOptions(in, out, k).stride(stride).padding(k / 2).bias(false).groups(groups));
 }
 
 // 1x1 conv + BN when the block changes shape ("option B" projection of He et al.).
@@ -25,7 +26,7 @@ nn::Sequential make_downsample(int in, int out, int stride) {
 
 struct BasicBlockImpl : nn::Module {
   static constexpr int expansion = 1;
-  BasicBlockImpl(int in, int planes, int stride, int /*base_width*/) {
+  BasicBlockImpl(int in, int planes, int stride, int /*base_width*/, int /*groups*/) {
     conv1 = register_module("conv1", conv(in, planes, 3, stride));
     bn1 = register_module("bn1", nn::BatchNorm2d(planes));
     conv2 = register_module("conv2", conv(planes, planes, 3, 1));
@@ -43,14 +44,15 @@ struct BasicBlockImpl : nn::Module {
   nn::Sequential downsample{nullptr};
 };
 
-// torchvision's Bottleneck: width = planes * base_width / 64 (128 for wide_resnet50_2).
+// torchvision's Bottleneck: width = planes * base_width / 64 * groups (base_width 128 for
+// wide_resnet50_2; 4 or 8 with 32 groups on the 3x3 conv for ResNeXt).
 struct BottleneckImpl : nn::Module {
   static constexpr int expansion = 4;
-  BottleneckImpl(int in, int planes, int stride, int base_width) {
-    const int width = planes * base_width / 64;
+  BottleneckImpl(int in, int planes, int stride, int base_width, int groups) {
+    const int width = planes * base_width / 64 * groups;
     conv1 = register_module("conv1", conv(in, width, 1, 1));
     bn1 = register_module("bn1", nn::BatchNorm2d(width));
-    conv2 = register_module("conv2", conv(width, width, 3, stride));
+    conv2 = register_module("conv2", conv(width, width, 3, stride, groups));
     bn2 = register_module("bn2", nn::BatchNorm2d(width));
     conv3 = register_module("conv3", conv(width, planes * expansion, 1, 1));
     bn3 = register_module("bn3", nn::BatchNorm2d(planes * expansion));
@@ -73,6 +75,7 @@ struct Shape {
   std::vector<int> blocks;    // blocks per stage
   std::vector<int> planes;    // planes per stage (stage 0 has stride 1, the rest stride 2)
   int base_width = 64;
+  int groups = 1;
 };
 
 class ResNet : public TorchModel {
@@ -107,7 +110,8 @@ class ResNet : public TorchModel {
       nn::Sequential stage;
       for (int b = 0; b < spec.blocks[s]; ++b) {
         const int stride = (s > 0 && b == 0) ? 2 : 1;
-        stage->push_back(std::make_shared<Block>(in, spec.planes[s], stride, spec.base_width));
+        stage->push_back(
+            std::make_shared<Block>(in, spec.planes[s], stride, spec.base_width, spec.groups));
         in = spec.planes[s] * Block::expansion;
       }
       stages_.push_back(register_module("layer" + std::to_string(s + 1), stage));
@@ -137,7 +141,7 @@ class ResNet : public TorchModel {
 ModelHandle make_resnet(const std::string& name, int classes, int input_channels) {
   const ResNetSpec s = resnet_spec(name);
   const Shape shape{s.imagenet_stem, s.blocks, std::vector<int>(s.planes.begin(), s.planes.end()),
-                    static_cast<int>(s.width_per_group)};
+                    static_cast<int>(s.width_per_group), s.groups};
   if (s.bottleneck) return ResNet::build<BottleneckImpl>(shape, classes, input_channels);
   return ResNet::build<BasicBlockImpl>(shape, classes, input_channels);
 }

@@ -61,9 +61,11 @@ ModelHandle make_small_cnn(int classes, int input_channels) {
 
 const std::vector<std::string>& torch_model_names() {
   static const std::vector<std::string> names{
-      "resnet18",         "resnet34", "resnet50", "resnet101", "resnet152", "wide_resnet50_2",
-      "wide_resnet101_2", "vgg11",    "vgg11_bn", "vgg13",     "vgg13_bn",  "vgg16",
-      "vgg16_bn",         "vgg19",    "vgg19_bn", "resnet20",  "small_cnn"};
+      "resnet18",         "resnet34",        "resnet50",         "resnet101",
+      "resnet152",        "wide_resnet50_2", "wide_resnet101_2", "resnext50_32x4d",
+      "resnext101_32x8d", "vgg11",           "vgg11_bn",         "vgg13",
+      "vgg13_bn",         "vgg16",           "vgg16_bn",         "vgg19",
+      "vgg19_bn",         "resnet20",        "small_cnn"};
   return names;
 }
 
