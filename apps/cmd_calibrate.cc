@@ -67,7 +67,6 @@ int run_calibrate(const Args& args) {
                "--algo must be ring or mpi, got '", sim::algo_name(opt.algo), "'");
   const long cores =
       args.get_int("host-cores", static_cast<long>(std::thread::hardware_concurrency()));
-  PRUNEX_USAGE(cores >= 0, "--host-cores must be >= 0 (got ", cores, ")");
 
   sim::Calibration cal;
   const Topology base = load_topology(args.get_or("topology", "localhost"));

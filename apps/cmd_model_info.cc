@@ -24,9 +24,7 @@ std::string names_list() {
 }
 
 int int_option(const Args& args, const std::string& name, int fallback) {
-  const long v = args.get_int(name, fallback);
-  PRUNEX_USAGE(v >= 1 && v <= INT_MAX, "option --", name, " must be a positive integer, got ", v);
-  return static_cast<int>(v);
+  return static_cast<int>(args.get_int(name, fallback));  // [1, INT_MAX]: the declarations
 }
 
 std::string shape_text(const LayerInfo& l) {

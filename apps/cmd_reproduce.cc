@@ -34,9 +34,7 @@ double seconds_since(Clock::time_point t0) {
 }
 
 int bounded_int(const Args& args, const char* name, long fallback, long lo, long hi) {
-  const long v = args.get_int(name, fallback);
-  PRUNEX_USAGE(v >= lo && v <= hi, "--", name, " must be in [", lo, ", ", hi, "] (got ", v, ")");
-  return static_cast<int>(v);
+  return static_cast<int>(args.get_int(name, fallback, lo, hi));
 }
 
 ReproduceOptions parse_options(const Args& args) {

@@ -4,8 +4,8 @@
 #include <string>
 
 #include "engine/error.h"
-#include "topologies/bisection.h"
 #include "records/json_fields.h"
+#include "topologies/bisection.h"
 #include "topologies/topology_io.h"
 
 namespace prunex {

@@ -149,13 +149,15 @@ class BucketReducer : public LiveStrategy {
         } else {
           work = codec_->launch(b, step_, false);
         }
-        if (!codec_->decodes()) codec_->land(b);
       }
     });
+    const auto land_all = [&] {
+      for (auto& b : buckets_) codec_->land(b);
+    };
     if (codec_->decodes())
-      clock_->time(phase::compress, [&] {
-        for (auto& b : buckets_) codec_->land(b);
-      });
+      clock_->time(phase::compress, land_all);
+    else
+      land_all();
     clock_->fence(comm_);
     clock_->time(phase::local_compute, [&] {
       torch::NoGradGuard no_grad;
