@@ -7,6 +7,7 @@
 #include "engine/error.h"
 #include "engine/text_parse.h"
 #include "records/bench_rows.h"
+#include "records/run_fields.h"
 #include "topologies/topology_io.h"
 #include "workloads/layers/model_zoo.h"
 
@@ -92,6 +93,8 @@ SimBench parse_sim_bench(const Args& args) {
   }
   b.config.nodes = static_cast<int>(nodes);
   b.config.gpus_per_node = static_cast<int>(gpus);
+  if (fields::parse_bool("achieved-bandwidth", args.get_or("achieved-bandwidth", "true")))
+    b.topology = achieved_bandwidths(b.topology);
   if (auto file = args.get("calibration")) sim::apply_calibration_file(*file, b.topology, b.config);
   b.config.network_model = args.get_or("network-model", "CM02");
   b.config.fabric_routing = sim::parse_fabric_routing(args.get_or("fabric-routing", "pooled"));

@@ -77,6 +77,10 @@ PRUNEX_REGISTER_COMMAND(Command{
          "pooled"},
         integer_option("ecmp-seed", "N", "sim: hash seed of --fabric-routing ecmp", "1", 0,
                        std::numeric_limits<long>::max()),
+        {"achieved-bandwidth", "BOOL",
+         "sim: links at their achieved bandwidths (the topology's achieved fractions; false: "
+         "signalling rates)",
+         "true"},
         {"nccl-protocols", "",
          "sim: run each collective in the NCCL protocol its size gets (base latency, wire "
          "overhead of LL / LL128)",

@@ -13,6 +13,7 @@
 #include "apps/cli.h"
 #include "engine/error.h"
 #include "support/process.h"
+#include "support/source_tree.h"
 
 #ifndef PRUNEX_PLOTS_DIR
 #error "PRUNEX_PLOTS_DIR must be defined (CMakeLists.txt does it for the prunex target)"
@@ -53,6 +54,8 @@ const std::vector<PlotKind>& kinds() {
        "metrics.json per keep rate: final accuracy against sparsity (Fig. 12)", false},
       {"mask", "mask.py", "masks.json (see analysis/plots/README.md): learned masks (Fig. 13)",
        true},
+      {"published", "published.py",
+       "published.json from `prunex validate`: predicted against published, log-log", false},
       {"stragglers", "stragglers.py",
        "stragglers.json from scripts/straggler_study.sh: slowdown by one slow GPU per strategy",
        false},
@@ -66,19 +69,8 @@ std::string kind_list() {
   return s;
 }
 
-// Beside the binary first (build/bin/prunex -> ../../analysis/plots), so a build tree moved
-// together with its sources still works; then the source tree this binary was built from.
 fs::path scripts_dir() {
-  std::error_code ec;
-  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const fs::path near = exe.parent_path() / ".." / ".." / "analysis" / "plots";
-    if (fs::is_regular_file(near / "common.py", ec)) return near.lexically_normal();
-  }
-  const fs::path baked = PRUNEX_PLOTS_DIR;
-  if (fs::is_regular_file(baked / "common.py", ec)) return baked;
-  throw std::runtime_error("cannot find the plot scripts (analysis/plots/common.py) beside " +
-                           exe.string() + " or in " + baked.string());
+  return source_tree_path("analysis/plots", "common.py", PRUNEX_PLOTS_DIR);
 }
 
 int run_plot(const Args& args) {

@@ -263,7 +263,10 @@ std::map<std::string, MemoryFit> fit_memory_speeds(const std::vector<MemorySampl
 void set_tier(Topology& t, const std::string& tier, double latency_s, double bandwidth_Bps) {
   if (tier == "intra") {
     t.intra.link = {bandwidth_Bps, latency_s};
-    if (t.intra.kind == IntraKind::nvlink_pairs) t.intra.links_per_pair = 1;
+    if (t.intra.kind == IntraKind::nvlink_pairs) {
+      t.intra.links_per_pair = 1;
+      t.intra.links.clear();  // the fitted link is a pair's whole path
+    }
   } else {
     t.nic.link = {bandwidth_Bps, latency_s};
     t.nic.rails = 1;

@@ -80,6 +80,11 @@ struct PlanInputs {
   bool project_global = false;
   int64_t bucket_bytes = kDefaultBucketBytes;  // hsadmm inter-node buckets
   int64_t ddp_bucket_bytes = kDdpBucketBytes;  // DDP's bucket_cap_mb (ddp and the bucketed peers)
+  // ddp and the bucketed peers: the framework's per-step overhead (PyTorch DDP's autograd
+  // hooks, bucket views and copies, kernel launches) as passes over the fp32 gradients at
+  // memory bandwidth, after the backward pass (simulate --ddp-overhead-passes; prunex's own
+  // trainer: 0).
+  double framework_passes = 0;
   // hsadmm / hsadmm-rail: the compact payload's type on the wire (f32, bf16 or f16): its
   // collectives carry dtype_size bytes per value (the memory passes are counted as fp32).
   DType wire_dtype = DType::f32;

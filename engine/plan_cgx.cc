@@ -47,7 +47,7 @@ IterationPlan cgx_plan(const PlanInputs& in) {
   PlanStep codec_passes = memory_step(phase::allreduce, passes * d);
   codec_passes.memory_key = "compress";
   plan.steps.push_back(codec_passes);
-  plan.steps.push_back(memory_step(phase::local_compute, 7 * d));
+  add_copy_back_and_sgd(in, plan);
   plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
   return plan;
 }

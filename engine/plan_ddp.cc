@@ -30,13 +30,17 @@ void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward
   plan.steps.push_back(s);
 }
 
-IterationPlan ddp_plan(const PlanInputs& in) {
+void add_copy_back_and_sgd(const PlanInputs& in, IterationPlan& plan) {
   const double d = static_cast<double>(in.layout->fp32_bytes());
+  plan.steps.push_back(memory_step(phase::local_compute, (7 + in.framework_passes) * d));
+}
+
+IterationPlan ddp_plan(const PlanInputs& in) {
   IterationPlan plan;
   const int backward = add_forward_backward(in, plan);
   for (const auto& b : ddp_buckets(*in.layout, in.ddp_bucket_bytes))
     add_bucket_allreduce(in, b, backward, b.floats * 4, DType::f32, plan);
-  plan.steps.push_back(memory_step(phase::local_compute, 7 * d));  // copy back 2D + SGD 5D
+  add_copy_back_and_sgd(in, plan);
   plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
   return plan;
 }

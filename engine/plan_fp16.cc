@@ -14,8 +14,8 @@ IterationPlan fp16_plan(const PlanInputs& in) {
   const int backward = add_forward_backward(in, plan);
   for (const auto& b : ddp_buckets(*in.layout, in.ddp_bucket_bytes))
     add_bucket_allreduce(in, b, backward, b.floats * 2, DType::f16, plan);
-  plan.steps.push_back(memory_step(phase::compress, 3 * d));       // the two casts
-  plan.steps.push_back(memory_step(phase::local_compute, 7 * d));  // copy back 2D + SGD 5D
+  plan.steps.push_back(memory_step(phase::compress, 3 * d));  // the two casts
+  add_copy_back_and_sgd(in, plan);
   plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
   return plan;
 }

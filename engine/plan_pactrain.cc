@@ -33,7 +33,7 @@ IterationPlan pactrain_plan(const PlanInputs& in) {
   // mask 3D, pack 4C, unpack D + 4C, tracker 1.25D; ternary 3.5C
   plan.steps.push_back(
       memory_step(phase::compress, 3 * d + 8 * c + d + 1.25 * d + (in.ternary ? 3.5 * c : 0)));
-  plan.steps.push_back(memory_step(phase::local_compute, 7 * d));
+  add_copy_back_and_sgd(in, plan);
   plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
   return plan;
 }

@@ -16,6 +16,9 @@ IterationPlan hsadmm_flat_plan(const PlanInputs& in);
 // started as backward reaches its lowest layer (overlap_with = backward, unless
 // --sync-phases).
 int add_forward_backward(const PlanInputs& in, IterationPlan& plan);
+// The step's end of ddp and the bucketed peers: the copy back (2D) and the SGD step (5D), plus
+// the framework's own per-step overhead (PlanInputs::framework_passes x D), D = fp32 bytes.
+void add_copy_back_and_sgd(const PlanInputs& in, IterationPlan& plan);
 void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward, int64_t bytes,
                           DType dtype, IterationPlan& plan);
 IterationPlan ddp_plan(const PlanInputs& in);

@@ -93,6 +93,10 @@ struct SimConfig {
     double fraction = 1;
   };
   std::vector<NicDegrade> degraded_nics = {};
+  // Compute-communication interference (simulate --interference): while a collective overlaps
+  // a compute step (DDP's buckets during backward), that compute runs this many times slower
+  // (collective kernels take SMs and memory bandwidth); 1: no interference.
+  double overlap_slowdown = 1;
 };
 
 // "allreduce/intra": the key of SimConfig::op_costs (and of a calibration's ops).

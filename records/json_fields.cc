@@ -57,6 +57,35 @@ double JsonFields::number(const std::string& key, double scale) {
   return value.get<double>() * scale;
 }
 
+std::vector<std::vector<int>> JsonFields::optional_int_rows(const std::string& key) {
+  if (!has(key)) {
+    read_.insert(key);
+    return {};
+  }
+  const nlohmann::json* v = &lookup(key);
+  if (v->is_object()) {
+    JsonFields inner(*v, origin_, field(key), nullptr, kind_);
+    v = &inner.lookup("value");
+    if (auto source = inner.optional_string("source"); source && sources_)
+      (*sources_)[field(key)] = *source;
+    inner.finish();
+  }
+  if (!v->is_array()) fail(key, "must be an array of arrays of whole numbers");
+  std::vector<std::vector<int>> rows;
+  for (std::size_t i = 0; i < v->size(); ++i) {
+    const nlohmann::json& row = (*v)[i];
+    if (!row.is_array()) fail(key, "row " + std::to_string(i) + " must be an array");
+    rows.emplace_back();
+    for (const auto& x : row) {
+      if (!x.is_number_integer() || x.get<long long>() < 0 ||
+          x.get<long long>() > std::numeric_limits<int>::max())
+        fail(key, "row " + std::to_string(i) + ": " + x.dump() + " is not a whole number >= 0");
+      rows.back().push_back(x.get<int>());
+    }
+  }
+  return rows;
+}
+
 int JsonFields::integer(const std::string& key) {
   double x = number(key);
   if (x != std::floor(x))

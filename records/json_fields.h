@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace prunex {
 
@@ -35,6 +36,9 @@ class JsonFields {
   std::optional<int> optional_integer(const std::string& key);
   std::string string(const std::string& key);
   std::optional<std::string> optional_string(const std::string& key);
+  // Rows of whole numbers >= 0 (plain or {"value": [[...]], "source": "..."}); rows may differ
+  // in length (the caller checks the shape). Absent: empty.
+  std::vector<std::vector<int>> optional_int_rows(const std::string& key);
   // A required sub-object, read with its own JsonFields.
   JsonFields object(const std::string& key);
   // Any value (an array, say), read as it is; nullptr when an optional one is absent.

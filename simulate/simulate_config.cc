@@ -56,6 +56,9 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.sim.ecmp_seed = static_cast<std::uint64_t>(cfg.ecmp_seed);
   s.sim.nccl_protocols = cfg.nccl_protocols;
   s.sim.plan_algo = cfg.algo;
+  s.sim.overlap_slowdown = cfg.interference;
+  s.plan.framework_passes = cfg.ddp_overhead_passes;
+  if (cfg.achieved_bandwidth) topology = achieved_bandwidths(topology);
   apply_what_if(cfg, topology, s.sim);
   s.failures = {cfg.mtbf_hours * 3600, cfg.checkpoint_minutes * 60, cfg.checkpoint_seconds,
                 cfg.restart_seconds};

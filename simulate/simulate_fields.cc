@@ -81,6 +81,20 @@ const std::vector<SimulateField>& simulate_fields() {
                 "each collective in the NCCL protocol (LL, LL128, Simple) NCCL's tuning picks for "
                 "its size: its base latency and wire overhead (false: plain alpha-beta flows)",
                 &C::nccl_protocols),
+        boolean("achieved-bandwidth",
+                "links at their achieved bandwidth: the topology's intra.achieved_fraction and "
+                "nic.achieved_fraction (published microbenchmarks) times the signalling rate "
+                "(false: signalling rates)",
+                &C::achieved_bandwidth),
+        real("interference", "X",
+             "compute runs X times slower while a collective overlaps it (DDP's buckets during "
+             "backward; NVIDIA/nccl#1428 measured a GEMM at 1.76x beside NCCL); 1: none",
+             &C::interference, 1, 100, false),
+        real("ddp-overhead-passes", "P",
+             "ddp and the bucketed peers: the framework's per-step overhead as P passes over the "
+             "fp32 gradients at memory bandwidth (PyTorch 1.4 DDP on a V100: 26.4, fitted on "
+             "resnet50's 0.097 s without and 0.100 s with DDP); 0: none (prunex's own trainer)",
+             &C::ddp_overhead_passes, 0, 1e6, false),
         text("calibration", "FILE",
              "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
              "memory speeds replace the topology's",

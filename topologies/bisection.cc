@@ -6,6 +6,15 @@
 namespace prunex {
 
 double intra_gpu_bandwidth_Bps(const Topology& t) {
+  if (t.intra.kind == IntraKind::nvlink_pairs && !t.intra.links.empty()) {
+    int most = 0;  // the best-linked GPU's links
+    for (const auto& row : t.intra.links) {
+      int sum = 0;
+      for (int x : row) sum += x;
+      most = std::max(most, sum);
+    }
+    return most * t.intra.link.bandwidth_Bps;
+  }
   if (t.intra.kind == IntraKind::nvlink_pairs)
     return t.intra.links_per_pair * double(t.gpus_per_node - 1) * t.intra.link.bandwidth_Bps;
   return t.intra.link.bandwidth_Bps;

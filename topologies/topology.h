@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace prunex {
 
@@ -36,11 +37,28 @@ struct IntraNode {
   LinkSpec link;           // one link (nvlink_pairs) or one port (switch kinds)
   int links_per_pair = 1;  // nvlink_pairs only
   int links_per_gpu = 0;   // nvlink_pairs: NVLink ports per GPU if stated (0 = not stated)
+  // nvlink_pairs, optional: the NVLink count between each GPU pair (nvidia-smi topo -m's NV#,
+  // 0 where the pair has none: DGX-1's hybrid cube mesh). When stated, links_per_pair is
+  // derived from it: the most links every hop of one ring through all GPUs can have
+  // (ring_links()), what a ring channel NCCL builds over NVLink gets; the simulator gives
+  // every pair that many (its rings are faithful, direct traffic between unlinked pairs is not).
+  std::vector<std::vector<int>> links;
+  // The share of `link`'s signalling bandwidth that transfers achieve (protocol headers,
+  // flow control: NVLink moves about 20 of 25 GB/s), from a published microbenchmark; 1 when
+  // the file states none. Applied by achieved_bandwidths() (topology_io.h).
+  double achieved = 1;
 };
 
 struct NicSpec {
   int rails = 1;  // NICs per node, each `link`
   LinkSpec link;
+  // As IntraNode::achieved, for the NICs and the fabric's switch links (same technology):
+  // an EDR port moves about 12.2 of 12.5 GB/s, a TCP socket far less than its line rate.
+  double achieved = 1;
+  // Optional: per NIC, the GPUs next to it (nvidia-smi topo -m: PIX, else PXB, PHB, NODE).
+  // Validated against rail_of_gpu() (topologies/fabric_layout.h), the placement the
+  // simulator uses: consecutive GPUs share a rail.
+  std::vector<std::vector<int>> affinity;
 };
 
 enum class FabricKind { star, fat_tree, dragonfly };

@@ -40,4 +40,15 @@ constexpr int kMaxScaledNodes = 1 << 20;
 // recorded in sources; the result is validated.
 Topology scale_to_nodes(const Topology& t, int nodes);
 
+// The links at their achieved bandwidths: intra links x intra.achieved_fraction, NIC and
+// fabric links x nic.achieved_fraction (fractions then 1, so applying twice changes nothing);
+// the change is recorded in sources. What `prunex simulate --achieved-bandwidth` runs on.
+Topology achieved_bandwidths(const Topology& t);
+
+// The most links that every hop of some ring through all GPUs can have, given the NVLink
+// count of each pair (a square, symmetric matrix): the largest k for which the pairs with at
+// least k links hold a Hamiltonian cycle (two GPUs: their pair; one GPU: 0). 0 when no ring
+// runs over NVLink alone. At most 20 GPUs (a bitmask search).
+int ring_links(const std::vector<std::vector<int>>& links);
+
 }  // namespace prunex

@@ -38,6 +38,14 @@ class Writer {
   const Topology& t_;
 };
 
+// Rows of whole numbers, with their source when the file gave one.
+nlohmann::json rows_with_source(const Topology& t, const std::string& path,
+                                const std::vector<std::vector<int>>& rows) {
+  nlohmann::json v = rows;
+  auto it = t.sources.find(path);
+  return it == t.sources.end() ? v : nlohmann::json{{"value", v}, {"source", it->second}};
+}
+
 }  // namespace
 
 nlohmann::json topology_to_json(const Topology& t) {
@@ -60,7 +68,11 @@ nlohmann::json topology_to_json(const Topology& t) {
   intra["kind"] = intra_kind_name(t.intra.kind);
   w.number(intra, "intra.bandwidth_gbs", t.intra.link.bandwidth_Bps, kGigaBytes);
   w.number(intra, "intra.latency_us", t.intra.link.latency_s, kMicro);
-  if (t.intra.kind == IntraKind::nvlink_pairs) {
+  if (t.intra.achieved != 1) w.number(intra, "intra.achieved_fraction", t.intra.achieved);
+  if (t.intra.kind == IntraKind::nvlink_pairs && !t.intra.links.empty()) {
+    intra["links"] = rows_with_source(t, "intra.links", t.intra.links);
+    if (t.intra.links_per_gpu > 0) w.integer(intra, "intra.links_per_gpu", t.intra.links_per_gpu);
+  } else if (t.intra.kind == IntraKind::nvlink_pairs) {
     w.integer(intra, "intra.links_per_pair", t.intra.links_per_pair);
     if (t.intra.links_per_gpu > 0) w.integer(intra, "intra.links_per_gpu", t.intra.links_per_gpu);
   }
@@ -70,6 +82,9 @@ nlohmann::json topology_to_json(const Topology& t) {
   w.integer(nic, "nic.rails", t.nic.rails);
   w.number(nic, "nic.bandwidth_gbits", t.nic.link.bandwidth_Bps, kGigaBits);
   w.number(nic, "nic.latency_us", t.nic.link.latency_s, kMicro);
+  if (t.nic.achieved != 1) w.number(nic, "nic.achieved_fraction", t.nic.achieved);
+  if (!t.nic.affinity.empty())
+    nic["affinity"] = rows_with_source(t, "nic.affinity", t.nic.affinity);
   doc["nic"] = nic;
 
   nlohmann::json fabric;

@@ -1,4 +1,6 @@
 // parse_topology: a topology document -> Topology (SI units), then validate().
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "records/json_fields.h"
@@ -26,8 +28,15 @@ IntraNode parse_intra(JsonFields f) {
     f.fail("kind", "must be one of " + intra_kind_names() + " (got \"" + kind + "\")");
   in.link.bandwidth_Bps = f.number("bandwidth_gbs", kGigaBytes);
   in.link.latency_s = f.number("latency_us", kMicro);
+  in.achieved = f.optional_number("achieved_fraction").value_or(1);
   if (in.kind == IntraKind::nvlink_pairs) {
-    in.links_per_pair = f.integer("links_per_pair");
+    in.links = f.optional_int_rows("links");
+    if (in.links.empty()) {
+      in.links_per_pair = f.integer("links_per_pair");
+    } else if (f.has("links_per_pair")) {
+      f.fail("links_per_pair",
+             "is derived from intra.links when the matrix is given; leave it out");
+    }
     in.links_per_gpu = f.optional_integer("links_per_gpu").value_or(0);
     if (f.has("links_per_gpu") && in.links_per_gpu < 1)
       f.fail("links_per_gpu",
@@ -42,6 +51,8 @@ NicSpec parse_nic(JsonFields f) {
   nic.rails = f.integer("rails");
   nic.link.bandwidth_Bps = f.number("bandwidth_gbits", kGigaBits);
   nic.link.latency_s = f.number("latency_us", kMicro);
+  nic.achieved = f.optional_number("achieved_fraction").value_or(1);
+  nic.affinity = f.optional_int_rows("affinity");
   f.finish();
   return nic;
 }
@@ -81,6 +92,12 @@ Topology parse_topology(const nlohmann::json& doc, const std::string& origin) {
   t.nic = parse_nic(f.object("nic"));
   t.fabric = parse_fabric(f.object("fabric"));
   f.finish();
+  const auto& m = t.intra.links;
+  const bool square = !m.empty() && static_cast<int>(m.size()) == t.gpus_per_node &&
+                      std::all_of(m.begin(), m.end(), [&](const auto& r) {
+                        return static_cast<int>(r.size()) == t.gpus_per_node;
+                      });
+  if (square) t.intra.links_per_pair = ring_links(m);  // validate() checks the rest
   validate(t, origin);
   return t;
 }

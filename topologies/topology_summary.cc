@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "topologies/bisection.h"
 #include "topologies/topology_names.h"
 
@@ -46,6 +48,18 @@ std::string fabric_text(const Topology& t) {
 std::string intra_text(const Topology& t) {
   const IntraNode& in = t.intra;
   std::string per_gpu = gbs(intra_gpu_bandwidth_Bps(t)) + " per GPU";
+  if (in.kind == IntraKind::nvlink_pairs && !in.links.empty()) {
+    int lo = 1 << 30, hi = 0;
+    for (std::size_t a = 0; a < in.links.size(); ++a)
+      for (std::size_t b = a + 1; b < in.links[a].size(); ++b) {
+        lo = std::min(lo, in.links[a][b]);
+        hi = std::max(hi, in.links[a][b]);
+      }
+    return fmt::format(
+        "nvlink_pairs from a matrix ({} to {} links per pair), a ring gets {} link(s) of {} per "
+        "hop (every pair modeled so), {}, {}",
+        lo, hi, in.links_per_pair, gbs(in.link.bandwidth_Bps), per_gpu, us(in.link.latency_s));
+  }
   if (in.kind == IntraKind::nvlink_pairs)
     return fmt::format("nvlink_pairs, {} links per pair x {} = {} per pair, {}, {}",
                        in.links_per_pair, gbs(in.link.bandwidth_Bps),
@@ -82,10 +96,16 @@ std::string describe_topology(const Topology& t) {
   row("gpu", fmt::format("{}: fp32 {} peak, {} effective (efficiency {:g}); fp16 {}; memory {}",
                          t.gpu.name, tflops(t.gpu.fp32_flops), tflops(t.gpu.effective_flops()),
                          t.gpu.efficiency, tflops(t.gpu.fp16_flops), gbs(t.gpu.mem_bandwidth_Bps)));
-  row("intra-node", intra_text(t));
+  auto achieved = [](double f, const std::string& rate) {
+    return f == 1 ? std::string() : fmt::format("; achieved {:g} of signalling = {}", f, rate);
+  };
+  row("intra-node", intra_text(t) + achieved(t.intra.achieved,
+                                             gbs(t.intra.achieved * t.intra.link.bandwidth_Bps) +
+                                                 " per link or port"));
   row("nic",
       fmt::format("{} rails x {} = {} per node, {}", t.nic.rails, gbits(t.nic.link.bandwidth_Bps),
-                  gbs(t.node_injection_Bps()), us(t.nic.link.latency_s)));
+                  gbs(t.node_injection_Bps()), us(t.nic.link.latency_s)) +
+          achieved(t.nic.achieved, gbs(t.nic.achieved * t.nic.link.bandwidth_Bps) + " per rail"));
   row("fabric", fabric_text(t));
   row("bisection", bisection_text(t));
   if (!t.sources.empty()) {

@@ -1,11 +1,16 @@
 // validate() and scale_to_nodes(): value and count checks, naming the file's fields.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
+#include <vector>
+
+#include <fmt/core.h>
 
 #include "engine/error.h"
 #include "records/json_fields.h"
 #include "topologies/bisection.h"
+#include "topologies/fabric_layout.h"
 #include "topologies/topology_io.h"
 
 namespace prunex {
@@ -41,6 +46,58 @@ class Checker {
  private:
   std::string prefix_;
 };
+
+// The NVLink matrix: gpus_per_node rows of gpus_per_node counts, symmetric, 0 on the
+// diagonal, no GPU with more links than it has ports, and a ring through all GPUs over NVLink.
+void validate_links(const Topology& t, const Checker& c) {
+  const auto& m = t.intra.links;
+  const int n = t.gpus_per_node;
+  c.require(static_cast<int>(m.size()) == n, "intra.links",
+            "must have gpus_per_node = " + num(n) + " rows (got " + num(m.size()) + ")");
+  for (int a = 0; a < n; ++a) {
+    c.require(static_cast<int>(m[a].size()) == n, "intra.links",
+              "row " + num(a) + " must have " + num(n) + " counts (got " + num(m[a].size()) + ")");
+    c.require(m[a][a] == 0, "intra.links", "GPU " + num(a) + " has links to itself");
+    int sum = 0;
+    for (int b = 0; b < n; ++b) {
+      c.require(m[a][b] == m[b][a], "intra.links",
+                "is not symmetric: GPU " + num(a) + " to " + num(b) + " has " + num(m[a][b]) +
+                    ", back " + num(m[b][a]));
+      sum += m[a][b];
+    }
+    c.require(t.intra.links_per_gpu == 0 || sum <= t.intra.links_per_gpu, "intra.links",
+              "GPU " + num(a) + " has " + num(sum) + " links, more than intra.links_per_gpu " +
+                  num(t.intra.links_per_gpu));
+  }
+  const int ring = ring_links(m);
+  c.require(n == 1 || ring >= 1, "intra.links",
+            "holds no ring through all GPUs over NVLink (the model needs one)");
+  c.require(n == 1 || t.intra.links_per_pair == ring, "intra.links_per_pair",
+            "must be the matrix's ring links, " + num(ring));
+}
+
+// Per NIC the GPUs next to it: one list per rail, every GPU once, and the rail the simulator
+// gives each GPU (rail_of_gpu) must be the one it sits next to.
+void validate_affinity(const Topology& t, const Checker& c) {
+  const auto& a = t.nic.affinity;
+  c.require(static_cast<int>(a.size()) == t.nic.rails, "nic.affinity",
+            "must list the GPUs of each of the " + num(t.nic.rails) + " rails (got " +
+                num(a.size()) + " lists)");
+  std::vector<int> seen(t.gpus_per_node, 0);
+  for (int rail = 0; rail < static_cast<int>(a.size()); ++rail)
+    for (int g : a[rail]) {
+      c.require(g < t.gpus_per_node, "nic.affinity",
+                "names GPU " + num(g) + ", but a node has " + num(t.gpus_per_node));
+      c.require(++seen[g] == 1, "nic.affinity", "names GPU " + num(g) + " twice");
+      const int model = rail_of_gpu(g, t.gpus_per_node, t.nic.rails);
+      c.require(model == rail, "nic.affinity",
+                "puts GPU " + num(g) + " next to NIC " + num(rail) +
+                    ", but the model gives it rail " + num(model) +
+                    " (consecutive GPUs share a rail): number the NICs in that order");
+    }
+  for (int g = 0; g < t.gpus_per_node; ++g)
+    c.require(seen[g] == 1, "nic.affinity", "does not place GPU " + num(g));
+}
 
 void validate_fabric(const Topology& t, const Checker& c) {
   const Fabric& f = t.fabric;
@@ -87,16 +144,25 @@ void validate(const Topology& t, const std::string& origin) {
 
   c.positive(t.intra.link.bandwidth_Bps / kGigaBytes, "intra.bandwidth_gbs");
   c.non_negative(t.intra.link.latency_s / kMicro, "intra.latency_us");
-  if (t.intra.kind == IntraKind::nvlink_pairs) {
+  c.require(t.intra.achieved > 0 && t.intra.achieved <= 1, "intra.achieved_fraction",
+            "must be in (0, 1] (got " + num(t.intra.achieved) + ")");
+  c.require(t.nic.achieved > 0 && t.nic.achieved <= 1, "nic.achieved_fraction",
+            "must be in (0, 1] (got " + num(t.nic.achieved) + ")");
+  if (t.intra.kind == IntraKind::nvlink_pairs && !t.intra.links.empty()) {
+    validate_links(t, c);
+  } else if (t.intra.kind == IntraKind::nvlink_pairs) {
     c.at_least(t.intra.links_per_pair, 1, "intra.links_per_pair");
     const int needed = t.intra.links_per_pair * (t.gpus_per_node - 1);
     c.require(t.intra.links_per_gpu == 0 || needed <= t.intra.links_per_gpu, "intra.links_per_pair",
               num(t.intra.links_per_pair) + " x " + num(t.gpus_per_node - 1) +
                   " peers = " + num(needed) + " links per GPU exceeds intra.links_per_gpu " +
                   num(t.intra.links_per_gpu));
+  } else {
+    c.require(t.intra.links.empty(), "intra.links", "applies to kind nvlink_pairs only");
   }
 
   c.at_least(t.nic.rails, 1, "nic.rails");
+  if (!t.nic.affinity.empty()) validate_affinity(t, c);
   c.positive(t.nic.link.bandwidth_Bps / kGigaBits, "nic.bandwidth_gbits");
   c.non_negative(t.nic.link.latency_s / kMicro, "nic.latency_us");
   validate_fabric(t, c);
@@ -127,6 +193,61 @@ Topology scale_to_nodes(const Topology& t, int nodes) {
   }
   validate(s, t.name + " scaled to " + std::to_string(nodes) + " nodes");
   return s;
+}
+
+}  // namespace prunex
+
+namespace prunex {
+
+Topology achieved_bandwidths(const Topology& t) {
+  Topology a = t;
+  auto note = [&](const std::string& key, double f, const std::string& from) {
+    a.sources[key] =
+        fmt::format("{} x {:g} achieved ({})", a.sources.count(key) ? a.sources[key] : "", f,
+                    a.sources.count(from) ? a.sources[from] : "achieved_fraction");
+  };
+  if (t.intra.achieved != 1) {
+    a.intra.link.bandwidth_Bps *= t.intra.achieved;
+    note("intra.bandwidth_gbs", t.intra.achieved, "intra.achieved_fraction");
+    a.intra.achieved = 1;
+  }
+  if (t.nic.achieved != 1) {
+    a.nic.link.bandwidth_Bps *= t.nic.achieved;
+    a.fabric.link.bandwidth_Bps *= t.nic.achieved;
+    note("nic.bandwidth_gbits", t.nic.achieved, "nic.achieved_fraction");
+    note("fabric.bandwidth_gbits", t.nic.achieved, "nic.achieved_fraction");
+    a.nic.achieved = 1;
+  }
+  return a;
+}
+
+}  // namespace prunex
+
+namespace prunex {
+
+int ring_links(const std::vector<std::vector<int>>& links) {
+  const int n = static_cast<int>(links.size());
+  PRUNEX_CHECK(n <= 20, "ring_links: at most 20 GPUs (got ", n, ")");
+  if (n <= 1) return 0;
+  if (n == 2) return links[0][1];
+  int best = 0;
+  for (const auto& row : links)
+    for (int x : row) best = std::max(best, x);
+  // Largest k first: is there a Hamiltonian cycle over pairs with >= k links? Bitmask search
+  // of the paths from GPU 0 (reach[mask] = the GPUs a path through `mask` can end at).
+  for (int k = best; k >= 1; --k) {
+    std::vector<uint32_t> reach(1u << n, 0);
+    reach[1] = 1;
+    for (uint32_t mask = 1; mask < (1u << n); mask += 2)
+      for (int v = 0; v < n; ++v)
+        if (reach[mask] >> v & 1)
+          for (int w = 0; w < n; ++w)
+            if (!(mask >> w & 1) && links[v][w] >= k) reach[mask | 1u << w] |= 1u << w;
+    const uint32_t all = (1u << n) - 1;
+    for (int v = 1; v < n; ++v)
+      if ((reach[all] >> v & 1) && links[v][0] >= k) return k;
+  }
+  return 0;
 }
 
 }  // namespace prunex

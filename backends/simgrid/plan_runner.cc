@@ -55,11 +55,23 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
                    ", which is not before it");
       PRUNEX_USAGE(step.ready_fraction >= 0 && step.ready_fraction <= 1, "plan step ", i,
                    ": ready_fraction must be in [0, 1] (got ", step.ready_fraction, ")");
-      const StepTiming& base = timing.steps[step.overlap_with];
+      StepTiming& base = timing.steps[step.overlap_with];
       st.start_s = base.start_s + step.ready_fraction * base.seconds;
       if (step.overlap_with != static_cast<int>(i) - 1) {
         const StepTiming& prev = timing.steps.back();
         st.start_s = std::max(st.start_s, prev.start_s + prev.seconds);
+      }
+      // Interference: while this collective runs inside the compute step, the compute does
+      // 1 / slowdown of its work, so the step ends (overlap x (1 - 1 / slowdown)) later.
+      // Later buckets' ready times scale with the longer step (the backward pass stretched).
+      if (cfg.overlap_slowdown > 1 && plan.steps[step.overlap_with].kind == StepKind::compute) {
+        const double overlap = std::max(
+            0.0, std::min(st.start_s + st.seconds, base.start_s + base.seconds) - st.start_s);
+        const double longer = overlap * (1 - 1 / cfg.overlap_slowdown);
+        base.seconds += longer;
+        for (double& r : base.rank_seconds) r += r > 0 ? longer : 0;
+        timing.phase_seconds[base.phase] += longer;
+        frontier = std::max(frontier, base.start_s + base.seconds);
       }
     }
     const NodeGrouping grouping{cfg.nodes * cfg.gpus_per_node, cfg.gpus_per_node};

@@ -247,6 +247,26 @@ TEST(PlanBuilder, DdpBucketsFollowPytorchRule) {
   EXPECT_EQ(plan_repeats(in), 98);
 }
 
+// The framework's per-step overhead (PlanInputs::framework_passes) joins the step's last
+// memory pass of ddp and every bucketed peer: (7 + P) x D, D the fp32 bytes.
+TEST(PlanBuilder, FrameworkOverheadIsPassesOverTheGradients) {
+  const ModelLayout layout = four_layers();
+  const double d = static_cast<double>(layout.fp32_bytes());
+  for (Strategy st : {Strategy::ddp, Strategy::fp16, Strategy::pactrain, Strategy::cgx}) {
+    PlanInputs in;
+    in.layout = &layout;
+    in.strategy = st;
+    in.nodes = 2;
+    in.gpus_per_node = 2;
+    const double before = build_plan(in).steps.back().mem_bytes;
+    in.framework_passes = 26.5;
+    const IterationPlan plan = build_plan(in);
+    EXPECT_DOUBLE_EQ(before, 7 * d) << strategy_name(st);
+    EXPECT_DOUBLE_EQ(plan.steps.back().mem_bytes, (7 + 26.5) * d) << strategy_name(st);
+    EXPECT_EQ(plan.steps.back().phase, Phase::local_compute) << strategy_name(st);
+  }
+}
+
 TEST(PlanBuilder, TopkAllgatherBlock) {
   Fixture f;
   // ceil(0.01 n) per tensor: 9, 1, 1, 93, 1, 1, 185, 1, 1, 369, 1, 1, 7, 1 = 672 entries.

@@ -72,6 +72,38 @@ TEST(SimPlan, StepsAndOverlapFollowTheirArithmetic) {
   EXPECT_NEAR(r[19], 2 * d_intra, 1e-9);
 }
 
+// Interference (SimConfig::overlap_slowdown f): while a bucket runs inside the compute step,
+// compute does 1/f of its work, so the step ends overlap x (1 - 1/f) later; a bucket queued
+// behind the first starts after it.
+TEST(SimPlan, InterferenceStretchesTheOverlappedCompute) {
+  const double s = 1e8, f = 2;
+  IterationPlan plan;
+  plan.steps = {compute(5e12),                                         // 1 s alone
+                allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // ready at 0.5 s
+                allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // queued behind
+                memory(8e8)};                                          // 1 ms after all
+  const auto r = sim::fork_run([&] {
+    sim::SimConfig cfg{4, 2};
+    cfg.overlap_slowdown = f;
+    sim::SimCluster c(star_topology(4, 2), cfg);
+    const sim::PlanTiming t = c.run_plan(plan);
+    std::vector<double> v{t.iteration_seconds};
+    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+    v.push_back(t.phase_seconds.at(Phase::local_compute));
+    return v;
+  });
+  const double d = 2 * kPortLat + s / kPortBw;  // each bucket, as above; both inside the step
+  ASSERT_LT(2 * d, 0.5);
+  const double compute_s = 1 + 2 * d * (1 - 1 / f);
+  EXPECT_NEAR(r[1], 0, 1e-12);
+  EXPECT_NEAR(r[2], compute_s, 1e-9);
+  EXPECT_NEAR(r[3], 0.5, 1e-9);        // ready half-way through the step as it then stood
+  EXPECT_NEAR(r[5], 0.5 + d, 1e-9);    // queued behind the first (ready earlier, at 0.5 + d/4)
+  EXPECT_NEAR(r[7], compute_s, 1e-9);  // the memory pass after the step
+  EXPECT_NEAR(r[0], compute_s + 1e-3, 1e-9);
+  EXPECT_NEAR(r[9], compute_s, 1e-9);  // local_compute's phase time includes the stretch
+}
+
 // Pipelined buckets: a pack of 1 ms, its inter all-reduce after it, the next pack after the
 // first (so it runs during that all-reduce), the second all-reduce after both its pack and the
 // first all-reduce, a final pass after everything.

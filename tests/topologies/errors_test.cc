@@ -112,6 +112,10 @@ TEST(TopologyErrors, ZeroOrNegativeBandwidths) {
   expect_error([](json& d) { d["gpu"]["fp32_tflops"] = -1; }, "gpu.fp32_tflops", "must be > 0");
   expect_error([](json& d) { d["nic"]["latency_us"] = -1; }, "nic.latency_us", "must be >= 0");
   expect_error([](json& d) { d["gpu"]["efficiency"] = 1.5; }, "gpu.efficiency", "(0, 1]");
+  expect_error([](json& d) { d["nic"]["achieved_fraction"] = 0; }, "nic.achieved_fraction",
+               "(0, 1]");
+  expect_error([](json& d) { d["intra"]["achieved_fraction"] = 1.2; }, "intra.achieved_fraction",
+               "(0, 1]");
 }
 
 TEST(TopologyErrors, InconsistentCounts) {

@@ -25,6 +25,8 @@ void expect_same(const Topology& a, const Topology& b) {
   EXPECT_DOUBLE_EQ(a.intra.link.latency_s, b.intra.link.latency_s);
   EXPECT_EQ(a.intra.links_per_pair, b.intra.links_per_pair);
   EXPECT_EQ(a.intra.links_per_gpu, b.intra.links_per_gpu);
+  EXPECT_DOUBLE_EQ(a.intra.achieved, b.intra.achieved);
+  EXPECT_DOUBLE_EQ(a.nic.achieved, b.nic.achieved);
   EXPECT_EQ(a.nic.rails, b.nic.rails);
   EXPECT_DOUBLE_EQ(a.nic.link.bandwidth_Bps, b.nic.link.bandwidth_Bps);
   EXPECT_DOUBLE_EQ(a.nic.link.latency_s, b.nic.link.latency_s);
@@ -40,8 +42,10 @@ void expect_same(const Topology& a, const Topology& b) {
 }
 
 TEST(TopologyPresets, TheShippedSetIsThere) {
-  std::vector<std::string> want = {"dgx-a100", "ethernet-100m", "ethernet-1g", "ethernet-500m",
-                                   "h100",     "localhost",     "puhti"};
+  std::vector<std::string> want = {
+      "c4140", "cloud-v100-100gbe", "cloud-v100-25gbe", "dgx-a100",      "dgx1-p100", "dgx1-v100",
+      "dgx2",  "ethernet-100m",     "ethernet-1g",      "ethernet-500m", "h100",      "localhost",
+      "puhti"};
   EXPECT_EQ(preset_names(), want);
 }
 
@@ -112,6 +116,25 @@ TEST(TopologyPresets, OtherPresetsHoldTheirShapes) {
     EXPECT_DOUBLE_EQ(e.nic.link.bandwidth_Bps, Bps) << name;
   }
   EXPECT_EQ(load_topology("localhost").intra.kind, IntraKind::loopback);
+}
+
+// Achieved bandwidths (published microbenchmarks, sources in the files): the signalling rate
+// times the fraction, NVLink 2 at 20 of 25 GB/s and an EDR port at 12.2 of 12.5 GB/s on the
+// DGX-1; applied once (a second time changes nothing).
+TEST(TopologyPresets, AchievedBandwidthsScaleTheSignallingRates) {
+  const Topology t = load_topology("dgx1-v100");
+  EXPECT_DOUBLE_EQ(t.intra.achieved, 0.8);
+  EXPECT_DOUBLE_EQ(t.nic.achieved, 0.976);
+  const Topology a = achieved_bandwidths(t);
+  EXPECT_DOUBLE_EQ(a.intra.link.bandwidth_Bps, 20e9);
+  EXPECT_DOUBLE_EQ(a.nic.link.bandwidth_Bps, 12.2e9);
+  EXPECT_DOUBLE_EQ(a.fabric.link.bandwidth_Bps, 12.2e9);
+  EXPECT_DOUBLE_EQ(a.intra.achieved, 1);
+  EXPECT_DOUBLE_EQ(achieved_bandwidths(a).nic.link.bandwidth_Bps, 12.2e9);
+  EXPECT_NE(a.sources.at("nic.bandwidth_gbits").find("nccl-tests#29"), std::string::npos);
+  // A file without fractions runs at its signalling rates.
+  Topology e = load_topology("ethernet-1g");
+  EXPECT_DOUBLE_EQ(achieved_bandwidths(e).nic.link.bandwidth_Bps, e.nic.link.bandwidth_Bps);
 }
 
 TEST(TopologyPresets, RoundTripThroughJson) {

@@ -1,0 +1,137 @@
+// `prunex validate`: the simulator against measurements published by others
+// (simulate/published.h; the suite in validation/published/). Prints the table, writes
+// OUT/published.json, OUT/published.md and OUT/published.svg (the figure, by `prunex plot
+// published`).
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <thread>
+
+#include <fmt/core.h>
+
+#include "apps/cli.h"
+#include "engine/error.h"
+#include "records/output_dir.h"
+#include "records/run_record.h"
+#include "simulate/published.h"
+#include "simulate/simulate_config.h"
+#include "support/process.h"
+#include "support/source_tree.h"
+
+#ifndef PRUNEX_SUITE_DIR
+#error "PRUNEX_SUITE_DIR must be defined (CMakeLists.txt does it for the prunex target)"
+#endif
+
+namespace prunex::cli {
+namespace {
+
+int run_validate(const Args& args) {
+  std::string out = args.get_or("out", "results/published");
+  std::vector<sim::PublishedEntry> suite;
+  nlohmann::json overrides = nlohmann::json::object();
+  std::unique_ptr<OutputDir> out_dir;
+  int jobs = 1;
+  try {
+    const std::string dir =
+        args.has("suite")
+            ? *args.get("suite")
+            : source_tree_path("validation/published", "README.md", PRUNEX_SUITE_DIR).string();
+    suite = sim::load_published_suite(dir, args.get_or("only", ""));
+    const std::string set = args.get_or("set", "");
+    for (std::size_t a = 0; a < set.size();) {
+      const std::size_t b = std::min(set.find(',', a), set.size());
+      const std::string item = set.substr(a, b - a);
+      const std::size_t eq = item.find('=');
+      PRUNEX_USAGE(eq != std::string::npos && eq > 0, "--set: '", item, "' is not KEY=VALUE");
+      // A number or a boolean as JSON, anything else as text (as --config files hold them).
+      const std::string value = item.substr(eq + 1);
+      nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
+      overrides[item.substr(0, eq)] =
+          parsed.is_number() || parsed.is_boolean() ? parsed : nlohmann::json(value);
+      a = b + 1;
+    }
+    sim::SimulateConfig probe;  // every override checked as `prunex simulate` checks it
+    apply_config_json(sim::simulate_fields(), probe, overrides, "--set");
+    if (args.flag("list")) {
+      for (const auto& e : suite)
+        fmt::print("{:<44} {:<22} {} points{}\n", e.id, sim::quantity_name(e.quantity),
+                   e.points.size(), e.not_modelled.empty() ? "" : " (not modelled)");
+      return 0;
+    }
+    const long cores = std::max(1L, static_cast<long>(std::thread::hardware_concurrency()));
+    jobs = static_cast<int>(args.get_int("jobs", cores, 1, 4096));
+    PRUNEX_USAGE(!out.empty(), "--out is empty");
+    out_dir = std::make_unique<OutputDir>(out);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "prunex validate: error: {}\n", e.what());
+    return 2;
+  }
+  fmt::print(stderr, "validate: {} entries from the suite, {} jobs\n", suite.size(), jobs);
+  int last = -1;
+  sim::PublishedResult result;
+  try {
+    result = sim::run_published_suite(suite, jobs, overrides, [&](int done, int total) {
+      const int pct = total > 0 ? 100 * done / total : 100;
+      if (pct / 10 != last / 10 || done == total) {
+        fmt::print(stderr, "validate: {}/{} simulations\n", done, total);
+        last = pct;
+      }
+    });
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "prunex validate: error: {}\n", e.what());
+    return 2;
+  }
+  const nlohmann::json report = sim::published_report(suite, result);
+  const std::string md = sim::published_markdown(report);
+  write_file_atomic(out + "/published.json", report.dump(2) + "\n");
+  write_file_atomic(out + "/published.md", "# prunex validate\n\n" + md);
+  fmt::print("{}", md);
+  if (!args.flag("no-figure") && !result.rows.empty()) {
+    const int rc = run_subprocess({"/proc/self/exe", "plot", "published", out + "/published.json",
+                                   "--out", out + "/published.svg"});
+    if (rc != 0) fmt::print(stderr, "validate: the figure failed (exit {})\n", rc);
+  }
+  fmt::print("wrote {}/published.json, published.md{}\n", out,
+             args.flag("no-figure") ? "" : ", published.svg");
+  return 0;
+}
+
+PRUNEX_REGISTER_COMMAND(Command{
+    "validate",
+    "the simulator against published measurements of real clusters (table, figure, errors)",
+    "prunex validate [--only ID,...] [--set KEY=V,...] [--suite DIR] [--out DIR] [--jobs N] "
+    "[--list]",
+    "Predicts every entry of the published-measurement suite (validation/published/*.json:\n"
+    "training throughput and step times of DDP and Horovod on DGX-1, DGX-2, C4140 and DGX\n"
+    "A100 clusters, nccl-tests bus bandwidths and latencies) on its modeled cluster and prints,\n"
+    "per row, the published value, the prediction, the error and what binds the step\n"
+    "(compute, intra, inter or latency: the resource whose doubling saves the most time).\n"
+    "An entry that names a fit point has its GPU speed solved on that point (reported, not\n"
+    "held out); the geometric-mean error is over the held-out rows. Entries the model cannot\n"
+    "run are listed with the reason. Writes OUT/published.json, OUT/published.md and\n"
+    "OUT/published.svg (predicted against published, log-log, y = x).\n\n"
+    "examples:\n"
+    "  prunex validate --out results/published\n"
+    "  prunex validate --only pytorch-ddp-readme/resnet50 --out out/v\n"
+    "  prunex validate --set interference=1 --out out/no-interference\n"
+    "  prunex validate --list",
+    {
+        {"suite", "DIR", "folder of suite files (*.json)", "validation/published"},
+        {"only", "IDS", "entries whose id is or starts with one of these (comma-separated)", "all"},
+        {"out", "DIR", "output folder", "results/published"},
+        integer_option("jobs", "N", "simulations at once, each in its own process", "the cores", 1,
+                       4096),
+        {"set", "KEY=V,...",
+         "simulate settings for every training point that does not state them (e.g. interference=1 "
+         "to "
+         "see a mechanism's effect; achieved-bandwidth also applies to collective entries)",
+         ""},
+        {"list", "", "list the suite's entries and exit", ""},
+        {"no-figure", "", "skip published.svg (no matplotlib needed)", ""},
+    },
+    run_validate});
+
+}  // namespace
+}  // namespace prunex::cli

@@ -1,0 +1,176 @@
+// The published-measurement suite's report (published.h): rows, trends, error statistics,
+// as JSON (results/published/published.json) and as the Markdown table the command prints.
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include <fmt/core.h>
+
+#include "simulate/published.h"
+
+namespace prunex::sim {
+
+namespace {
+
+// A per-GPU cost that rises when scaling efficiency falls: the step time, the time per image
+// per GPU, the inverse bus bandwidth, the collective's time.
+double per_gpu_cost(Quantity q, double value, int gpus) {
+  switch (q) {
+    case Quantity::seconds_per_iteration:
+    case Quantity::seconds_per_op:
+      return value;
+    case Quantity::images_per_second:
+      return gpus / value;
+    case Quantity::busbw_GBps:
+      return 1 / value;
+  }
+  return value;
+}
+
+// Within this band a change counts as flat in the trend check.
+constexpr double kFlat = 0.01;
+
+int trend_sign(double change) {
+  return change > kFlat ? 1 : change < -kFlat ? -1 : 0;
+}
+
+// Scaling efficiency falls when the per-GPU cost rises.
+const char* trend_word(int s) {
+  return s > 0 ? "efficiency falls" : s < 0 ? "efficiency rises" : "flat";
+}
+
+// Smallest and largest GPU count among an entry's rows (ties: a held-out row first).
+nlohmann::json trend_of(const std::vector<const PublishedRow*>& rows) {
+  auto gpus = [](const PublishedRow* r) { return r->nodes * r->gpus_per_node; };
+  const PublishedRow *lo = nullptr, *hi = nullptr;
+  for (const auto* r : rows) {
+    if (!lo || gpus(r) < gpus(lo) || (gpus(r) == gpus(lo) && lo->fit && !r->fit)) lo = r;
+    if (!hi || gpus(r) > gpus(hi) || (gpus(r) == gpus(hi) && hi->fit && !r->fit)) hi = r;
+  }
+  if (!lo || gpus(lo) == gpus(hi)) return nullptr;
+  auto change = [&](double a, double b) {
+    return per_gpu_cost(hi->quantity, b, gpus(hi)) / per_gpu_cost(lo->quantity, a, gpus(lo)) - 1;
+  };
+  const double pub = change(lo->published, hi->published);
+  const double pred = change(lo->predicted, hi->predicted);
+  return {{"from", lo->label},
+          {"to", hi->label},
+          {"published_cost_change", pub},
+          {"predicted_cost_change", pred},
+          {"published", trend_word(trend_sign(pub))},
+          {"predicted", trend_word(trend_sign(pred))},
+          {"agrees", trend_sign(pub) == trend_sign(pred)}};
+}
+
+}  // namespace
+
+nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
+                                const PublishedResult& result) {
+  nlohmann::json rows = nlohmann::json::array();
+  std::map<std::string, std::vector<const PublishedRow*>> by_entry;
+  std::vector<PublishedRow> training, collective;
+  nlohmann::json over = nlohmann::json::array();
+  for (const auto& r : result.rows) {
+    by_entry[r.entry].push_back(&r);
+    const bool coll = r.quantity == Quantity::busbw_GBps || r.quantity == Quantity::seconds_per_op;
+    (coll ? collective : training).push_back(r);
+    nlohmann::json saved;
+    for (int w = 0; w < 4; ++w)
+      saved[std::vector<const char*>{"compute", "intra", "inter", "latency"}[w]] = r.saved[w];
+    rows.push_back({{"entry", r.entry},
+                    {"point", r.label},
+                    {"nodes", r.nodes},
+                    {"gpus_per_node", r.gpus_per_node},
+                    {"gpus", r.nodes * r.gpus_per_node},
+                    {"quantity", quantity_name(r.quantity)},
+                    {"published", r.published},
+                    {"predicted", r.predicted},
+                    {"error", r.error()},
+                    {"fit", r.fit},
+                    {"binds", r.binds},
+                    {"step_s", r.step_s},
+                    {"saved_by_doubling_s", saved}});
+    if (!r.fit && std::abs(r.error()) > 0.2)
+      over.push_back({{"entry", r.entry}, {"point", r.label}, {"error", r.error()}});
+  }
+  nlohmann::json entries = nlohmann::json::array();
+  int trends = 0, agree = 0, unmodelled = 0;
+  for (const auto& e : suite) {
+    nlohmann::json j = {{"id", e.id},
+                        {"title", e.title},
+                        {"source", e.source},
+                        {"software", e.software},
+                        {"quantity", quantity_name(e.quantity)},
+                        {"points", e.points.size()}};
+    if (!e.fit.empty()) j["fit"] = e.fit;
+    if (!e.fit_from.empty()) j["fit_from"] = e.fit_from;
+    for (const auto& [id, f] : result.fitted_flops)
+      if (id == e.id) j["fitted_tflops"] = f / 1e12;
+    if (!e.caveat.empty()) j["caveat"] = e.caveat;
+    if (!e.not_modelled.empty()) {
+      j["not_modelled"] = e.not_modelled;
+      ++unmodelled;
+    } else {
+      j["trend"] = trend_of(by_entry[e.id]);
+      if (!j["trend"].is_null()) {
+        ++trends;
+        agree += j["trend"]["agrees"].get<bool>();
+      }
+    }
+    entries.push_back(j);
+  }
+  const int held_out = static_cast<int>(
+      std::count_if(result.rows.begin(), result.rows.end(), [](const auto& r) { return !r.fit; }));
+  nlohmann::json summary = {{"held_out_rows", held_out},
+                            {"fit_rows", result.rows.size() - held_out},
+                            {"geomean_abs_error", geomean_abs_error(result.rows)},
+                            {"training_geomean_abs_error", geomean_abs_error(training)},
+                            {"collective_geomean_abs_error", geomean_abs_error(collective)},
+                            {"rows_over_20_percent", over},
+                            {"trends_checked", trends},
+                            {"trends_agreeing", agree},
+                            {"entries_not_modelled", unmodelled}};
+  return {{"rows", rows}, {"entries", entries}, {"summary", summary}};
+}
+
+std::string published_markdown(const nlohmann::json& report) {
+  std::string s =
+      "| entry | point | GPUs | quantity | published | predicted | error | binds |\n"
+      "|---|---|---:|---|---:|---:|---:|---|\n";
+  for (const auto& r : report["rows"])
+    s += fmt::format("| {} | {} | {} | {} | {:.4g} | {:.4g} | {}{:+.1f}% | {} |\n",
+                     r["entry"].get<std::string>(), r["point"].get<std::string>(),
+                     r["gpus"].get<int>(), r["quantity"].get<std::string>(),
+                     r["published"].get<double>(), r["predicted"].get<double>(),
+                     r["fit"].get<bool>() ? "fit " : "", 100 * r["error"].get<double>(),
+                     r["binds"].get<std::string>());
+  const auto& m = report["summary"];
+  s += fmt::format(
+      "\nheld-out rows: {} (fit rows: {}); geometric-mean error {:.1f}% (training {:.1f}%, "
+      "collectives {:.1f}%); rows beyond 20%: {}; efficiency trend right in sign on {} of {} "
+      "entries\n",
+      m["held_out_rows"].get<int>(), m["fit_rows"].get<int>(),
+      100 * m["geomean_abs_error"].get<double>(),
+      100 * m["training_geomean_abs_error"].get<double>(),
+      100 * m["collective_geomean_abs_error"].get<double>(), m["rows_over_20_percent"].size(),
+      m["trends_agreeing"].get<int>(), m["trends_checked"].get<int>());
+  std::string notes;
+  for (const auto& e : report["entries"]) {
+    if (e.contains("not_modelled"))
+      notes += fmt::format("- {}: not modelled: {}\n", e["id"].get<std::string>(),
+                           e["not_modelled"].get<std::string>());
+    else if (e.contains("trend") && !e["trend"].is_null() && !e["trend"]["agrees"].get<bool>())
+      notes += fmt::format(
+          "- {}: trend {} -> {}: published {} (per-GPU cost {:+.1f}%), predicted "
+          "{} ({:+.1f}%)\n",
+          e["id"].get<std::string>(), e["trend"]["from"].get<std::string>(),
+          e["trend"]["to"].get<std::string>(), e["trend"]["published"].get<std::string>(),
+          100 * e["trend"]["published_cost_change"].get<double>(),
+          e["trend"]["predicted"].get<std::string>(),
+          100 * e["trend"]["predicted_cost_change"].get<double>());
+  }
+  if (!notes.empty()) s += "\n" + notes;
+  return s;
+}
+
+}  // namespace prunex::sim

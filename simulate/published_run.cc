@@ -1,0 +1,233 @@
+// Running the published-measurement suite (published.h): the fits, every point, and each
+// point four more times with one resource twice as fast (what binds).
+#include <cmath>
+
+#include "backends/simgrid/sim_cluster.h"
+#include "engine/error.h"
+#include "records/bench_rows.h"
+#include "simulate/fork_run.h"
+#include "simulate/published.h"
+#include "simulate/simulate_config.h"
+#include "topologies/topology_io.h"
+
+namespace prunex::sim {
+
+namespace {
+
+constexpr const char* kResources[4] = {"compute", "intra", "inter", "latency"};
+
+// One resource of the topology twice as fast (which = 0..3 as kResources); -1: as it is.
+void speed_up(Topology& t, int which) {
+  switch (which) {
+    case 0:
+      t.gpu.fp32_flops *= 2;
+      t.gpu.mem_bandwidth_Bps *= 2;
+      break;
+    case 1:
+      t.intra.link.bandwidth_Bps *= 2;
+      break;
+    case 2:
+      t.nic.link.bandwidth_Bps *= 2;
+      t.fabric.link.bandwidth_Bps *= 2;
+      break;
+    case 3:
+      t.intra.link.latency_s /= 2;
+      t.nic.link.latency_s /= 2;
+      t.fabric.link.latency_s /= 2;
+      break;
+    default:
+      break;
+  }
+}
+
+// A training point ready to run: its spec; the GPU speed is set per run.
+struct TrainingPoint {
+  SimulateSpec spec;
+  double batch = 0;
+};
+
+TrainingPoint training_point(const PublishedEntry& e, const PublishedPoint& p,
+                             const nlohmann::json& overrides) {
+  SimulateConfig cfg;
+  // The overrides stand in for simulate's defaults: what the entry or the point states wins
+  // (a "no ddp" row keeps its zero DDP overhead).
+  nlohmann::json settings = overrides;
+  const nlohmann::json own = published_point_settings(e, p);
+  for (const auto& [k, v] : own.items()) settings[k] = v;
+  apply_config_json(simulate_fields(), cfg, settings, e.id);
+  TrainingPoint t{make_spec(cfg, /*records=*/false), static_cast<double>(cfg.batch)};
+  return t;
+}
+
+// Seconds of one step of a training point with the GPU at `flops` effective FLOP/s (<= 0:
+// the topology's own) and resource `which` doubled.
+double step_seconds(const SimulateSpec& base, double flops, int which) {
+  SimulateSpec spec = base;
+  if (flops > 0) {
+    spec.topology.gpu.fp32_flops = flops;
+    spec.topology.gpu.efficiency = 1;
+  }
+  speed_up(spec.topology, which);
+  return simulate_run(spec, /*records=*/false).time_per_iteration_s;
+}
+
+double run_in_child(const std::function<double()>& fn) {
+  return fork_run([&] { return std::vector<double>{fn()}; }).at(0);
+}
+
+// Seconds of the collective of a bench entry on nodes x gpus_per_node, resource doubled.
+double collective_seconds(const PublishedEntry& e, const PublishedPoint& p, int which,
+                          const nlohmann::json& overrides) {
+  Topology t = load_topology(e.bench.at("topology"));
+  if (p.nodes > t.nodes) t = scale_to_nodes(t, p.nodes);
+  if (overrides.value("achieved-bandwidth", true)) t = achieved_bandwidths(t);
+  speed_up(t, which);
+  SimConfig cfg;
+  cfg.nodes = p.nodes;
+  cfg.gpus_per_node = p.gpus_per_node;
+  const Algo algo = parse_algo(e.bench.value("algo", "ring"));
+  cfg.plan_algo = algo;
+  SimCluster cluster(t, cfg);
+  return cluster
+      .run_collective(parse_op(e.bench.value("op", "allreduce")), algo, Group::world,
+                      e.bench.at("bytes").get<std::size_t>())
+      .seconds;
+}
+
+// The published value as the time of one step (or one collective), for the fit.
+double published_seconds(const PublishedEntry& e, const PublishedPoint& p, double batch) {
+  const double gpus = static_cast<double>(p.nodes) * p.gpus_per_node;
+  return e.quantity == Quantity::images_per_second ? batch * gpus / p.value : p.value;
+}
+
+// The quantity the entry publishes, from the predicted seconds.
+double as_quantity(const PublishedEntry& e, const PublishedPoint& p, double seconds, double batch) {
+  const int n = p.nodes * p.gpus_per_node;
+  switch (e.quantity) {
+    case Quantity::seconds_per_iteration:
+    case Quantity::seconds_per_op:
+      return seconds;
+    case Quantity::images_per_second:
+      return batch * n / seconds;
+    case Quantity::busbw_GBps: {
+      const double bytes = e.bench.at("bytes").get<double>();
+      return bytes / seconds * busbw_factor(parse_op(e.bench.value("op", "allreduce")), n) / 1e9;
+    }
+  }
+  return 0;
+}
+
+// The effective FLOP/s at which the fit point is predicted exactly: the step time falls as
+// the speed rises, linearly in 1/speed while compute is not hidden, so secant steps on
+// 1/speed converge in a few runs.
+double fit_flops(const PublishedEntry& e, const nlohmann::json& overrides,
+                 const std::function<void()>& ran) {
+  const PublishedPoint* fp = nullptr;
+  for (const auto& p : e.points)
+    if (p.label == e.fit) fp = &p;
+  const TrainingPoint tp = training_point(e, *fp, overrides);
+  const double want = published_seconds(e, *fp, tp.batch);
+  auto at = [&](double x) {
+    const double s = run_in_child([&] { return step_seconds(tp.spec, 1 / x, -1); });
+    ran();
+    return s;
+  };
+  double x0 = 1 / tp.spec.topology.gpu.effective_flops(), t0 = at(x0);
+  double x1 = x0 * want / t0, t1 = at(x1);
+  for (int i = 0; i < 12 && std::abs(t1 / want - 1) > 1e-4; ++i) {
+    const double slope = (t1 - t0) / (x1 - x0);
+    PRUNEX_USAGE(slope > 0, e.id, ": the fit point's time does not depend on the GPU speed");
+    x0 = x1;
+    t0 = t1;
+    x1 = std::max(x1 + (want - t1) / slope, x1 / 16);
+    t1 = at(x1);
+  }
+  PRUNEX_USAGE(std::abs(t1 / want - 1) < 1e-3, e.id, ": no GPU speed predicts the fit point '",
+               e.fit, "' (", want, " s; the closest is ", t1,
+               " s: the step's communication alone takes longer)");
+  return 1 / x1;
+}
+
+}  // namespace
+
+PublishedResult run_published_suite(const std::vector<PublishedEntry>& suite, int jobs,
+                                    const nlohmann::json& overrides,
+                                    const std::function<void(int, int)>& progress) {
+  PublishedResult result;
+  int total = 0, done = 0;
+  for (const auto& e : suite)
+    if (e.not_modelled.empty()) total += 5 * static_cast<int>(e.points.size());
+  auto tick = [&] { progress(++done, total); };
+
+  struct Job {
+    const PublishedEntry* entry;
+    const PublishedPoint* point;
+    double flops;
+  };
+  std::vector<Job> jobs_list;
+  for (const auto& e : suite) {
+    if (!e.not_modelled.empty()) continue;
+    double flops = 0;
+    if (!e.fit_from.empty())
+      for (const auto& [id, f] : result.fitted_flops)
+        if (id == e.fit_from) flops = f;
+    if (!e.fit.empty()) {
+      flops = fit_flops(e, overrides, [&] {
+        ++total;
+        tick();
+      });
+      result.fitted_flops.emplace_back(e.id, flops);
+    }
+    for (const auto& p : e.points) jobs_list.push_back({&e, &p, flops});
+  }
+  std::vector<std::function<std::vector<double>()>> runs;
+  for (const auto& j : jobs_list)
+    for (int which = -1; which < 4; ++which)
+      runs.push_back([j, which, &overrides] {
+        const double s =
+            j.entry->bench.is_object()
+                ? collective_seconds(*j.entry, *j.point, which, overrides)
+                : step_seconds(training_point(*j.entry, *j.point, overrides).spec, j.flops, which);
+        return std::vector<double>{s};
+      });
+  std::vector<double> seconds(runs.size());
+  fork_run_all(runs, jobs, {}, 0, [&](std::size_t i, const std::vector<double>& r) {
+    seconds[i] = r.at(0);
+    tick();
+  });
+  for (std::size_t k = 0; k < jobs_list.size(); ++k) {
+    const auto& [e, p, flops] = jobs_list[k];
+    const double batch = e->bench.is_object() ? 0 : training_point(*e, *p, overrides).batch;
+    PublishedRow row;
+    row.entry = e->id;
+    row.label = p->label;
+    row.nodes = p->nodes;
+    row.gpus_per_node = p->gpus_per_node;
+    row.quantity = e->quantity;
+    row.published = p->value;
+    row.fit = p->label == e->fit || !p->fits.empty();
+    row.step_s = seconds[5 * k];
+    row.predicted = as_quantity(*e, *p, row.step_s, batch);
+    int best = 0;
+    for (int w = 0; w < 4; ++w) {
+      row.saved[w] = row.step_s - seconds[5 * k + 1 + w];
+      if (row.saved[w] > row.saved[best]) best = w;
+    }
+    row.binds = kResources[best];
+    result.rows.push_back(row);
+  }
+  return result;
+}
+
+double geomean_abs_error(const std::vector<PublishedRow>& rows) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& r : rows)
+    if (!r.fit) {
+      sum += std::abs(std::log(r.predicted / r.published));
+      ++n;
+    }
+  return n == 0 ? 0 : std::exp(sum / n) - 1;
+}
+
+}  // namespace prunex::sim

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# prunex validate (the published-measurement suite, validation/published): a subset of the
+# suite runs, and its report is checked against the suite files read here independently
+# (every published value, every entry listed), against arithmetic (each error, the geometric
+# mean, a fit row predicted exactly, DDP's overhead on one GPU as 26.4 passes over resnet50's
+# gradients at 900 GB/s = 3.0 ms), and against the published trend (the EFA latency grows
+# with the node count). Bad input exits 2 with one line and writes nothing.
+set -euo pipefail
+prunex=${1:?usage: published.sh PRUNEX}
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+suite=$(cd "$(dirname "$0")/../.." && pwd)/validation/published
+PY=/usr/bin/python3
+
+# --list: every entry of every suite file, once.
+"$prunex" validate --list >"$work/list.txt"
+"$PY" - "$suite" "$work/list.txt" <<'EOF' || fail "--list does not match the suite files"
+import glob, json, os, sys
+suite, listed = sys.argv[1], [l.split()[0] for l in open(sys.argv[2]) if l.strip()]
+want = []
+for f in sorted(glob.glob(os.path.join(suite, "*.json"))):
+    stem = os.path.basename(f)[:-5]
+    want += [stem + "/" + e["name"] for e in json.load(open(f))["entries"]]
+assert sorted(listed) == sorted(want), (listed, want)
+EOF
+
+only=pytorch-ddp-readme/resnet50,nccl-tests/p3dn-efa-8-bytes,nccl-tests/edr-two-nodes,tf-benchmarks-p100/resnet50
+"$prunex" validate --only "$only" --out "$work/v" --no-figure >"$work/v.txt" 2>"$work/v.err" ||
+  fail "validate: $(cat "$work/v.err")"
+grep -q "geometric-mean error" "$work/v.txt" || fail "no summary line printed"
+"$PY" - "$suite" "$work/v/published.json" <<'EOF' || fail "the report disagrees with the suite or arithmetic"
+import json, math, sys
+suite, rep = sys.argv[1], json.load(open(sys.argv[2]))
+rows = rep["rows"]
+def entry(path, name):
+    return next(e for e in json.load(open(f"{suite}/{path}.json"))["entries"] if e["name"] == name)
+# The resnet50 entry prefixes pytorch-ddp-readme/resnet50-bucket-1mb too: both come back.
+ids = {r["entry"] for r in rows}
+assert ids == {"pytorch-ddp-readme/resnet50", "pytorch-ddp-readme/resnet50-bucket-1mb",
+               "nccl-tests/p3dn-efa-8-bytes", "nccl-tests/edr-two-nodes"}, ids
+for r in rows:
+    path, name = r["entry"].split("/")
+    pt = next(p for p in entry(path, name)["points"] if p["label"] == r["point"])
+    assert r["published"] == pt["value"], (r, pt)
+    assert (r["nodes"], r["gpus_per_node"]) == (pt["nodes"], pt["gpus_per_node"]), r
+    assert abs(r["error"] - (r["predicted"] / r["published"] - 1)) < 1e-12, r
+    assert r["binds"] in ("compute", "intra", "inter", "latency"), r
+    assert r["fit"] == (r["point"] == entry(path, name).get("fit") or "fits" in pt), r
+held = [r for r in rows if not r["fit"]]
+g = math.exp(sum(abs(math.log(r["predicted"] / r["published"])) for r in held) / len(held)) - 1
+assert abs(rep["summary"]["geomean_abs_error"] - g) < 1e-12, (rep["summary"], g)
+assert rep["summary"]["held_out_rows"] == len(held)
+by = {(r["entry"], r["point"]): r for r in rows}
+# The compute fit predicts its own row; DDP on one GPU adds 26.41 x 102,228,128 B / 900 GB/s.
+nodp = by[("pytorch-ddp-readme/resnet50", "no ddp")]
+assert abs(nodp["predicted"] / 0.097 - 1) < 1e-3, nodp
+one = by[("pytorch-ddp-readme/resnet50", "1M/1G")]
+assert abs(one["predicted"] - (0.097 + 0.003)) < 2e-4, one
+# Latency-bound: 8 B all-reduces bind on latency and grow with the node count, as published.
+lat = [by[("nccl-tests/p3dn-efa-8-bytes", p)] for p in ("2 x 8", "4 x 8", "8 x 8")]
+assert all(r["binds"] == "latency" for r in lat), lat
+assert lat[0]["predicted"] < lat[1]["predicted"] < lat[2]["predicted"], lat
+assert all(abs(r["error"]) < 0.2 for r in lat), lat
+# An entry the model cannot run is listed with its reason, and has no rows.
+ent = {e["id"]: e for e in rep["entries"]}
+assert "parameter server" in ent["tf-benchmarks-p100/resnet50-batch64"]["not_modelled"]
+assert rep["summary"]["entries_not_modelled"] == 1
+EOF
+
+# The figure: one collective entry, drawn by prunex plot published.
+"$prunex" validate --only nccl-tests/edr-two-nodes --out "$work/fig" >/dev/null 2>&1 ||
+  fail "validate with the figure"
+head -c 200 "$work/fig/published.svg" | grep -q "<svg\|<?xml" || fail "published.svg is no SVG"
+
+# Bad input: one line, exit 2, nothing written.
+expect_refused "--only: no entry is or starts with 'nosuch'" "$work/bad1" \
+  "$prunex" validate --only nosuch --out "$work/bad1"
+expect_refused "interference" "$work/bad2" \
+  "$prunex" validate --set interference=0.5 --out "$work/bad2"
+expect_refused "unknown key 'bogus'" "$work/bad3" "$prunex" validate --set bogus=1 --out "$work/bad3"
+expect_refused "is not KEY=VALUE" "$work/bad4" "$prunex" validate --set interference --out "$work/bad4"
+mkdir "$work/suite"
+cp "$suite"/nccl-tests.json "$work/suite/"
+cp -r "$suite"/topologies "$work/suite/"
+"$PY" - "$work/suite/nccl-tests.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["entries"][1]["points"][0]["vaule"] = d["entries"][1]["points"][0].pop("value")
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+expect_refused "nccl-tests.json" "$work/bad5" \
+  "$prunex" validate --suite "$work/suite" --out "$work/bad5"
+grep -qF "entries[1].points[0]" "$work/refused.err" || fail "the error names no key path: $(cat "$work/refused.err")"
+expect_refused "no such folder" "$work/bad6" "$prunex" validate --suite "$work/none" --out "$work/bad6"
+echo "published: ok"
