@@ -93,6 +93,7 @@ SimBench parse_sim_bench(const Args& args) {
   }
   b.config.nodes = static_cast<int>(nodes);
   b.config.gpus_per_node = static_cast<int>(gpus);
+  b.stated = b.topology;
   if (fields::parse_bool("achieved-bandwidth", args.get_or("achieved-bandwidth", "true")))
     b.topology = achieved_bandwidths(b.topology);
   if (auto file = args.get("calibration")) sim::apply_calibration_file(*file, b.topology, b.config);

@@ -196,7 +196,7 @@ int run_sim_bench(const SimBench& b) {
           ++compared;
         }
         if (b.nccl_model) {
-          nccl.push_back(sim::nccl_model(b.topology, b.config.nodes, b.config.gpus_per_node, op,
+          nccl.push_back(sim::nccl_model(b.stated, b.config.nodes, b.config.gpus_per_node, op,
                                          b.algo, g, per_rank, b.proto));
           const auto& m = nccl.back();
           if (m.modeled) {

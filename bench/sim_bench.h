@@ -17,6 +17,9 @@ namespace prunex {
 
 struct SimBench {
   Topology topology;
+  // The topology as the file states it (signalling rates): NCCL's own model reads link speeds
+  // the way NCCL does, from the devices, not the achieved rates `topology` runs at.
+  Topology stated;
   sim::SimConfig config;
   sim::Algo algo = sim::Algo::ring;
   std::vector<CollectiveOp> ops;
