@@ -38,11 +38,8 @@ int run_validate(const Args& args) {
         args.has("suite")
             ? *args.get("suite")
             : source_tree_path("validation/published", "README.md", PRUNEX_SUITE_DIR).string();
-    suite = sim::load_published_suite(dir, args.get_or("only", ""));
-    const std::string set = args.get_or("set", "");
-    for (std::size_t a = 0; a < set.size();) {
-      const std::size_t b = std::min(set.find(',', a), set.size());
-      const std::string item = set.substr(a, b - a);
+    suite = sim::load_published_suite(dir, split_list(args.get_or("only", "")));
+    for (const std::string& item : split_list(args.get_or("set", ""))) {
       const std::size_t eq = item.find('=');
       PRUNEX_USAGE(eq != std::string::npos && eq > 0, "--set: '", item, "' is not KEY=VALUE");
       // A number or a boolean as JSON, anything else as text (as --config files hold them).
@@ -50,7 +47,6 @@ int run_validate(const Args& args) {
       nlohmann::json parsed = nlohmann::json::parse(value, nullptr, false);
       overrides[item.substr(0, eq)] =
           parsed.is_number() || parsed.is_boolean() ? parsed : nlohmann::json(value);
-      a = b + 1;
     }
     sim::SimulateConfig probe;  // every override checked as `prunex simulate` checks it
     apply_config_json(sim::simulate_fields(), probe, overrides, "--set");

@@ -65,10 +65,10 @@ struct PublishedEntry {
 };
 
 // Reads every *.json of `dir` (sorted by name); UsageError naming file and key on anything
-// malformed, unknown or inconsistent. `only` (comma-separated ids or id prefixes; empty: all)
-// picks entries; an `only` item that matches nothing is an error.
+// malformed, unknown or inconsistent. `only` (ids or id prefixes; empty: all) picks entries,
+// and the entries their speed comes from (fit_from); an item that matches nothing is an error.
 std::vector<PublishedEntry> load_published_suite(const std::string& dir,
-                                                 const std::string& only = "");
+                                                 const std::vector<std::string>& only = {});
 
 // The `prunex simulate` settings of one point of a training entry: the entry's, the point's
 // shape and overrides, one local step per iteration and one iteration (`prunex simulate

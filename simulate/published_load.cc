@@ -168,7 +168,8 @@ nlohmann::json published_point_settings(const PublishedEntry& e, const Published
   return point_settings(e, p);
 }
 
-std::vector<PublishedEntry> load_published_suite(const std::string& dir, const std::string& only) {
+std::vector<PublishedEntry> load_published_suite(const std::string& dir,
+                                                 const std::vector<std::string>& wanted) {
   std::error_code ec;
   PRUNEX_USAGE(fs::is_directory(dir, ec), "--suite ", dir, ": no such folder");
   std::vector<fs::path> files;
@@ -176,12 +177,6 @@ std::vector<PublishedEntry> load_published_suite(const std::string& dir, const s
     if (f.path().extension() == ".json" && f.is_regular_file()) files.push_back(f.path());
   std::sort(files.begin(), files.end());
   PRUNEX_USAGE(!files.empty(), "--suite ", dir, ": no *.json suite files");
-  std::vector<std::string> wanted;
-  for (std::size_t a = 0; a <= only.size() && !only.empty();) {
-    const std::size_t b = std::min(only.find(',', a), only.size());
-    if (b > a) wanted.push_back(only.substr(a, b - a));
-    a = b + 1;
-  }
   std::vector<PublishedEntry> all, picked;
   std::set<std::string> ids;
   for (const auto& f : files)
