@@ -31,6 +31,8 @@ inline constexpr int kVggMaxPool = 0;
 const std::vector<int>& vgg_config(const std::string& model);
 bool vgg_batch_norm(const std::string& model);
 void build_vgg(ModelLayout& layout);
+// torchvision's AlexNet (alexnet_layers.cc); inputs of at least 63x63.
+void build_alexnet(ModelLayout& layout);
 // small_cnn.
 void build_small_cnn(ModelLayout& layout);
 

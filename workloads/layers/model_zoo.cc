@@ -31,6 +31,7 @@ const std::vector<std::pair<std::string, Builder>>& zoo() {
       {"vgg16_bn", build_vgg},
       {"vgg19", build_vgg},
       {"vgg19_bn", build_vgg},
+      {"alexnet", build_alexnet},
       {"resnet20", build_resnet},
       {"small_cnn", build_small_cnn},
   };

@@ -38,11 +38,13 @@ ModelHandle make_model(const std::string& name, int classes, int input_channels)
 std::vector<torch::Tensor> parameters_in_layout_order(const torch::nn::Module& model,
                                                       const ModelLayout& layout);
 
-// Builders of one family each (resnet_module.cc, vgg_module.cc, small_models.cc).
+// Builders of one family each (resnet_module.cc, vgg_module.cc, alexnet_module.cc,
+// small_models.cc).
 namespace detail {
 // A ResNet of resnet_spec() (the torchvision ones and resnet20), a VGG of vgg_config().
 ModelHandle make_resnet(const std::string& name, int classes, int input_channels);
 ModelHandle make_vgg(const std::string& name, int classes, int input_channels);
+ModelHandle make_alexnet(int classes, int input_channels);
 ModelHandle make_small_cnn(int classes, int input_channels);
 }  // namespace detail
 

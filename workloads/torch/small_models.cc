@@ -65,7 +65,7 @@ const std::vector<std::string>& torch_model_names() {
       "resnet152",        "wide_resnet50_2", "wide_resnet101_2", "resnext50_32x4d",
       "resnext101_32x8d", "vgg11",           "vgg11_bn",         "vgg13",
       "vgg13_bn",         "vgg16",           "vgg16_bn",         "vgg19",
-      "vgg19_bn",         "resnet20",        "small_cnn"};
+      "vgg19_bn",         "alexnet",         "resnet20",         "small_cnn"};
   return names;
 }
 
@@ -77,6 +77,7 @@ ModelHandle make_model(const std::string& name, int classes, int input_channels)
   if (std::find(names.begin(), names.end(), name) != names.end()) {
     if (name == "small_cnn") return detail::make_small_cnn(classes, input_channels);
     if (name.rfind("vgg", 0) == 0) return detail::make_vgg(name, classes, input_channels);
+    if (name == "alexnet") return detail::make_alexnet(classes, input_channels);
     return detail::make_resnet(name, classes, input_channels);
   }
   std::string known;
