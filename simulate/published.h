@@ -75,6 +75,9 @@ std::vector<PublishedEntry> load_published_suite(const std::string& dir,
 // --config` of this object reruns the point, at the topology's GPU speed).
 nlohmann::json published_point_settings(const PublishedEntry& e, const PublishedPoint& p);
 
+// What can bind a point, in the order of PublishedRow::saved.
+inline constexpr const char* kBindingResources[4] = {"compute", "intra", "inter", "latency"};
+
 struct PublishedRow {
   std::string entry, label;
   int nodes = 1, gpus_per_node = 1;

@@ -190,13 +190,11 @@ std::vector<PublishedEntry> load_published_suite(const std::string& dir,
     PRUNEX_USAGE(any, "--only: no entry is or starts with '", w, "'");
   }
   // An entry whose speed comes from another needs that one (with a fit of its own) first.
+  std::set<std::string> fitted_before;
   for (const auto& e : all) {
-    if (e.fit_from.empty()) continue;
-    auto from =
-        std::find_if(all.begin(), all.end(), [&](const auto& o) { return o.id == e.fit_from; });
-    PRUNEX_USAGE(from != all.end() && !from->fit.empty() && from < all.begin() + (&e - all.data()),
-                 e.file, ": ", e.id, ": fit_from names no earlier entry with a fit of its own (",
-                 e.fit_from, ")");
+    PRUNEX_USAGE(e.fit_from.empty() || fitted_before.count(e.fit_from), e.file, ": ", e.id,
+                 ": fit_from names no earlier entry with a fit of its own (", e.fit_from, ")");
+    if (!e.fit.empty()) fitted_before.insert(e.id);
   }
   auto wanted_id = [&](const std::string& id) {
     return wanted.empty() || std::any_of(wanted.begin(), wanted.end(),

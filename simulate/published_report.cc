@@ -75,8 +75,7 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
     const bool coll = r.quantity == Quantity::busbw_GBps || r.quantity == Quantity::seconds_per_op;
     (coll ? collective : training).push_back(r);
     nlohmann::json saved;
-    for (int w = 0; w < 4; ++w)
-      saved[std::vector<const char*>{"compute", "intra", "inter", "latency"}[w]] = r.saved[w];
+    for (int w = 0; w < 4; ++w) saved[kBindingResources[w]] = r.saved[w];
     rows.push_back({{"entry", r.entry},
                     {"point", r.label},
                     {"nodes", r.nodes},

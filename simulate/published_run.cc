@@ -14,9 +14,8 @@ namespace prunex::sim {
 
 namespace {
 
-constexpr const char* kResources[4] = {"compute", "intra", "inter", "latency"};
-
-// One resource of the topology twice as fast (which = 0..3 as kResources); -1: as it is.
+// One resource of the topology twice as fast (which = 0..3 as kBindingResources); -1: as it
+// is.
 void speed_up(Topology& t, int which) {
   switch (which) {
     case 0:
@@ -40,23 +39,39 @@ void speed_up(Topology& t, int which) {
   }
 }
 
-// A training point ready to run: its spec; the GPU speed is set per run.
-struct TrainingPoint {
+// One point ready to simulate, built once in the parent (the children inherit it): a
+// training point's spec (its GPU speed is set per run) and batch, or a collective entry's
+// topology at the rates asked for.
+struct Job {
+  const PublishedEntry* entry = nullptr;
+  const PublishedPoint* point = nullptr;
+  double flops = 0;  // the fitted effective FLOP/s (0: the topology's)
   SimulateSpec spec;
   double batch = 0;
+  Topology topology;
 };
 
-TrainingPoint training_point(const PublishedEntry& e, const PublishedPoint& p,
-                             const nlohmann::json& overrides) {
-  SimulateConfig cfg;
-  // The overrides stand in for simulate's defaults: what the entry or the point states wins
-  // (a "no ddp" row keeps its zero DDP overhead).
+// `overrides` stand in for simulate's defaults: what the entry or the point states wins (a
+// "no ddp" row keeps its zero DDP overhead).
+Job prepare(const PublishedEntry& e, const PublishedPoint& p, const nlohmann::json& overrides,
+            bool achieved) {
+  Job j;
+  j.entry = &e;
+  j.point = &p;
+  if (e.bench.is_object()) {
+    j.topology = load_topology(e.bench.at("topology"));
+    if (p.nodes > j.topology.nodes) j.topology = scale_to_nodes(j.topology, p.nodes);
+    if (achieved) j.topology = achieved_bandwidths(j.topology);
+    return j;
+  }
   nlohmann::json settings = overrides;
   const nlohmann::json own = published_point_settings(e, p);
   for (const auto& [k, v] : own.items()) settings[k] = v;
+  SimulateConfig cfg;
   apply_config_json(simulate_fields(), cfg, settings, e.id);
-  TrainingPoint t{make_spec(cfg, /*records=*/false), static_cast<double>(cfg.batch)};
-  return t;
+  j.spec = make_spec(cfg, /*records=*/false);
+  j.batch = cfg.batch;
+  return j;
 }
 
 // Seconds of one step of a training point with the GPU at `flops` effective FLOP/s (<= 0:
@@ -71,27 +86,25 @@ double step_seconds(const SimulateSpec& base, double flops, int which) {
   return simulate_run(spec, /*records=*/false).time_per_iteration_s;
 }
 
-double run_in_child(const std::function<double()>& fn) {
-  return fork_run([&] { return std::vector<double>{fn()}; }).at(0);
-}
-
 // Seconds of the collective of a bench entry on nodes x gpus_per_node, resource doubled.
-double collective_seconds(const PublishedEntry& e, const PublishedPoint& p, int which,
-                          const nlohmann::json& overrides) {
-  Topology t = load_topology(e.bench.at("topology"));
-  if (p.nodes > t.nodes) t = scale_to_nodes(t, p.nodes);
-  if (overrides.value("achieved-bandwidth", true)) t = achieved_bandwidths(t);
+double collective_seconds(const Job& j, int which) {
+  Topology t = j.topology;
   speed_up(t, which);
   SimConfig cfg;
-  cfg.nodes = p.nodes;
-  cfg.gpus_per_node = p.gpus_per_node;
-  const Algo algo = parse_algo(e.bench.value("algo", "ring"));
+  cfg.nodes = j.point->nodes;
+  cfg.gpus_per_node = j.point->gpus_per_node;
+  const Algo algo = parse_algo(j.entry->bench.value("algo", "ring"));
   cfg.plan_algo = algo;
   SimCluster cluster(t, cfg);
   return cluster
-      .run_collective(parse_op(e.bench.value("op", "allreduce")), algo, Group::world,
-                      e.bench.at("bytes").get<std::size_t>())
+      .run_collective(parse_op(j.entry->bench.value("op", "allreduce")), algo, Group::world,
+                      j.entry->bench.at("bytes").get<std::size_t>())
       .seconds;
+}
+
+double job_seconds(const Job& j, int which) {
+  return j.entry->bench.is_object() ? collective_seconds(j, which)
+                                    : step_seconds(j.spec, j.flops, which);
 }
 
 // The published value as the time of one step (or one collective), for the fit.
@@ -120,19 +133,16 @@ double as_quantity(const PublishedEntry& e, const PublishedPoint& p, double seco
 // The effective FLOP/s at which the fit point is predicted exactly: the step time falls as
 // the speed rises, linearly in 1/speed while compute is not hidden, so secant steps on
 // 1/speed converge in a few runs.
-double fit_flops(const PublishedEntry& e, const nlohmann::json& overrides,
-                 const std::function<void()>& ran) {
-  const PublishedPoint* fp = nullptr;
-  for (const auto& p : e.points)
-    if (p.label == e.fit) fp = &p;
-  const TrainingPoint tp = training_point(e, *fp, overrides);
-  const double want = published_seconds(e, *fp, tp.batch);
+double fit_flops(const Job& fit, const std::function<void()>& ran) {
+  const PublishedEntry& e = *fit.entry;
+  const double want = published_seconds(e, *fit.point, fit.batch);
   auto at = [&](double x) {
-    const double s = run_in_child([&] { return step_seconds(tp.spec, 1 / x, -1); });
+    const double s =
+        fork_run([&] { return std::vector<double>{step_seconds(fit.spec, 1 / x, -1)}; }).at(0);
     ran();
     return s;
   };
-  double x0 = 1 / tp.spec.topology.gpu.effective_flops(), t0 = at(x0);
+  double x0 = 1 / fit.spec.topology.gpu.effective_flops(), t0 = at(x0);
   double x1 = x0 * want / t0, t1 = at(x1);
   for (int i = 0; i < 12 && std::abs(t1 / want - 1) > 1e-4; ++i) {
     const double slope = (t1 - t0) / (x1 - x0);
@@ -159,61 +169,56 @@ PublishedResult run_published_suite(const std::vector<PublishedEntry>& suite, in
     if (e.not_modelled.empty()) total += 5 * static_cast<int>(e.points.size());
   auto tick = [&] { progress(++done, total); };
 
-  struct Job {
-    const PublishedEntry* entry;
-    const PublishedPoint* point;
-    double flops;
-  };
-  std::vector<Job> jobs_list;
+  // The overrides through simulate's own field parsers (they were checked so already).
+  SimulateConfig defaults;
+  apply_config_json(simulate_fields(), defaults, overrides, "--set");
+  std::vector<Job> list;
   for (const auto& e : suite) {
     if (!e.not_modelled.empty()) continue;
+    const std::size_t first = list.size();
+    for (const auto& p : e.points)
+      list.push_back(prepare(e, p, overrides, defaults.achieved_bandwidth));
     double flops = 0;
-    if (!e.fit_from.empty())
-      for (const auto& [id, f] : result.fitted_flops)
-        if (id == e.fit_from) flops = f;
-    if (!e.fit.empty()) {
-      flops = fit_flops(e, overrides, [&] {
-        ++total;
-        tick();
-      });
-      result.fitted_flops.emplace_back(e.id, flops);
-    }
-    for (const auto& p : e.points) jobs_list.push_back({&e, &p, flops});
+    for (const auto& [id, f] : result.fitted_flops)
+      if (id == e.fit_from) flops = f;
+    for (std::size_t k = first; k < list.size() && !e.fit.empty(); ++k)
+      if (list[k].point->label == e.fit) {
+        flops = fit_flops(list[k], [&] {
+          ++total;
+          tick();
+        });
+        result.fitted_flops.emplace_back(e.id, flops);
+      }
+    for (std::size_t k = first; k < list.size(); ++k) list[k].flops = flops;
   }
   std::vector<std::function<std::vector<double>()>> runs;
-  for (const auto& j : jobs_list)
+  for (const Job& j : list)
     for (int which = -1; which < 4; ++which)
-      runs.push_back([j, which, &overrides] {
-        const double s =
-            j.entry->bench.is_object()
-                ? collective_seconds(*j.entry, *j.point, which, overrides)
-                : step_seconds(training_point(*j.entry, *j.point, overrides).spec, j.flops, which);
-        return std::vector<double>{s};
-      });
+      runs.push_back([&j, which] { return std::vector<double>{job_seconds(j, which)}; });
   std::vector<double> seconds(runs.size());
   fork_run_all(runs, jobs, {}, 0, [&](std::size_t i, const std::vector<double>& r) {
     seconds[i] = r.at(0);
     tick();
   });
-  for (std::size_t k = 0; k < jobs_list.size(); ++k) {
-    const auto& [e, p, flops] = jobs_list[k];
-    const double batch = e->bench.is_object() ? 0 : training_point(*e, *p, overrides).batch;
+  for (std::size_t k = 0; k < list.size(); ++k) {
+    const PublishedEntry& e = *list[k].entry;
+    const PublishedPoint& p = *list[k].point;
     PublishedRow row;
-    row.entry = e->id;
-    row.label = p->label;
-    row.nodes = p->nodes;
-    row.gpus_per_node = p->gpus_per_node;
-    row.quantity = e->quantity;
-    row.published = p->value;
-    row.fit = p->label == e->fit || !p->fits.empty();
+    row.entry = e.id;
+    row.label = p.label;
+    row.nodes = p.nodes;
+    row.gpus_per_node = p.gpus_per_node;
+    row.quantity = e.quantity;
+    row.published = p.value;
+    row.fit = p.label == e.fit || !p.fits.empty();
     row.step_s = seconds[5 * k];
-    row.predicted = as_quantity(*e, *p, row.step_s, batch);
+    row.predicted = as_quantity(e, p, row.step_s, list[k].batch);
     int best = 0;
     for (int w = 0; w < 4; ++w) {
       row.saved[w] = row.step_s - seconds[5 * k + 1 + w];
       if (row.saved[w] > row.saved[best]) best = w;
     }
-    row.binds = kResources[best];
+    row.binds = kBindingResources[best];
     result.rows.push_back(row);
   }
   return result;
