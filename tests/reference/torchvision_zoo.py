@@ -19,10 +19,12 @@ import torch
 import torchvision.models as tvm
 
 CPU_ONLY = {"resnet20", "small_cnn"}  # the toolkit's own CPU models, not torchvision's
+# The zoo's inception_v3 leaves out the auxiliary classifier (it runs only in training).
+OPTIONS = {"inception_v3": {"aux_logits": False, "init_weights": False}}
 
 
 def reference(name):
-    model = getattr(tvm, name)(weights=None, num_classes=1000).eval()
+    model = getattr(tvm, name)(weights=None, num_classes=1000, **OPTIONS.get(name, {})).eval()
     names = {module: n for n, module in model.named_modules()}
     flops = {}
 

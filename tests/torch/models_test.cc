@@ -40,33 +40,41 @@ TEST(TorchModels, NamesAreTheLayerTableNames) {
   auto tables = model_names();
   // Every layer table has its LibTorch model, and the other way round.
   EXPECT_EQ(ours, tables);
-  EXPECT_EQ(ours.size(), 20u);
+  EXPECT_EQ(ours.size(), 23u);
 }
 
-// AlexNet's three 3x3/2 pools need 63x63 at least; every other model takes CIFAR's 32x32.
-int cifar_or_alexnet(const std::string& name, int size) {
-  return name == "alexnet" ? 64 : size;
+// The smallest input each model takes where CIFAR's 32x32 (or Fashion-MNIST's 28x28) is too
+// small: AlexNet's three 3x3/2 pools need 63x63, Inception-v3's stem and reductions 75x75,
+// DenseNet's stem and three 2x2 transitions 29x29, VGG's five 2x2 pools 32x32.
+int input_for(const std::string& name, int size) {
+  if (name == "alexnet") return 64;
+  if (name == "inception_v3") return 75;
+  if (name == "densenet121" || name.rfind("vgg", 0) == 0) return std::max(size, 32);
+  return size;
 }
 
 TEST(TorchModels, ParametersEqualLayerTableCifarShape) {
   for (const auto& name : torch_model_names())
-    expect_matches_layout(name, {10, cifar_or_alexnet(name, 32), 3});
+    expect_matches_layout(name, {10, input_for(name, 32), 3});
 }
 
 TEST(TorchModels, ParametersEqualLayerTableOneChannelOtherClassCount) {
-  // Fashion-MNIST shape for the models that take 28x28; VGG's five pools need 32x32,
-  // AlexNet's 63x63.
-  for (const auto& name : torch_model_names()) {
-    const bool vgg = name.rfind("vgg", 0) == 0;
-    expect_matches_layout(name, {7, cifar_or_alexnet(name, vgg ? 32 : 28), 1});
-  }
+  for (const auto& name : torch_model_names())
+    expect_matches_layout(name, {7, input_for(name, 28), 1});
 }
 
 TEST(TorchModels, PublishedParameterCounts) {
-  // torchvision's documented counts at 1000 classes, 3 channels: resnet18 11,689,512;
-  // resnet50 25,557,032 (torchvision model docs).
-  for (auto [name, count] : std::vector<std::pair<std::string, int64_t>>{{"resnet18", 11689512},
-                                                                         {"resnet50", 25557032}}) {
+  // torchvision's documented counts at 1000 classes, 3 channels (torchvision model docs):
+  // resnet18 11,689,512; resnet50 25,557,032; densenet121 7,978,856; mobilenet_v2 3,504,872;
+  // inception_v3 27,161,264 with its auxiliary classifier, whose 128x768 1x1 conv + BN
+  // (98,304 + 256), 768x128x5x5 conv + BN (2,457,600 + 1,536) and 768->1000 fc (769,000) make
+  // 3,326,696: 23,834,568 without it.
+  for (auto [name, count] :
+       std::vector<std::pair<std::string, int64_t>>{{"resnet18", 11689512},
+                                                    {"resnet50", 25557032},
+                                                    {"densenet121", 7978856},
+                                                    {"mobilenet_v2", 3504872},
+                                                    {"inception_v3", 27161264 - 3326696}}) {
     int64_t total = 0;
     for (const auto& p : make_model(name, 1000, 3)->parameters()) total += p.numel();
     EXPECT_EQ(total, count) << name;
@@ -92,6 +100,25 @@ TEST(TorchModels, ForwardShapes) {
     EXPECT_EQ(model->forward(torch::randn({2, c, s, s})).sizes().vec(),
               (std::vector<int64_t>{2, 5}));
   }
+}
+
+TEST(TorchModels, ForwardShapesOfTheBranchingModels) {
+  // Concatenations (DenseNet, Inception) and depthwise convolutions with residual adds
+  // (MobileNetV2) at the smallest input each takes, in training and evaluation mode.
+  torch::NoGradGuard no_grad;
+  for (const std::string name : {"densenet121", "mobilenet_v2", "inception_v3"}) {
+    auto model = make_model(name, 10, 3);
+    const int s = input_for(name, 32);
+    for (bool train : {true, false}) {
+      model->train(train);
+      const auto out = model->forward(torch::randn({2, 3, s, s}));
+      EXPECT_EQ(out.sizes().vec(), (std::vector<int64_t>{2, 10})) << name;
+      EXPECT_TRUE(torch::isfinite(out).all().item<bool>()) << name;
+    }
+  }
+  EXPECT_THROW(make_model("inception_v3", 10, 3)->forward(torch::randn({1, 3, 74, 74})),
+               UsageError);
+  EXPECT_THROW(make_model("densenet121", 10, 3)->forward(torch::randn({1, 3, 28, 28})), UsageError);
 }
 
 TEST(TorchModels, VggRejectsInputsSmallerThan32) {
@@ -126,6 +153,17 @@ TEST(TorchModels, TorchvisionInitialisation) {
   EXPECT_NEAR(vp["classifier.3.weight"].std().item<double>(), 0.01, 1e-4);
   EXPECT_TRUE(vp["classifier.3.bias"].eq(0).all().item<bool>());
   EXPECT_TRUE(vp["features.0.bias"].eq(0).all().item<bool>());
+  // DenseNet: Kaiming normal, fan_in: std = sqrt(2 / (in * kh * kw)), 128 x 992 x 1 x 1.
+  const auto dp = make_model("densenet121", 10, 3)->named_parameters();
+  EXPECT_NEAR(dp["features.denseblock4.denselayer16.conv1.weight"].std().item<double>(),
+              std::sqrt(2.0 / 992), 0.02 * std::sqrt(2.0 / 992));
+  EXPECT_TRUE(dp["classifier.bias"].eq(0).all().item<bool>());
+  // MobileNetV2: classifier N(0, 0.01); Inception-v3: N(0, 0.1) truncated at +-2.
+  const auto mp = make_model("mobilenet_v2", 10, 3)->named_parameters();
+  EXPECT_NEAR(mp["classifier.1.weight"].std().item<double>(), 0.01, 5e-4);
+  const auto ip = make_model("inception_v3", 10, 3)->named_parameters();
+  EXPECT_NEAR(ip["Mixed_7c.branch3x3dbl_1.conv.weight"].std().item<double>(), 0.1, 1e-3);
+  EXPECT_NEAR(ip["Mixed_7c.branch3x3dbl_1.bn.weight"].mean().item<double>(), 1.0, 0.0);
 }
 
 TEST(TorchModels, LayoutOrderViewSharesStorage) {

@@ -202,9 +202,39 @@ TEST(LayerTables, TorchvisionNamesAndShapes) {
   EXPECT_EQ(vbn.layers[vbn.find("features.50.bias")].role, LayerRole::bn_bias);
 }
 
+TEST(LayerTables, BranchingModelsByArithmetic) {
+  // DenseNet-121: each block adds layers x 32 channels, each transition halves them:
+  // 64 + 6*32 = 256 -> 128 + 12*32 = 512 -> 256 + 24*32 = 1024 -> 512 + 16*32 = 1024.
+  const ModelLayout d = make_layout("densenet121", 1000, 224);
+  EXPECT_EQ(d.layers[d.find("classifier.weight")].shape, (std::vector<int64_t>{1000, 1024}));
+  EXPECT_EQ(d.layers[d.find("features.transition2.conv.weight")].shape,
+            (std::vector<int64_t>{256, 512, 1, 1}));
+  // The last dense layer normalises 512 + 15*32 = 992 channels at 7x7: 4 * 992 * 49 FLOPs.
+  const auto& norm = d.layers[d.find("features.denseblock4.denselayer16.norm1.weight")];
+  EXPECT_EQ(norm.shape, (std::vector<int64_t>{992}));
+  EXPECT_DOUBLE_EQ(norm.forward_flops, 4.0 * 992 * 7 * 7);
+  // MobileNetV2: the depthwise conv of features.2 (16 -> 96 channels, stride 2 to 56x56) has
+  // one input channel per group: 2 * 96 * 56 * 56 * 9 FLOPs.
+  const ModelLayout m = make_layout("mobilenet_v2", 1000, 224);
+  const auto& dw = m.layers[m.find("features.2.conv.1.0.weight")];
+  EXPECT_EQ(dw.shape, (std::vector<int64_t>{96, 1, 3, 3}));
+  EXPECT_DOUBLE_EQ(dw.forward_flops, 2.0 * 96 * 56 * 56 * 9);
+  // Inception-v3 at 299: 35x35 after the stem, Mixed_5b = 64 + 64 + 96 + 32 = 256 channels
+  // into Mixed_5c; a 1x7 conv of Mixed_6b at 17x17: 2 * 128 * 128 * 7 * 289.
+  const ModelLayout i = make_layout("inception_v3", 1000, 299);
+  EXPECT_EQ(i.layers[i.find("Mixed_5c.branch1x1.conv.weight")].shape,
+            (std::vector<int64_t>{64, 256, 1, 1}));
+  const auto& w17 = i.layers[i.find("Mixed_6b.branch7x7_2.conv.weight")];
+  EXPECT_EQ(w17.shape, (std::vector<int64_t>{128, 128, 1, 7}));
+  EXPECT_DOUBLE_EQ(w17.forward_flops, 2.0 * 128 * 128 * 7 * 17 * 17);
+  EXPECT_EQ(i.layers[i.find("fc.weight")].shape, (std::vector<int64_t>{1000, 2048}));
+  EXPECT_THROW(make_layout("inception_v3", 1000, 74), UsageError);
+}
+
 TEST(LayerTables, NamesUniqueAndRolesMatchShapes) {
   for (const auto& model : model_names()) {
-    const ModelLayout l = make_layout(model, 10, model == "alexnet" ? 64 : 32);
+    const int input = model == "alexnet" ? 64 : model == "inception_v3" ? 75 : 32;
+    const ModelLayout l = make_layout(model, 10, input);
     std::set<std::string> seen;
     for (const auto& x : l.layers) {
       EXPECT_TRUE(seen.insert(x.name).second) << model << " repeats " << x.name;

@@ -11,24 +11,34 @@ int64_t LayoutBuilder::out_size(const std::string& module, int64_t in, int kerne
                                 int pad) const {
   const int64_t padded = in + 2 * pad;
   PRUNEX_USAGE(padded >= kernel, "input ", out_.input_size, "x", out_.input_size,
-               " is too small for ", out_.model, ": ", module, " would get a ", in, "x", in,
-               " input for a ", kernel, "x", kernel, " window");
+               " is too small for ", out_.model, ": ", module, " would get an input side of ", in,
+               " for a window of ", kernel);
   return (padded - kernel) / stride + 1;
 }
 
 void LayoutBuilder::conv(const std::string& module, int64_t out_channels, int kernel, int stride,
                          int pad, bool bias, int groups) {
+  add_conv(module, out_channels, kernel, kernel, stride, pad, pad, bias, groups);
+}
+
+void LayoutBuilder::conv_rect(const std::string& module, int64_t out_channels, int kh, int kw,
+                              int pad_h, int pad_w) {
+  add_conv(module, out_channels, kh, kw, 1, pad_h, pad_w, false, 1);
+}
+
+void LayoutBuilder::add_conv(const std::string& module, int64_t out_channels, int kh, int kw,
+                             int stride, int pad_h, int pad_w, bool bias, int groups) {
   PRUNEX_CHECK(groups >= 1 && shape_.channels % groups == 0 && out_channels % groups == 0, module,
                ": ", groups, " groups do not divide its channels");
   const int64_t in_per_group = shape_.channels / groups;
-  const int64_t h = out_size(module, shape_.h, kernel, stride, pad);
-  const int64_t w = out_size(module, shape_.w, kernel, stride, pad);
+  const int64_t h = out_size(module, shape_.h, kh, stride, pad_h);
+  const int64_t w = out_size(module, shape_.w, kw, stride, pad_w);
   const double outputs = static_cast<double>(out_channels) * h * w;
   LayerInfo weight;
   weight.name = module + ".weight";
-  weight.shape = {out_channels, in_per_group, kernel, kernel};
+  weight.shape = {out_channels, in_per_group, kh, kw};
   weight.role = LayerRole::conv_weight;
-  weight.forward_flops = 2.0 * outputs * in_per_group * kernel * kernel + (bias ? outputs : 0);
+  weight.forward_flops = 2.0 * outputs * in_per_group * kh * kw + (bias ? outputs : 0);
   weight.out_h = h;
   weight.out_w = w;
   out_.layers.push_back(weight);

@@ -33,6 +33,9 @@ class LayoutBuilder {
   // input position in every group.
   void conv(const std::string& module, int64_t out_channels, int kernel, int stride, int pad,
             bool bias, int groups = 1);
+  // A kh x kw kernel with its own padding per side (Inception's 1x7 and 7x1), stride 1.
+  void conv_rect(const std::string& module, int64_t out_channels, int kh, int kw, int pad_h,
+                 int pad_w);
   // nn.BatchNorm2d over the current channels: "<module>.weight", "<module>.bias".
   void batch_norm(const std::string& module);
   // Max/avg pooling (PyTorch floor mode); no parameters, changes H and W only. `module`
@@ -46,9 +49,14 @@ class LayoutBuilder {
   const ActivationShape& shape() const { return shape_; }
   // For branches (a residual shortcut starts again from the block's input).
   void set_shape(const ActivationShape& s) { shape_ = s; }
+  // torch.cat along channels of branches that all ended at the current H x W: the
+  // activation becomes `channels` wide (DenseNet, Inception).
+  void concat(int64_t channels) { shape_.channels = channels; }
 
  private:
   int64_t out_size(const std::string& module, int64_t in, int kernel, int stride, int pad) const;
+  void add_conv(const std::string& module, int64_t out_channels, int kh, int kw, int stride,
+                int pad_h, int pad_w, bool bias, int groups);
 
   ModelLayout& out_;
   ActivationShape shape_;

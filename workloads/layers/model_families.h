@@ -33,6 +33,11 @@ bool vgg_batch_norm(const std::string& model);
 void build_vgg(ModelLayout& layout);
 // torchvision's AlexNet (alexnet_layers.cc); inputs of at least 63x63.
 void build_alexnet(ModelLayout& layout);
+// torchvision's densenet121 (densenet_layers.cc), mobilenet_v2 (mobilenet_layers.cc) and
+// inception_v3 without its auxiliary classifier (inception_layers.cc; inputs of at least 75).
+void build_densenet(ModelLayout& layout);
+void build_mobilenet_v2(ModelLayout& layout);
+void build_inception_v3(ModelLayout& layout);
 // small_cnn.
 void build_small_cnn(ModelLayout& layout);
 

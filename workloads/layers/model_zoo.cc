@@ -32,6 +32,9 @@ const std::vector<std::pair<std::string, Builder>>& zoo() {
       {"vgg19", build_vgg},
       {"vgg19_bn", build_vgg},
       {"alexnet", build_alexnet},
+      {"densenet121", build_densenet},
+      {"mobilenet_v2", build_mobilenet_v2},
+      {"inception_v3", build_inception_v3},
       {"resnet20", build_resnet},
       {"small_cnn", build_small_cnn},
   };

@@ -65,7 +65,8 @@ const std::vector<std::string>& torch_model_names() {
       "resnet152",        "wide_resnet50_2", "wide_resnet101_2", "resnext50_32x4d",
       "resnext101_32x8d", "vgg11",           "vgg11_bn",         "vgg13",
       "vgg13_bn",         "vgg16",           "vgg16_bn",         "vgg19",
-      "vgg19_bn",         "alexnet",         "resnet20",         "small_cnn"};
+      "vgg19_bn",         "alexnet",         "densenet121",      "mobilenet_v2",
+      "inception_v3",     "resnet20",        "small_cnn"};
   return names;
 }
 
@@ -78,6 +79,9 @@ ModelHandle make_model(const std::string& name, int classes, int input_channels)
     if (name == "small_cnn") return detail::make_small_cnn(classes, input_channels);
     if (name.rfind("vgg", 0) == 0) return detail::make_vgg(name, classes, input_channels);
     if (name == "alexnet") return detail::make_alexnet(classes, input_channels);
+    if (name == "densenet121") return detail::make_densenet121(classes, input_channels);
+    if (name == "mobilenet_v2") return detail::make_mobilenet_v2(classes, input_channels);
+    if (name == "inception_v3") return detail::make_inception_v3(classes, input_channels);
     return detail::make_resnet(name, classes, input_channels);
   }
   std::string known;
