@@ -82,8 +82,8 @@ PRUNEX_REGISTER_COMMAND(Command{
          "signalling rates)",
          "true"},
         {"nccl-protocols", "",
-         "sim: run each collective in the NCCL protocol its size gets (base latency, wire "
-         "overhead of LL / LL128)",
+         "sim: run each collective in the NCCL protocol its size gets (NCCL's latency of that "
+         "protocol, wire overhead of LL / LL128)",
          ""},
         size_option("b", "BYTES", "smallest size (K/M/G suffixes)", "8"),
         size_option("e", "BYTES", "largest size", "64M"),

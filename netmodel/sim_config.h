@@ -50,10 +50,11 @@ struct SimConfig {
   bool rtt_fair_sharing = false;
   FabricRouting fabric_routing = FabricRouting::pooled;
   std::uint64_t ecmp_seed = 1;  // the hash seed of --fabric-routing ecmp
-  // NCCL's protocols at small sizes: each collective runs in the protocol NCCL's tuning model
-  // picks for its size (nccl_model.h), paying that protocol's base latency once (LL 6.6 us,
-  // LL128 14, Simple 8.4; tree 6.8 / 14 / 8.4) and its wire overhead on every flow (LL sends
-  // 8 bytes per 4 of data: x2; LL128 x128/120; Simple x1). Off: plain alpha-beta flows.
+  // NCCL's protocols: each collective runs in the protocol NCCL's tuning model picks for its
+  // size (nccl_model.h), with that protocol's latency from the same model (base latency, LL
+  // 6.6 us, LL128 14, Simple 8.4, plus per-step hardware latency of the protocol on each
+  // hop) in place of the routes' latencies, and its wire overhead on every flow (LL sends 8
+  // bytes per 4 of data: x2; LL128 x128/120; Simple x1). Off: route latencies, plain flows.
   bool nccl_protocols = false;
   // Algorithm for the collective steps of run_plan (plan steps name no algorithm).
   Algo plan_algo = Algo::ring;

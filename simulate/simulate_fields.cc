@@ -79,7 +79,9 @@ const std::vector<SimulateField>& simulate_fields() {
                      kMaxCount),
         boolean("nccl-protocols",
                 "each collective in the NCCL protocol (LL, LL128, Simple) NCCL's tuning picks for "
-                "its size: its base latency and wire overhead (false: plain alpha-beta flows)",
+                "its size: NCCL's latency of that protocol (base + per-step hardware latency, "
+                "src/graph/tuning.cc) and its wire overhead (false: the routes' latencies and "
+                "plain flows)",
                 &C::nccl_protocols),
         boolean("achieved-bandwidth",
                 "links at their achieved bandwidth: the topology's intra.achieved_fraction and "

@@ -100,7 +100,7 @@ std::string SimCluster::model_description() const {
   return c.network_model + " (crosstraffic " + (c.crosstraffic ? "on" : "off") +
          ", TCP-gamma off, " +
          (c.rtt_fair_sharing ? "RTT-fair sharing" : "max-min sharing, route latency added") +
-         (c.nccl_protocols ? ", NCCL protocols by size (base latency, wire overhead)" : "") +
+         (c.nccl_protocols ? ", NCCL protocols by size (NCCL's latency, wire overhead)" : "") +
          (c.fabric_routing == FabricRouting::ecmp
               ? ", ECMP per-flow uplinks (seed " + std::to_string(c.ecmp_seed) + ")"
               : "") +
@@ -138,8 +138,10 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
   const int gpn = layout.gpus_per_node;
   const bool calibrated = cost != nullptr;
   double scale = calibrated ? cost->bytes_scale : 1.0;
-  // NCCL's protocol for this size: its base latency once, its wire overhead on every flow.
+  // NCCL's protocol for this size: its latency (tuning.cc's base latency and per-step
+  // hardware latency of that protocol) instead of the routes', its wire overhead on every flow.
   double overhead_s = 0;
+  bool nccl_latency = false;
   if (impl_->config.nccl_protocols && !calibrated) {
     // (A hierarchical collective on one tier is that tier's ring; over the world NCCL has none.)
     const Algo flat = algo == Algo::hierarchical && group != Group::world ? Algo::ring : algo;
@@ -147,7 +149,8 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
         nccl_model(impl_->topology, layout.nodes, layout.gpus_per_node, op, flat, group, bytes);
     if (e.modeled) {
       result.protocol = nccl_proto_name(e.proto);
-      overhead_s = nccl_base_latency_s(flat, e.proto);
+      overhead_s = e.latency_s;
+      nccl_latency = true;
       scale = nccl_wire_factor(e.proto);
     }
   }
@@ -166,7 +169,9 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
       result.delivered_bytes += t.delivered_bytes / phase_scale;
     }
     double latency = phase.latency_steps * (calibrated ? phase_cost->latency_s : alpha);
-    if (!calibrated && !phase.latency_chains.empty()) {
+    if (nccl_latency) {
+      latency = 0;
+    } else if (!calibrated && !phase.latency_chains.empty()) {
       double longest = 0;
       for (const auto& chain : phase.latency_chains) {
         double sum = 0;

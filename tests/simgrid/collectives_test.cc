@@ -236,12 +236,13 @@ TEST(SimCollectives, TreeAllgatherIsAUsageError) {
                UsageError);
 }
 
-// --nccl-protocols: each collective in the protocol NCCL's tuning picks, with its base latency
-// and wire overhead. 1 node x 4 GPUs behind 100 GB/s ports (NCCL: 4 NVLinks x 20 GB/s, one
-// channel). 1 KiB: LL (10.2 us of NCCL latency against 25.4 LL128 and 28.8 Simple), so 6.6 us
-// base and twice the bytes: 1.5 x 4 x 0.5 us + 1.5 x 2S / 100 GB/s + 6.6 us. 1 GiB: Simple
-// (LL's 40 GB/s and LL128's 20 lose), 8.4 us base, bytes as they are.
-TEST(SimCollectives, NcclProtocolsAddTheirBaseLatencyAndWireOverhead) {
+// --nccl-protocols: each collective in the protocol NCCL's tuning picks, with that protocol's
+// latency (tuning.cc: base + per step hardware latency, in place of the routes' latency) and
+// wire overhead. 1 node x 4 GPUs behind 100 GB/s ports (NCCL: 4 NVLinks x 20 GB/s, one
+// channel), 2(n - 1) = 6 steps. 1 KiB: LL, 6.6 + 6 x 0.6 = 10.2 us (LL128 14 + 6 x 1.9 = 25.4,
+// Simple 8.4 + 6 x 3.4 = 28.8) and twice the bytes: 10.2 us + 1.5 x 2S / 100 GB/s. 1 GiB:
+// Simple (LL's 40 GB/s and LL128's 20 lose), 28.8 us, bytes as they are.
+TEST(SimCollectives, NcclProtocolsTakeTheirLatencyAndWireOverhead) {
   const Topology t = star_topology(1, 4);
   const auto x = sim::fork_run([&] {
     sim::SimConfig cfg{1, 4};
@@ -256,8 +257,8 @@ TEST(SimCollectives, NcclProtocolsAddTheirBaseLatencyAndWireOverhead) {
     }
     return out;
   });
-  const double small = 1.5 * 4 * kPortLat + 1.5 * 2 * 1024 / kPortBw + 6.6e-6;
-  const double big = 1.5 * 4 * kPortLat + 1.5 * 1073741824.0 / kPortBw + 8.4e-6;
+  const double small = 10.2e-6 + 1.5 * 2 * 1024 / kPortBw;
+  const double big = 28.8e-6 + 1.5 * 1073741824.0 / kPortBw;
   EXPECT_NEAR(x[0], small, 1e-9 * small);
   EXPECT_EQ(x[1], 0) << "1 KiB: LL";
   EXPECT_NEAR(x[2], big, 1e-9 * big);
