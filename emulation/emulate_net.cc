@@ -25,14 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Frames: jumbo (9000 bytes) on links of 100 Mbit/s and more, as cluster Ethernet fabrics run
-// (InfiniBand's MTU is 4 KiB): fewer packets for the host's cores to forward, and headers take
-// 0.7% of a frame instead of 4.4%. Standard 1500-byte frames on slower links, as such Ethernet
-// runs, and so that the shaper's bucket (at least one frame) holds little time of credit.
-int link_mtu(double rate_bps) {
-  return rate_bps >= 1e8 ? 9000 : 1500;
-}
-
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
   std::stringstream ss;
@@ -130,7 +122,7 @@ void EmulatedCluster::build() {
   // 1 ms at the rate made the free bytes depend on the rate (6.25 KB at 50 Mbit/s, 1.6 KB at
   // 5), so a calibration at one rate did not carry to another. tbf splits GSO packets larger
   // than the bucket into segments (tbf_segment).
-  const int mtu = link_mtu(spec_.rate_bps);
+  const int mtu = emulated_link_mtu(spec_.rate_bps);
   const std::string burst = fmt_num(std::max(2.0 * mtu + 100, spec_.rate_bps / 8 * 50e-6));
   const double delay_us = spec_.one_way_s / 2 * 1e6;  // half on each end of a link
   bool netem = delay_us > 0;
@@ -233,40 +225,57 @@ void EmulatedCluster::check_rates(double tolerance) const {
   if (spec_.nodes < 2) return;
   const std::string self = self_executable();
   const std::string ip = find_system_program("ip");
+  // What a correctly shaped link carries: the TCP payload share of the rate at its frame size.
+  const double expected = spec_.rate_bps * tcp_goodput_fraction(emulated_link_mtu(spec_.rate_bps));
   // About 0.5 s of traffic per link at the configured rate (at least 256 KiB); the rate is
   // measured over its second half (emulate-probe).
   const double bytes = std::max(262144.0, spec_.rate_bps / 8 * 0.5);
   int port = 40000 + static_cast<int>(getpid() % 20000);
+  // One probe of node k's link to the next node on rail r: the payload rate in bit/s.
+  auto probe = [&](int k, int r, const std::string& link) {
+    const int to = (k + 1) % spec_.nodes;
+    const std::string out = workdir_ + "/probe.txt";
+    std::error_code ec;
+    fs::remove(out, ec);
+    const std::string where = address(to, r) + ":" + std::to_string(++port);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    const pid_t listener = spawn_process(
+        {ip, "netns", "exec", netns(to), self, "emulate-probe", "--listen", where, "--out", out});
+    const int rc = run_subprocess({ip, "netns", "exec", netns(k), self, "emulate-probe", "--send",
+                                   where, "--bytes", fmt_num(bytes)},
+                                  workdir_ + "/probe_send.log");
+    wait_process(listener);
+    std::istringstream in(read_text(out));
+    double total = 0, got_bytes = 0, seconds = 0;
+    in >> total >> got_bytes >> seconds;
+    if (rc != 0 || !(seconds > 0) || total < bytes)
+      throw std::runtime_error("link check " + link + ": the probe transfer failed (" +
+                               read_text(workdir_ + "/probe_send.log") + ")");
+    return 8 * got_bytes / seconds;
+  };
+  // A shaper cannot carry more than its rate, but a busy host can make one probe fall short:
+  // a link is probed up to three times and its best probe counts.
+  constexpr int kProbes = 3;
   for (int r = 0; r < spec_.rails; ++r)
     for (int k = 0; k < spec_.nodes; ++k) {
-      const int to = (k + 1) % spec_.nodes;
-      const std::string out = workdir_ + "/probe.txt";
-      std::error_code ec;
-      fs::remove(out, ec);
-      const std::string where = address(to, r) + ":" + std::to_string(++port);
-      std::fflush(stdout);
-      std::fflush(stderr);
-      const pid_t listener = spawn_process(
-          {ip, "netns", "exec", netns(to), self, "emulate-probe", "--listen", where, "--out", out});
-      const int rc = run_subprocess({ip, "netns", "exec", netns(k), self, "emulate-probe", "--send",
-                                     where, "--bytes", fmt_num(bytes)},
-                                    workdir_ + "/probe_send.log");
-      wait_process(listener);
       const std::string link =
-          hostname(k) + " -> " + hostname(to) + " on rail " + std::to_string(r);
-      std::istringstream in(read_text(out));
-      double total = 0, got_bytes = 0, seconds = 0;
-      in >> total >> got_bytes >> seconds;
-      if (rc != 0 || !(seconds > 0) || total < bytes)
-        throw std::runtime_error("link check " + link + ": the probe transfer failed (" +
-                                 read_text(workdir_ + "/probe_send.log") + ")");
-      const double measured = 8 * got_bytes / seconds;
-      std::fprintf(stderr, "emulate: link %s: %.4g Mbit/s (configured %.4g)\n", link.c_str(),
-                   measured / 1e6, spec_.rate_bps / 1e6);
-      if (std::abs(measured / spec_.rate_bps - 1) > tolerance)
+          hostname(k) + " -> " + hostname((k + 1) % spec_.nodes) + " on rail " + std::to_string(r);
+      double best = 0;
+      for (int attempt = 1; attempt <= kProbes; ++attempt) {
+        const double measured = probe(k, r, link);
+        best = std::max(best, measured);
+        std::fprintf(stderr, "emulate: link %s: %.4g Mbit/s (%.4g configured, %.4g expected)%s\n",
+                     link.c_str(), measured / 1e6, spec_.rate_bps / 1e6, expected / 1e6,
+                     attempt > 1 ? " again" : "");
+        if (std::abs(best / expected - 1) <= tolerance) break;
+      }
+      if (std::abs(best / expected - 1) > tolerance)
         throw std::runtime_error(
-            "link " + link + " carried " + fmt_num(measured / 1e6) + " Mbit/s, configured " +
-            fmt_num(spec_.rate_bps / 1e6) + " Mbit/s (more than " + fmt_num(100 * tolerance) +
+            "link " + link + " carried " + fmt_num(best / 1e6) + " Mbit/s at best of " +
+            std::to_string(kProbes) + " probes, expected " + fmt_num(expected / 1e6) +
+            " Mbit/s (TCP payload of " + fmt_num(spec_.rate_bps / 1e6) + " Mbit/s; more than " +
+            fmt_num(100 * tolerance) +
             "% off: this host cannot shape links to that rate; raise --slowdown)");
     }
 }

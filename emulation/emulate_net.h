@@ -31,8 +31,9 @@ class EmulatedCluster {
   // naming the failing `ip`/`tc` command (what was built so far is removed by the destructor).
   void build();
   // Sends a short TCP stream over every inter-node link (node k to k+1 on each rail) and
-  // throws std::runtime_error naming the first link whose rate is off by more than
-  // `tolerance`. Prints one line per link to stderr.
+  // throws std::runtime_error naming the first link whose best of three probes is off by
+  // more than `tolerance` from the TCP payload rate its shaping sets (rate x
+  // tcp_goodput_fraction). Prints one line per probe to stderr.
   void check_rates(double tolerance = 0.10) const;
   // Removes everything built (idempotent).
   void teardown();

@@ -78,4 +78,13 @@ Topology emulated_topology(const EmulationSpec& spec, bool latency_emulated) {
   return t;
 }
 
+int emulated_link_mtu(double rate_bps) {
+  return rate_bps >= 1e8 ? 9000 : 1500;
+}
+
+double tcp_goodput_fraction(int mtu) {
+  constexpr double kEthernetHeader = 14, kIpTcpTimestampHeaders = 20 + 20 + 12;
+  return (mtu - kIpTcpTimestampHeaders) / (mtu + kEthernetHeader);
+}
+
 }  // namespace prunex

@@ -20,6 +20,19 @@ struct EmulationSpec {
   std::string fabric;    // what was emulated (a star per rail), for the records
 };
 
+// Frame size of the emulated links: jumbo (9000 bytes) at 100 Mbit/s and more, as cluster
+// Ethernet fabrics run (InfiniBand's MTU is 4 KiB): fewer packets for the host's cores to
+// forward, and headers take 0.7% of a frame instead of 4.4%. Standard 1500-byte frames on
+// slower links, as such Ethernet runs, and so that the shaper's bucket (at least one frame)
+// holds little time of credit.
+int emulated_link_mtu(double rate_bps);
+
+// The share of a shaped link's rate that one TCP stream's payload can reach with `mtu`-byte
+// frames: tc's token bucket counts each frame with its 14-byte Ethernet header, and every
+// frame carries 52 bytes of IPv4 (20), TCP (20) and timestamp option (12) headers (Linux
+// sends timestamps by default): (mtu - 52) / (mtu + 14), 0.9564 at 1500, 0.9927 at 9000.
+double tcp_goodput_fraction(int mtu);
+
 // The spec of `t` on nodes x gpus_per_node with the slowdown; UsageError for shapes the host
 // cannot hold (more than 250 nodes or 8 rails: one /24 per rail).
 EmulationSpec emulation_spec(const Topology& t, int nodes, int gpus_per_node, double slowdown);
