@@ -60,6 +60,10 @@ CLI::Validator checked(const Option& o, std::string* error) {
         try {
           switch (o.kind) {
             case Kind::text:
+              // A path given empty (--json '') is a mistake, not "no file".
+              PRUNEX_USAGE(!v.empty() || (o.value_name.find("FILE") == std::string::npos &&
+                                          o.value_name.find("DIR") == std::string::npos),
+                           dashed(o.name), " needs a ", o.value_name, ", got an empty one");
               break;
             case Kind::integer: {
               const auto lo = static_cast<long>(std::max<double>(o.lo, -9.2e18));

@@ -50,8 +50,9 @@ nlohmann::json apply_options(const std::vector<ConfigField<Config>>& fields, con
                              Config& cfg) {
   nlohmann::json file_config = nlohmann::json::object();
   if (auto file = args.get("config")) {
-    file_config = canonical_config(read_config_file(*file));
-    apply_config_json(fields, cfg, file_config, *file);
+    bool record = false;
+    file_config = canonical_config(read_config_file(*file, &record));
+    apply_config_json(fields, cfg, file_config, *file, record);
   }
   for (const auto& f : fields)
     if (auto v = args.get(f.name)) f.set(cfg, *v);

@@ -15,15 +15,17 @@
 
 namespace {
 
-void print_overview() {
+// The overview: on stdout when asked for (--help), on stderr when it answers a missing
+// command (exit 2).
+void print_overview(std::FILE* to) {
   auto commands = prunex::cli::registry();
   std::sort(commands.begin(), commands.end(),
             [](const auto& a, const auto& b) { return a.name < b.name; });
-  fmt::print(
-      "prunex: hierarchical structured-ADMM training (PruneX), live on MPI or modeled on "
-      "SimGrid\n\nusage: prunex COMMAND [options]   (prunex COMMAND --help for details)\n\n"
-      "commands:\n");
-  for (const auto& c : commands) fmt::print("  {:<12} {}\n", c.name, c.summary);
+  fmt::print(to,
+             "prunex: hierarchical structured-ADMM training (PruneX), live on MPI or modeled on "
+             "SimGrid\n\nusage: prunex COMMAND [options]   (prunex COMMAND --help for details)\n\n"
+             "commands:\n");
+  for (const auto& c : commands) fmt::print(to, "  {:<12} {}\n", c.name, c.summary);
 }
 
 // This process's rank as the launcher set it (mpirun, srun), or 0: a usage error found while
@@ -39,7 +41,7 @@ int launcher_rank() {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
-    print_overview();
+    print_overview(args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
   const auto& commands = prunex::cli::registry();

@@ -43,11 +43,12 @@ std::string config_value_text(const nlohmann::json& value, const std::string& or
   throw UsageError(origin + ": key '" + key + "' has an unsupported value " + value.dump());
 }
 
-nlohmann::json read_config_file(const std::string& path) {
+nlohmann::json read_config_file(const std::string& path, bool* record) {
   nlohmann::json j = read_json_file(path, "--config");
   // A run's record (metrics.json, scaling.json): its config object.
-  if (j.is_object() && j.contains("config") && j["config"].is_object()) return j["config"];
-  return j;
+  const bool is_record = j.is_object() && j.contains("config") && j["config"].is_object();
+  if (record != nullptr) *record = is_record;
+  return is_record ? j["config"] : j;
 }
 
 }  // namespace prunex

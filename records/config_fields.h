@@ -62,8 +62,9 @@ nlohmann::json canonical_config(const nlohmann::json& config);
 std::string config_value_text(const nlohmann::json& value, const std::string& origin,
                               const std::string& key);
 // Parses a config file into a JSON object (UsageError naming the path when it is not one). A
-// run's record (metrics.json, scaling.json) stands for its `config` object.
-nlohmann::json read_config_file(const std::string& path);
+// run's record (metrics.json, scaling.json) stands for its `config` object; `record` (when
+// given) says whether the file was one.
+nlohmann::json read_config_file(const std::string& path, bool* record = nullptr);
 
 // Keys every run records beside its settings (facts of the run, not settings): --config
 // accepts them back, and the command checks the ones it can (world size, nodes).
@@ -83,22 +84,31 @@ inline const std::set<std::string>& recorded_config_keys() {
 
 // Applies a JSON object (keys = field names) to cfg; unknown keys and bad values are
 // UsageErrors naming `origin` and the key. Recorded keys (above) are skipped unless a field
-// of the table has that name.
+// of the table has that name. A null value leaves a setting unset: in a run's record
+// (`record`) any setting the run did not use; in a hand-written file only a setting whose
+// default is unset (a calibration file, masks), so that {"model": null} is a UsageError.
 template <typename Config>
 void apply_config_json(const std::vector<ConfigField<Config>>& fields, Config& cfg,
-                       const nlohmann::json& j, const std::string& origin) {
+                       const nlohmann::json& j, const std::string& origin, bool record = true) {
   PRUNEX_USAGE(j.is_object(), origin, ": expected a JSON object");
   for (const auto& [key, value] : j.items()) {
     const ConfigField<Config>* field = nullptr;
     for (const auto& f : fields)
       if (f.name == key) field = &f;
-    if (field == nullptr && recorded_config_keys().count(key)) continue;
-    PRUNEX_USAGE(field != nullptr, origin, ": unknown key '", key, "'");
-    if (value.is_null()) continue;  // a setting the run did not use
+    PRUNEX_USAGE(field != nullptr || recorded_config_keys().count(key), origin, ": unknown key '",
+                 key, "'");
+    PRUNEX_USAGE(!value.is_null() || record || (field != nullptr && field->get(Config{}).is_null()),
+                 origin, ": key '", key,
+                 "' is null (give it a value, or leave it out for the default)");
+    if (field == nullptr || value.is_null()) continue;  // a fact of the run; an unset setting
+    PRUNEX_USAGE(!value.is_array() || field->type == FieldType::text, origin, ": key '", key,
+                 "' expects ", field->type == FieldType::boolean ? "true or false" : "a number",
+                 ", got the list ", value.dump());
     try {
       field->set(cfg, config_value_text(value, origin, key));
     } catch (const UsageError& e) {
-      throw UsageError(origin + ": " + e.what());
+      const std::string what = e.what();
+      throw UsageError(what.rfind(origin + ": ", 0) == 0 ? what : origin + ": " + what);
     }
   }
 }

@@ -83,6 +83,27 @@ expect_exit2 "--no-such" simulate --topology puhti --no-such 1
 expect_exit2 "--degrade-nic" simulate --topology puhti --nodes 2 --degrade-nic 9=0.5
 expect_exit2 "--straggler-gpus" simulate --topology puhti --nodes 2 --straggler-gpus 99
 expect_exit2 "--checkpoint-seconds" simulate --topology puhti --nodes 2 --mtbf-hours 100
+# A hand-written --config: null, a list or an object where a value belongs, a folder where
+# the file belongs. A run's record may hold nulls (settings it did not use: the --masks run's
+# union-growth) and reruns.
+python3 -c "import json; assert json.load(open('$work/masks/metrics.json'))['config']['union-growth'] is None" ||
+  fail "the --masks record has no null union-growth"
+"$prunex" simulate --config "$work/masks/metrics.json" --out "$work/masks-again" > "$work/log" 2>&1 ||
+  fail "rerun of a record with nulls exited $?: $(cat "$work/log")"
+for bad in '{"model": null}' '{"batch": [32]}' '{"nodes": {}}'; do
+  echo "$bad" > "$work/bad.json"
+  expect_exit2 "bad.json: key '" simulate --topology puhti --config "$work/bad.json"
+done
+echo '{"keep": null}' > "$work/null.json"
+expect_exit2 "key 'keep' is null" simulate --topology puhti --config "$work/null.json"
+expect_exit2 "cannot open" simulate --topology puhti --config "$work"
+# An output path given empty, for a command whose output is a file.
+expect_refused "--json needs a FILE, got an empty one" "" "$prunex" bench --backend sim \
+  --topology puhti --json ""
+# No command at all: the overview on stderr, exit 2, nothing on stdout.
+"$prunex" >"$work/none.out" 2>"$work/none.err" && rc=0 || rc=$?
+[[ $rc -eq 2 && ! -s $work/none.out ]] && grep -q "usage: prunex COMMAND" "$work/none.err" ||
+  fail "prunex with no arguments: exit $rc, stdout $(wc -c <"$work/none.out") bytes"
 
 # --out: empty, an existing file, under a file, uncreatable, held by another run: exit 2, one
 # line, before any simulation.
@@ -91,7 +112,7 @@ out_exit2() {  # out_exit2 WORDS OUT
     --iterations 1 --out "$2"
 }
 echo x > "$work/afile"
-out_exit2 "must not be empty" ""
+out_exit2 "--out needs a DIR, got an empty one" ""
 out_exit2 "is an existing file" "$work/afile"
 out_exit2 "is a file" "$work/afile/sub"
 out_exit2 "cannot create" /proc/prunex-out-test
