@@ -4,8 +4,11 @@
 #include <limits>
 #include <map>
 
+#include <optional>
+
 #include "apps/bench_options.h"
 #include "engine/error.h"
+#include "records/output_dir.h"
 
 namespace prunex::cli {
 namespace {
@@ -39,6 +42,8 @@ int run_bench(const Args& args) {
                op == "compaction" ? "--op compaction --device " + device
                                   : "--backend " + args.get_or("backend", "mpi"),
                " in this build (CUDA and NCCL modes need a CUDA build)");
+  std::optional<OutputFile> json_out;  // checked before the first measurement
+  if (const auto json = args.get("json")) json_out.emplace(*json, "--json");
   return it->second(args);
 }
 

@@ -21,6 +21,7 @@
 #include "engine/sparsity_spec.h"
 #include "engine/strategy.h"
 #include "records/config_fields.h"
+#include "records/output_dir.h"
 #include "records/run_record.h"
 #include "simulate/simulate_config.h"
 #include "topologies/topology_io.h"
@@ -54,6 +55,7 @@ int run_calibrate(const Args& args) {
                "--memory COMPACTION_JSON");
   const auto out = args.get("out");
   PRUNEX_USAGE(out.has_value(), "--out FILE is required");
+  const OutputFile out_file(*out);
   sim::FitOptions opt;
   if (args.has("ops"))
     for (const auto& op : split_list(*args.get("ops"))) opt.ops.push_back(sim::parse_op(op));

@@ -14,6 +14,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "apps/cli.h"
 #include "emulation/emulate_mpirun.h"
 #include "engine/error.h"
+#include "records/output_dir.h"
 #include "records/run_record.h"
 #include "support/process.h"
 #include "topologies/topology_io.h"
@@ -50,8 +52,8 @@ int run_emulate(const Args& args) {
   const EmulationSpec spec = emulation_spec(t, nodes, gpn, args.get_double("slowdown", 1));
   const auto& inner = args.trailing();
   const std::string topology_out = args.get_or("topology-out", "");
-  PRUNEX_USAGE(topology_out.empty() || !std::filesystem::is_directory(topology_out),
-               "--topology-out ", topology_out, " is a folder; name the file to write");
+  std::optional<OutputFile> topology_file;  // checked before anything is built
+  if (!topology_out.empty()) topology_file.emplace(topology_out, "--topology-out");
   PRUNEX_USAGE(!inner.empty(),
                "missing the command to run: prunex emulate [options] -- COMMAND ...");
   bool known = false;

@@ -12,6 +12,7 @@
 
 #include "apps/cli.h"
 #include "engine/error.h"
+#include "records/output_dir.h"
 #include "support/process.h"
 #include "support/source_tree.h"
 
@@ -85,6 +86,7 @@ int run_plot(const Args& args) {
   PRUNEX_USAGE(out.has_value(), "missing --out FILE.png or FILE.svg");
   const std::string ext = fs::path(*out).extension().string();
   PRUNEX_USAGE(ext == ".png" || ext == ".svg", "--out ", *out, " must end in .png or .svg");
+  const OutputFile out_file(*out);  // before matplotlib starts
   PRUNEX_USAGE(kind->takes_layer || !args.has("layer"),
                "--layer applies only to residuals "
                "and mask, not ",

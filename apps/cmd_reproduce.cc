@@ -19,6 +19,7 @@
 #include "apps/cli.h"
 #include "engine/error.h"
 #include "records/json_file.h"
+#include "records/output_dir.h"
 #include "records/run_record.h"
 #include "support/process.h"
 #include "topologies/topology_io.h"
@@ -233,6 +234,7 @@ void run_steps(const ReproduceOptions& o, std::vector<Step>& steps, std::size_t&
 int run_reproduce(const Args& args) {
   const auto t0 = Clock::now();
   const ReproduceOptions o = parse_options(args);  // UsageError before anything is written
+  const OutputDir out_dir(o.out);  // checked and claimed before the first simulation
   const std::string exe = self_executable();
   fs::create_directories(o.out + "/logs");
   fs::create_directories(runs_dir(o));

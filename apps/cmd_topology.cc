@@ -7,6 +7,7 @@
 
 #include "apps/cli.h"
 #include "engine/error.h"
+#include "records/output_dir.h"
 #include "records/run_record.h"
 #include "topologies/topology_import.h"
 #include "topologies/topology_io.h"
@@ -23,6 +24,7 @@ int run_import(const Args& args) {
                "topology import needs --base NAME|FILE (GPU, link speeds, fabric)");
   PRUNEX_USAGE(args.has("out"), "topology import needs --out FILE.json");
   const std::string out = *args.get("out");
+  const OutputFile out_file(out);
   std::ifstream in(pos[1]);
   PRUNEX_USAGE(in.good(), "topology import: cannot open ", pos[1]);
   std::stringstream text;

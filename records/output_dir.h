@@ -27,4 +27,21 @@ class OutputDir {
   int fd_ = -1;
 };
 
+// Checks `path` as an output file for `flag` before any work: not empty, not a folder, no
+// file among its folders, its folder creatable (created) and writable (a probe file created
+// and removed there). UsageError naming the problem otherwise. Folders it created that are
+// still empty when it goes (the command failed before writing) are removed again. Writers
+// still write the file whole or not at all (write_file_atomic).
+class OutputFile {
+ public:
+  explicit OutputFile(const std::string& path, const std::string& flag = "--out");
+  ~OutputFile();
+  OutputFile(const OutputFile&) = delete;
+  OutputFile& operator=(const OutputFile&) = delete;
+
+ private:
+  std::string folder_;
+  std::string created_;  // the topmost folder this object created ("" if none)
+};
+
 }  // namespace prunex

@@ -4,7 +4,8 @@
 # scaling.json with speedup 1 at the smallest size.
 set -u
 prunex=$(realpath "$1")
-source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+source "$here/lib.bash"
 cd "$work"
 
 "$prunex" simulate --topology puhti --nodes 2 --gpus-per-node 4 --model small_cnn \
@@ -100,6 +101,20 @@ expect_exit2 "cannot open" simulate --topology puhti --config "$work"
 # An output path given empty, for a command whose output is a file.
 expect_refused "--json needs a FILE, got an empty one" "" "$prunex" bench --backend sim \
   --topology puhti --json ""
+# Outputs that cannot be written, for every command that writes a file or a folder: refused
+# in one line before any work (a file on the way, a folder where the file belongs, /proc).
+echo x > "$work/afile"
+expect_refused "--json $work/afile/x.json: $work/afile is a file" "" "$prunex" bench \
+  --backend sim --topology puhti -b 1K -e 1K --json "$work/afile/x.json"
+expect_refused "--json $work: is a folder, not a file" "" "$prunex" bench --backend sim \
+  --topology puhti -b 1K -e 1K --json "$work"
+expect_refused "its folder is not writable" "" "$prunex" plot comm-breakdown \
+  "$work/sim/metrics.json" --out /proc/prunex-test.png
+expect_refused "cannot create the folder" "" "$prunex" reproduce --out /proc/prunex-test
+expect_refused "its folder is not writable" "" "$prunex" topology import \
+  "$here/../topologies/fixtures/c4140.topo.txt" --base c4140 --out /proc/prunex-test.json
+expect_refused "its folder is not writable" "" "$prunex" calibrate --memory "$work/afile" \
+  --out /proc/prunex-test.json
 # No command at all: the overview on stderr, exit 2, nothing on stdout.
 "$prunex" >"$work/none.out" 2>"$work/none.err" && rc=0 || rc=$?
 [[ $rc -eq 2 && ! -s $work/none.out ]] && grep -q "usage: prunex COMMAND" "$work/none.err" ||
