@@ -3,12 +3,14 @@
 #include <fmt/core.h>
 #include <cstdio>
 #include <memory>
+#include <set>
 
 #include "analysis/run_summary.h"
 #include "apps/cli.h"
 #include "apps/field_options.h"
 #include "engine/error.h"
 #include "records/output_dir.h"
+#include "records/run_fields.h"
 #include "records/run_record.h"
 #include "simulate/simulate_config.h"
 
@@ -20,7 +22,10 @@ int run_simulate(const Args& args) {
   RunRecord run;
   std::unique_ptr<OutputDir> out_dir;  // --out checked and claimed before the simulation
   try {
-    apply_options(sim::simulate_fields(), args, cfg);
+    std::set<std::string> given;
+    apply_options(sim::simulate_fields(), args, cfg, &given);
+    for (const auto& line : fields::settings_not_applying(given, {cfg.strategy}))
+      fmt::print(stderr, "prunex simulate: warning: {}\n", line);
     const sim::SimulateSpec spec = sim::make_spec(cfg);
     out_dir = std::make_unique<OutputDir>(cfg.out);
     fmt::print("simulate: {} on {}, {} nodes x {} GPUs ({}), {} params\n",

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 #include <thread>
 
 #include <fmt/core.h>
@@ -23,6 +24,7 @@
 #include "engine/error.h"
 #include "engine/text_parse.h"
 #include "records/output_dir.h"
+#include "records/run_fields.h"
 #include "records/run_record.h"
 #include "records/scaling_record.h"
 #include "simulate/footprint.h"
@@ -132,7 +134,10 @@ int run_sweep(const Args& args) {
       config["out"] = cfg.out;
       fmt::print(stderr, "sweep: merged {} points from {}\n", points.size(), *dir);
     } else {
-      apply_options(sweep_fields(), args, cfg);
+      std::set<std::string> given;
+      apply_options(sweep_fields(), args, cfg, &given);
+      for (const auto& line : fields::settings_not_applying(given, cfg.strategies))
+        fmt::print(stderr, "prunex sweep: warning: {}\n", line);
       PRUNEX_USAGE(!cfg.sim.topology.empty(),
                    "--topology is required (a preset name or a JSON file)");
       if (cfg.sim.gpus_per_node == 0)

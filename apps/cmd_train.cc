@@ -1,6 +1,7 @@
 // `prunex train`: live training under mpirun/srun (one process per GPU or CPU slot).
 #include <cstdio>
 #include <memory>
+#include <set>
 
 #include "analysis/run_summary.h"
 #include "apps/cli.h"
@@ -9,6 +10,7 @@
 #include "backends/mpi/mpi_env.h"
 #include "engine/error.h"
 #include "engine/wire_dtype.h"
+#include "records/run_fields.h"
 #if defined(PRUNEX_HAVE_NCCL)
 #include <cuda_runtime_api.h>
 #include <fmt/core.h>
@@ -91,7 +93,11 @@ int run_train(const Args& args) {
   // Configuration errors are the same on every rank: all return 2, rank 0 says why.
   std::unique_ptr<MpiCommunicator> comm;
   try {
-    const nlohmann::json recorded = apply_options(train_fields(), args, cfg);
+    std::set<std::string> given;
+    const nlohmann::json recorded = apply_options(train_fields(), args, cfg, &given);
+    if (rank == 0)
+      for (const auto& line : fields::settings_not_applying(given, {cfg.strategy}))
+        fmt::print(stderr, "prunex train: warning: {}\n", line);
     validate(cfg);
     if (cfg.backend == "nccl") {
       const std::string why = nccl_training_unavailable(cfg);

@@ -44,18 +44,26 @@ std::vector<Option> field_options(const std::vector<ConfigField<Config>>& fields
 
 // Applies --config FILE (if given), then every option of `fields` given on the command line.
 // Returns the config file's object in today's spelling (empty without --config), whose
-// recorded facts (world size, nodes) a command may check.
+// recorded facts (world size, nodes) a command may check. `given` (when asked for) receives
+// the settings the person chose: the flags, and the keys of a hand-written config file (a
+// run's record holds every setting, chosen or not).
 template <typename Config>
 nlohmann::json apply_options(const std::vector<ConfigField<Config>>& fields, const Args& args,
-                             Config& cfg) {
+                             Config& cfg, std::set<std::string>* given = nullptr) {
   nlohmann::json file_config = nlohmann::json::object();
   if (auto file = args.get("config")) {
     bool record = false;
     file_config = canonical_config(read_config_file(*file, &record));
     apply_config_json(fields, cfg, file_config, *file, record);
+    if (given != nullptr && !record)
+      for (const auto& [key, value] : file_config.items())
+        if (!value.is_null()) given->insert(key);
   }
   for (const auto& f : fields)
-    if (auto v = args.get(f.name)) f.set(cfg, *v);
+    if (auto v = args.get(f.name)) {
+      f.set(cfg, *v);
+      if (given != nullptr) given->insert(f.name);
+    }
   return file_config;
 }
 

@@ -5,7 +5,10 @@
 // typed fields every table uses.
 #pragma once
 
+#include <algorithm>
+#include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/sparsity_spec.h"
@@ -138,6 +141,49 @@ std::vector<ConfigField<C>> shared_run_fields() {
       whole<C>("bucket-size", "N", "cgx: values per quantization bucket (two fp32 metadata each)",
                &C::bucket_size, 1, kMaxCount),
   };
+}
+
+// The settings that only some strategies use (train's, simulate's and sweep's tables), and
+// those strategies. Settings not listed apply to every strategy.
+inline const std::vector<std::pair<std::vector<std::string>, std::vector<Strategy>>>&
+strategy_specific_settings() {
+  using S = Strategy;
+  static const std::vector<std::pair<std::vector<std::string>, std::vector<Strategy>>> table = {
+      {{"sparsity", "keep", "t-freeze", "rho1", "rho2", "rho1-cap", "rho2-cap", "adaptive-rho",
+        "lambda", "freeze-after", "masked-retraining", "eps-abs", "eps-rel", "union-growth",
+        "masks"},
+       {S::hsadmm, S::hsadmm_flat, S::hsadmm_rail}},
+      {{"bucket-mib", "wire-dtype", "pipeline-buckets"}, {S::hsadmm, S::hsadmm_rail}},
+      {{"bucket-cap-mb", "ddp-overlap", "ddp-overhead-passes"},
+       {S::ddp, S::fp16, S::pactrain, S::cgx}},
+      {{"topk-ratio"}, {S::topk}},
+      {{"prune-ratio", "ternary", "prune-method", "init", "stable-steps"}, {S::pactrain}},
+      {{"bits", "bucket-size", "stochastic-rounding", "adaptive-bits", "adapt-every"}, {S::cgx}},
+  };
+  return table;
+}
+
+// One line per setting in `given` (what the person set: flags and a hand-written --config, not
+// a run's record) that none of `strategies` uses, e.g. "--sparsity applies to hsadmm,
+// hsadmm-flat, hsadmm-rail, not ddp: ignored". Commands print them as warnings and go on:
+// scripts run several strategies with one set of settings.
+inline std::vector<std::string> settings_not_applying(const std::set<std::string>& given,
+                                                      const std::vector<Strategy>& strategies) {
+  std::vector<std::string> lines;
+  for (const auto& [names, users] : strategy_specific_settings())
+    for (const auto& name : names) {
+      if (!given.count(name)) continue;
+      bool used = false;
+      for (Strategy s : strategies)
+        used = used || std::find(users.begin(), users.end(), s) != users.end();
+      if (used) continue;
+      std::string who, chosen;
+      for (Strategy s : users) who += (who.empty() ? "" : ", ") + std::string(strategy_name(s));
+      for (Strategy s : strategies)
+        chosen += (chosen.empty() ? "" : ", ") + std::string(strategy_name(s));
+      lines.push_back("--" + name + " applies to " + who + ", not " + chosen + ": ignored");
+    }
+  return lines;
 }
 
 }  // namespace prunex::fields

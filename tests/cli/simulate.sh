@@ -115,6 +115,20 @@ expect_refused "its folder is not writable" "" "$prunex" topology import \
   "$here/../topologies/fixtures/c4140.topo.txt" --base c4140 --out /proc/prunex-test.json
 expect_refused "its folder is not writable" "" "$prunex" calibrate --memory "$work/afile" \
   --out /proc/prunex-test.json
+# A setting the chosen strategy does not use: one warning line naming who uses it, and the
+# run goes on; a run's record (every setting recorded) rerun as another strategy warns of none.
+"$prunex" simulate --topology puhti --nodes 2 --strategy ddp --sparsity filter --iterations 1 \
+  --model small_cnn --out "$work/warn" > /dev/null 2> "$work/warn.err" || fail "ddp --sparsity: exit $?"
+[[ $(cat "$work/warn.err") == "prunex simulate: warning: --sparsity applies to hsadmm, hsadmm-flat, hsadmm-rail, not ddp: ignored" ]] ||
+  fail "ddp --sparsity: $(cat "$work/warn.err")"
+echo '{"strategy": "topk", "bits": 4, "model": "small_cnn", "iterations": 1}' > "$work/topk.json"
+"$prunex" simulate --topology puhti --nodes 2 --config "$work/topk.json" --out "$work/warn2" \
+  > /dev/null 2> "$work/warn2.err" || fail "topk bits: exit $?"
+grep -qx "prunex simulate: warning: --bits applies to cgx, not topk: ignored" "$work/warn2.err" ||
+  fail "topk --bits in a config: $(cat "$work/warn2.err")"
+"$prunex" simulate --config "$work/sim/metrics.json" --strategy topk --out "$work/warn3" \
+  > /dev/null 2> "$work/warn3.err" || fail "record rerun as topk: exit $?"
+[[ ! -s $work/warn3.err ]] || fail "a record's settings warned: $(cat "$work/warn3.err")"
 # No command at all: the overview on stderr, exit 2, nothing on stdout.
 "$prunex" >"$work/none.out" 2>"$work/none.err" && rc=0 || rc=$?
 [[ $rc -eq 2 && ! -s $work/none.out ]] && grep -q "usage: prunex COMMAND" "$work/none.err" ||
