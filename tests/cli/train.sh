@@ -94,6 +94,23 @@ check_bad "stray word" "${common[@]}" ddp
 echo '{"iterations": 2, "no_such_key": 1}' >"$tmp/cfg.json"
 check_bad "unknown config key" "${common[@]}" --config "$tmp/cfg.json"
 check_bad "missing data file" "${common[@]}" --dataset cifar10 --data-dir "$tmp/nowhere"
+check_bad "a folder where a config file belongs" "${common[@]}" --config "$tmp"
+echo '{"model": null}' >"$tmp/null.json"
+check_bad "a null setting" "${common[@]}" --config "$tmp/null.json"
+grep -q "key 'model' is null" "$work/refused.err" || fail "null model: $(cat "$work/refused.err")"
+# Fashion-MNIST files whose test images (32x32) disagree with the training images and the model
+# (28x28): named, before any training.
+mkdir -p "$tmp/fm32"
+ln -sf /usr/share/datasets/fashion-mnist/train-*-ubyte.gz "$tmp/fm32/"
+python3 - "$tmp/fm32" <<'PY'
+import gzip, struct, sys
+d = sys.argv[1]
+gzip.open(d + "/t10k-images-idx3-ubyte.gz", "wb").write(struct.pack(">IIII", 2051, 4, 32, 32) + bytes(4 * 32 * 32))
+gzip.open(d + "/t10k-labels-idx1-ubyte.gz", "wb").write(struct.pack(">II", 2049, 4) + bytes([0, 1, 2, 3]))
+PY
+check_bad "test images of another size" "${common[@]}" --dataset fashion-mnist --data-dir "$tmp/fm32"
+grep -qF "fashion-mnist test images in $tmp/fm32 are 1x32x32 (channels x height x width); fashion-mnist's are 1x28x28" \
+  "$work/refused.err" || fail "32x32 test images: $(cat "$work/refused.err")"
 check_bad "--inject-failure of no phase" "${common[@]}" --inject-failure 1:1:lunch
 check_bad "--inject-failure of no rank" "${common[@]}" --inject-failure 9:1:pack
 check_bad "a model beyond the memory" "${common[@]}" --classes 1000000000

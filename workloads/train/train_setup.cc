@@ -5,6 +5,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
 
 #include "engine/error.h"
 #include "engine/phases.h"
@@ -107,8 +109,21 @@ TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
   Dataset test = first_n(load_split(cfg, data, false), cfg.test_samples);
   PRUNEX_USAGE(train.classes <= cfg.classes, "dataset has ", train.classes,
                " classes but --classes is ", cfg.classes);
-  PRUNEX_CHECK(train.image_size() == data.image_size && train.channels() == data.channels,
-               "the data set's images are not the shape its spec says");
+  // The model was built for the data set's images: files of another size (or a test set that
+  // disagrees with the training set) stop here, named, before any training.
+  for (const auto& [split, d] :
+       {std::pair<const char*, const Dataset*>{"training", &train}, {"test", &test}}) {
+    const auto shape = d->images.sizes();
+    PRUNEX_USAGE(shape.size() == 4 && shape[1] == data.channels && shape[2] == data.image_size &&
+                     shape[3] == data.image_size,
+                 cfg.dataset, " ", split, " images in ",
+                 cfg.data_dir.empty() ? std::string("the default folder") : cfg.data_dir, " are ",
+                 shape.size() == 4 ? std::to_string(shape[1]) + "x" + std::to_string(shape[2]) +
+                                         "x" + std::to_string(shape[3])
+                                   : std::string("not images"),
+                 " (channels x height x width); ", cfg.dataset, "'s are ", data.channels, "x",
+                 data.image_size, "x", data.image_size, ", the shape the model is built for");
+  }
   s.train_samples_total = train.size();
   s.test_samples_total = test.size();
   s.print_progress = comm.world_rank() == 0;
