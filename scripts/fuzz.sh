@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Fuzzes the project's parsers with libFuzzer (clang), AddressSanitizer and UBSan: the topology
-# parser, the train config reader, metrics.json as resume and simulate --masks read it, the
-# checkpoint rank files, the IDX (Fashion-MNIST) and CIFAR-10 readers (tests/fuzz/fuzz_*.cc).
+# parser, the config readers of train and of simulate / sweep / validate --set (as a
+# hand-written file and as a run's record), validate's suite files, metrics.json as resume and
+# simulate --masks read it, the checkpoint rank files, the IDX (Fashion-MNIST) and CIFAR-10
+# readers (tests/fuzz/fuzz_*.cc).
 # A benchmark, not part of scripts/test.sh: ctest only replays the stored corpus.
 #
 #   scripts/fuzz.sh [--seconds N] [--out DIR] [TARGET ...]     (default: 60 s each, all)
@@ -20,7 +22,7 @@ while [ $# -gt 0 ]; do
   case $1 in
     --seconds) seconds=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
