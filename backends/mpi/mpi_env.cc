@@ -1,5 +1,6 @@
 #include "backends/mpi/mpi_env.h"
 
+#include <cstdlib>
 #include <stdexcept>
 #include <utility>
 
@@ -29,6 +30,7 @@ MpiEnv::MpiEnv(int* argc, char*** argv) {
   PRUNEX_MPI_CHECK(MPI_Finalized(&finalized));
   PRUNEX_CHECK(!finalized, "MPI was already finalised in this process; it cannot restart");
   if (!initialized) {
+    for (const auto& d : kMpiDefaults) setenv(d.name, d.value, /*overwrite=*/0);
     int provided = 0;
     PRUNEX_MPI_CHECK(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
     owns_ = true;

@@ -24,8 +24,25 @@ namespace prunex {
 
 namespace prunex {
 
+// Open MPI settings the toolkit starts MPI with unless the person set them (an OMPI_MCA_
+// variable, mpirun --mca): {name, value, why}. The non-blocking all-reduce of the bucketed
+// strategies runs as a ring (libnbc picks its binomial reduce-then-broadcast for every
+// in-place call, 2 log2(p) full-buffer transfers in a row), and TCP messages up to 512 KiB go
+// eagerly (at the default 64 KiB, each ring chunk of a few hundred KB waited a round trip
+// for its rendezvous). Gloo and NCCL run rings for the same reason.
+struct MpiDefault {
+  const char* name;
+  const char* value;
+};
+inline constexpr MpiDefault kMpiDefaults[] = {
+    {"OMPI_MCA_coll_libnbc_iallreduce_algorithm", "1"},  // 1: ring
+    {"OMPI_MCA_btl_tcp_eager_limit", "524288"},
+    {"OMPI_MCA_btl_tcp_rndv_eager_limit", "524288"},
+};
+
 // Initialises MPI (MPI_THREAD_FUNNELED: only the main thread calls MPI) unless it already is,
-// and finalises it on destruction only if this guard initialised it, so guards can nest.
+// with kMpiDefaults where the environment has no value of its own, and finalises it on
+// destruction only if this guard initialised it, so guards can nest.
 // MPI_COMM_WORLD gets MPI_ERRORS_RETURN, so failures reach PRUNEX_MPI_CHECK instead of
 // aborting the job; communicators split from it inherit that handler.
 class MpiEnv {
