@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # The README's test command: installs what is missing, builds, runs every test with ctest
-# (multi-rank tests under mpirun included).
+# (multi-rank tests under mpirun included), as many at once as the host has cores; tests that
+# must run alone say so (RUN_SERIAL: the emulated cluster). Arguments go to ctest:
+#   scripts/test.sh -L quick     the single-process unit tests and fuzz replays (a first check)
+#   scripts/test.sh -R cli_      the command-line tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
@@ -8,6 +11,5 @@ scripts/setup.sh
 scripts/build.sh
 echo "build: $(( $(date +%s) - start )) s"
 cd build
-# Serial: multi-rank tests oversubscribe the cores already, and some time barriers.
-ctest --output-on-failure --timeout 1200 "$@"
+ctest --output-on-failure --timeout 1800 -j "$(nproc)" "$@"
 echo "test.sh: $(( $(date +%s) - start )) s in all"
