@@ -55,27 +55,7 @@ else
 fi
 
 section "Inter-node bytes and time to a common accuracy"
-python3 - "${runs[@]}" <<'PY'
-import json, os, sys
-runs = {os.path.basename(d): json.load(open(f"{d}/metrics.json")) for d in sys.argv[1:]}
-common = min(max(i["accuracy"] for i in m["iterations"]) for m in runs.values())
-def time_to(m):
-    t = 0.0
-    for i in m["iterations"]:
-        t += i["wall_seconds"]
-        if i["accuracy"] >= common:
-            return t
-for s, m in runs.items():
-    summ = m["summary"]
-    print(f"  {s:7s} inter-node {summ['inter_node_bytes_per_iteration'] / 1e6:7.3f} MB per "
-          f"iteration (dense {summ['dense_inter_node_bytes_per_iteration'] / 1e6:.3f}), "
-          f"{time_to(m):6.1f} s to {100 * common:.2f}% test accuracy, "
-          f"final {100 * m['iterations'][-1]['accuracy']:.2f}%")
-if set(runs) == {"hsadmm", "ddp"}:
-    print(f"  H-SADMM reaches {100 * common:.2f}% {time_to(runs['ddp']) / time_to(runs['hsadmm']):.1f}x "
-          f"sooner than DDP, sending {runs['ddp']['summary']['inter_node_bytes_per_iteration'] / "
-          f"runs['hsadmm']['summary']['inter_node_bytes_per_iteration']:.0f}x fewer inter-node bytes")
-PY
+python3 analysis/time_to_accuracy.py "${runs[@]}"
 $prunex plot accuracy "${runs[0]}/metrics.json" "${runs[1]}/metrics.json" --out $out/accuracy.png |
   sed 's/^/  /'
 

@@ -62,6 +62,8 @@ done
 
 python3 - "$out" <<'EOF'
 import glob, json, os, sys
+sys.path.insert(0, "analysis")
+from time_to_accuracy import common_accuracy, time_to as time_to_accuracy
 out = sys.argv[1]
 lines = ["| shape | slowdown | strategy | final accuracy | time to common accuracy (s) | "
          "speedup over ddp | s per iteration | inter-node MB per iteration (dense) | "
@@ -74,13 +76,9 @@ for group in sorted(glob.glob(f"{out}/*_x*")):
         runs[os.path.basename(os.path.dirname(f))] = json.load(open(f))
     if not runs:
         continue
-    common = min(max(i["accuracy"] for i in m["iterations"]) for m in runs.values())
+    common = common_accuracy(runs.values())
     def time_to(m):
-        t = 0.0
-        for i in m["iterations"]:
-            t += i["wall_seconds"]
-            if i["accuracy"] >= common:
-                return t
+        return time_to_accuracy(m, common)
     ddp = time_to(runs["ddp"]) if "ddp" in runs else None
     for s, m in sorted(runs.items()):
         its = m["iterations"]
