@@ -24,10 +24,11 @@ int run_simulate(const Args& args) {
   try {
     std::set<std::string> given;
     apply_options(sim::simulate_fields(), args, cfg, &given);
-    for (const auto& line : fields::settings_not_applying(given, {cfg.strategy}))
-      fmt::print(stderr, "prunex simulate: warning: {}\n", line);
     const sim::SimulateSpec spec = sim::make_spec(cfg);
     out_dir = std::make_unique<OutputDir>(cfg.out);
+    // Warnings once every check has passed: a refused run prints its one error line only.
+    for (const auto& line : fields::settings_not_applying(given, {cfg.strategy}))
+      fmt::print(stderr, "prunex simulate: warning: {}\n", line);
     fmt::print("simulate: {} on {}, {} nodes x {} GPUs ({}), {} params\n",
                strategy_name(spec.plan.strategy), spec.layout.model, spec.sim.nodes,
                spec.sim.gpus_per_node, spec.topology.name,

@@ -136,8 +136,6 @@ int run_sweep(const Args& args) {
     } else {
       std::set<std::string> given;
       apply_options(sweep_fields(), args, cfg, &given);
-      for (const auto& line : fields::settings_not_applying(given, cfg.strategies))
-        fmt::print(stderr, "prunex sweep: warning: {}\n", line);
       PRUNEX_USAGE(!cfg.sim.topology.empty(),
                    "--topology is required (a preset name or a JSON file)");
       if (cfg.sim.gpus_per_node == 0)
@@ -183,6 +181,9 @@ int run_sweep(const Args& args) {
         });
         bytes.push_back(spec.memory_bytes);
       }
+      // Warnings once every check has passed: a refused sweep prints its one error line only.
+      for (const auto& line : fields::settings_not_applying(given, cfg.strategies))
+        fmt::print(stderr, "prunex sweep: warning: {}\n", line);
       fmt::print(stderr, "sweep: {} simulations ({} strategies x {} sizes) on {}, {} jobs\n",
                  points.size(), cfg.strategies.size(), cfg.gpus.size(), topology_name,
                  std::min<int>(jobs, static_cast<int>(points.size())));

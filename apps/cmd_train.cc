@@ -95,9 +95,7 @@ int run_train(const Args& args) {
   try {
     std::set<std::string> given;
     const nlohmann::json recorded = apply_options(train_fields(), args, cfg, &given);
-    if (rank == 0)
-      for (const auto& line : fields::settings_not_applying(given, {cfg.strategy}))
-        fmt::print(stderr, "prunex train: warning: {}\n", line);
+    cfg.warnings = fields::settings_not_applying(given, {cfg.strategy});
     validate(cfg);
     if (cfg.backend == "nccl") {
       const std::string why = nccl_training_unavailable(cfg);

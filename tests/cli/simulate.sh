@@ -121,6 +121,8 @@ expect_refused "its folder is not writable" "" "$prunex" calibrate --memory "$wo
   --model small_cnn --out "$work/warn" > /dev/null 2> "$work/warn.err" || fail "ddp --sparsity: exit $?"
 [[ $(cat "$work/warn.err") == "prunex simulate: warning: --sparsity applies to hsadmm, hsadmm-flat, hsadmm-rail, not ddp: ignored" ]] ||
   fail "ddp --sparsity: $(cat "$work/warn.err")"
+# A refused run prints its error alone, not the warning too.
+expect_exit2 "nosuchcluster" simulate --topology nosuchcluster --strategy ddp --sparsity filter
 echo '{"strategy": "topk", "bits": 4, "model": "small_cnn", "iterations": 1}' > "$work/topk.json"
 "$prunex" simulate --topology puhti --nodes 2 --config "$work/topk.json" --out "$work/warn2" \
   > /dev/null 2> "$work/warn2.err" || fail "topk bits: exit $?"

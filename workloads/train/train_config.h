@@ -19,6 +19,9 @@
 namespace prunex {
 
 struct TrainConfig {
+  // Not a setting: one-line warnings the command found (a setting the strategy does not use),
+  // printed by rank 0 once every check has passed and training starts.
+  std::vector<std::string> warnings;
   std::string model = "small_cnn";
   std::string dataset = "fashion-mnist";  // fashion-mnist, cifar10, synthetic
   std::string data_dir;                   // cifar10 (and fashion-mnist override)

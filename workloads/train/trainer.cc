@@ -85,6 +85,9 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
   if (const char* emu = std::getenv("PRUNEX_EMULATION"))
     run.config["emulation"] = nlohmann::json::parse(emu, nullptr, false);
   if (root)
+    for (const auto& w : cfg.warnings)
+      std::fprintf(stderr, "prunex train: warning: %s\n", w.c_str());
+  if (root)
     std::printf(
         "train: %s on %s, %d ranks = %d nodes x %d, %lld params, %lld train / %lld test "
         "samples\n",
