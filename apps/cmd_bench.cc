@@ -3,7 +3,6 @@
 #include <functional>
 #include <limits>
 #include <map>
-
 #include <optional>
 
 #include "apps/bench_options.h"

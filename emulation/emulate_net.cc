@@ -231,9 +231,8 @@ void EmulatedCluster::check_rates(double tolerance) const {
   // measured over its second half (emulate-probe).
   const double bytes = std::max(262144.0, spec_.rate_bps / 8 * 0.5);
   int port = 40000 + static_cast<int>(getpid() % 20000);
-  // One probe of node k's link to the next node on rail r: the payload rate in bit/s.
-  auto probe = [&](int k, int r, const std::string& link) {
-    const int to = (k + 1) % spec_.nodes;
+  // One probe of node k's link to node `to` on rail r: the payload rate in bit/s.
+  auto probe = [&](int k, int to, int r, const std::string& link) {
     const std::string out = workdir_ + "/probe.txt";
     std::error_code ec;
     fs::remove(out, ec);
@@ -259,11 +258,12 @@ void EmulatedCluster::check_rates(double tolerance) const {
   constexpr int kProbes = 3;
   for (int r = 0; r < spec_.rails; ++r)
     for (int k = 0; k < spec_.nodes; ++k) {
+      const int to = (k + 1) % spec_.nodes;
       const std::string link =
-          hostname(k) + " -> " + hostname((k + 1) % spec_.nodes) + " on rail " + std::to_string(r);
+          hostname(k) + " -> " + hostname(to) + " on rail " + std::to_string(r);
       double best = 0;
       for (int attempt = 1; attempt <= kProbes; ++attempt) {
-        const double measured = probe(k, r, link);
+        const double measured = probe(k, to, r, link);
         best = std::max(best, measured);
         std::fprintf(stderr, "emulate: link %s: %.4g Mbit/s (%.4g configured, %.4g expected)%s\n",
                      link.c_str(), measured / 1e6, spec_.rate_bps / 1e6, expected / 1e6,

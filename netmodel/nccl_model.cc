@@ -79,11 +79,6 @@ NcclProto parse_nccl_proto(const std::string& s) {
   throw UsageError("--protocol " + s + " is not one of LL, LL128, Simple, auto");
 }
 
-double nccl_base_latency_s(Algo algo, NcclProto proto) {
-  const int p = proto == NcclProto::fastest ? kSimple : static_cast<int>(proto);
-  return 1e-6 * (algo == Algo::tree ? kBaseLatTree[p] : kBaseLatRing[p]);
-}
-
 double nccl_wire_factor(NcclProto proto) {
   return proto == NcclProto::ll ? 2.0 : proto == NcclProto::ll128 ? 128.0 / 120.0 : 1.0;
 }

@@ -44,10 +44,8 @@ struct NcclEstimate {
   std::string generation;  // Volta, Ampere, Hopper, Blackwell (from gpu.name)
 };
 
-// NCCL's base latency of an algorithm (ring or tree) and protocol, and the protocol's bytes on
-// the wire per byte of data (LL: 8-byte lines carrying 4 bytes of data and a flag, 2; LL128:
-// 128-byte lines carrying 120, 128/120; Simple 1).
-double nccl_base_latency_s(Algo algo, NcclProto proto);
+// The protocol's bytes on the wire per byte of data (LL: 8-byte lines carrying 4 bytes of data
+// and a flag, 2; LL128: 128-byte lines carrying 120, 128/120; Simple 1).
 double nccl_wire_factor(NcclProto proto);
 
 // `bytes` as bench gives it: per rank for all-reduce and broadcast, one rank's block for

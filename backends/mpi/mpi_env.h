@@ -25,7 +25,7 @@ namespace prunex {
 namespace prunex {
 
 // Open MPI settings the toolkit starts MPI with unless the person set them (an OMPI_MCA_
-// variable, mpirun --mca): {name, value, why}. The non-blocking all-reduce of the bucketed
+// variable, mpirun --mca). The non-blocking all-reduce of the bucketed
 // strategies runs as a ring (libnbc picks its binomial reduce-then-broadcast for every
 // in-place call, 2 log2(p) full-buffer transfers in a row), and TCP messages up to 512 KiB go
 // eagerly (at the default 64 KiB, each ring chunk of a few hundred KB waited a round trip

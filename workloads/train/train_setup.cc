@@ -113,16 +113,14 @@ TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
   // disagrees with the training set) stop here, named, before any training.
   for (const auto& [split, d] :
        {std::pair<const char*, const Dataset*>{"training", &train}, {"test", &test}}) {
-    const auto shape = d->images.sizes();
-    PRUNEX_USAGE(shape.size() == 4 && shape[1] == data.channels && shape[2] == data.image_size &&
-                     shape[3] == data.image_size,
+    const int64_t width = d->images.size(3);  // the readers give (N, C, H, W)
+    PRUNEX_USAGE(d->channels() == data.channels && d->image_size() == data.image_size &&
+                     width == data.image_size,
                  cfg.dataset, " ", split, " images in ",
                  cfg.data_dir.empty() ? std::string("the default folder") : cfg.data_dir, " are ",
-                 shape.size() == 4 ? std::to_string(shape[1]) + "x" + std::to_string(shape[2]) +
-                                         "x" + std::to_string(shape[3])
-                                   : std::string("not images"),
-                 " (channels x height x width); ", cfg.dataset, "'s are ", data.channels, "x",
-                 data.image_size, "x", data.image_size, ", the shape the model is built for");
+                 d->channels(), "x", d->image_size(), "x", width, " (channels x height x width); ",
+                 cfg.dataset, "'s are ", data.channels, "x", data.image_size, "x", data.image_size,
+                 ", the shape the model is built for");
   }
   s.train_samples_total = train.size();
   s.test_samples_total = test.size();
