@@ -190,7 +190,8 @@ int run_compaction_cuda_bench(const ModelBenchConfig& cfg) {
              c_bytes / 1e6, 100.0 * c_bytes / d_bytes, cpu_mask.density());
   fmt::print("# pack+unpack {:.1f} GB/s, D2D copy {:.1f} GB/s, ratio {:.3f} (target >= 0.80)\n",
              rows[2].algbw_gbs, rows[3].algbw_gbs, ratio);
-  print_sector_traffic(layout, cpu_mask, c_bytes, d_bytes, median(t_both), rows[3].algbw_gbs);
+  print_sector_traffic(layout, cpu_mask, c_bytes, d_bytes, median(t_both), rows[3].algbw_gbs, 32,
+                       "sectors");
   fmt::print("# projection {:.3f} ms per model (median of {})\n", median(t_proj) / 1e3, iters);
 
   const long wrong = pack_wrong + unpack_wrong + proj_wrong;

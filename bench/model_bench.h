@@ -30,11 +30,13 @@ int run_compaction_cuda_bench(const ModelBenchConfig& cfg);
 // the same masks, in the CPU and GPU benches. Fast enough for 10^8 floats.
 void fill_random(std::vector<float>& v, uint64_t seed);
 
-// The compaction benches' closing line on traffic in whole sectors: pack reads z and v in
-// whole sectors (2 * kept_sector_bytes) and writes the compact stream; unpack reads the
-// stream and writes every element. Prints that traffic over the measured times and its
-// ratio to the copy's rate.
-void print_sector_traffic(const ModelLayout& layout, const ModelMask& mask, double compact_bytes,
-                          double dense_bytes, double both_us, double copy_gbs);
+// The compaction benches' closing line on traffic in whole units of `unit` bytes (the GPU's
+// 32-byte sectors, the CPU's 64-byte cache lines): pack reads z and v in whole units
+// (2 * kept_sector_bytes) and writes the compact stream; unpack reads the stream and writes
+// every element. Prints that traffic over the measured times and returns its ratio to the
+// copy's rate.
+double print_sector_traffic(const ModelLayout& layout, const ModelMask& mask, double compact_bytes,
+                            double dense_bytes, double both_us, double copy_gbs, int unit,
+                            const char* unit_name);
 
 }  // namespace prunex

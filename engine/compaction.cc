@@ -1,6 +1,7 @@
 // pack / unpack: the hot path. Everything they need is precomputed in the plan; nothing is
 // allocated here. Rows that fit in the current bucket take a path without cut checks, and
-// every destination is written front to back with streaming stores (stream_store.h).
+// every destination is written front to back (the row code with streaming stores,
+// stream_store.h; the AVX-512 kernels with ordinary stores of whole lines).
 #include <algorithm>
 #include <cstring>
 
@@ -143,7 +144,7 @@ void pack(const CompactionPlan& plan, const float* const* z, const float* const*
       // Floats after this layer in its bucket are written by later layers: scratch room.
       const int64_t slack = plan.bucket_floats(c.bucket) - c.offset - c.compact_numel;
       if ((reinterpret_cast<uintptr_t>(buckets[c.bucket]) & 63u) == 0)
-        detail::pack_layer_simd_nt(c, z[l], vl, buckets[c.bucket] + c.offset);
+        detail::pack_layer_simd_lines(c, z[l], vl, buckets[c.bucket] + c.offset);
       else
         detail::pack_layer_simd(c, z[l], vl, buckets[c.bucket] + c.offset, slack);
       continue;

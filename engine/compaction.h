@@ -13,7 +13,8 @@
 //
 // Speed: layers whose slice lies in one bucket go through AVX-512 expand/compress kernels
 // when the CPU has them (compaction_simd.h), the rest through precomputed channel runs or
-// column lists; outputs are written with streaming stores, fenced before returning.
+// column lists; the AVX-512 kernels write whole lines with ordinary stores, the rest with
+// streaming stores (stream_store.h), fenced before returning.
 #pragma once
 
 #include <cstddef>

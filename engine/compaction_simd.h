@@ -1,6 +1,6 @@
 // AVX-512 kernels for pack/unpack of one layer whose compact slice lies in one bucket. The
 // layer is walked flat, 16 floats at a time, with its element mask as bits: unpack is an
-// expand (vexpandps) of the compact floats into the full tensor, pack a compress
+// expand of the compact floats into the full tensor (a table-driven permute), pack a compress
 // (vcompressps) of z + v. Chosen at run time; the portable row code handles the rest.
 #pragma once
 
@@ -20,8 +20,8 @@ bool set_compaction_simd(bool on);
 // floats and `slack` more that may be scribbled on (they are written later by pack).
 void pack_layer_simd(const CompactLayer& c, const float* z, const float* v, float* d,
                      int64_t slack);
-// The same into a bucket that starts on a 64-byte boundary, with streaming stores.
-void pack_layer_simd_nt(const CompactLayer& c, const float* z, const float* v, float* d);
+// The same into a bucket that starts on a 64-byte boundary, one store per whole line.
+void pack_layer_simd_lines(const CompactLayer& c, const float* z, const float* v, float* d);
 // out <- scale * expand(s) over c.flat_bits, zeros elsewhere.
 void unpack_layer_simd(const CompactLayer& c, const float* s, float* out, float scale);
 

@@ -179,6 +179,30 @@ TEST(Compaction, LayerLargerThanABucketAndCutsAtLayerEnds) {
   for (int64_t floats : {7, 13, 97, 1001}) check_round_trip(m, mask, floats * 4, true);
 }
 
+// The vector unpack loads 16 compact floats at a time only while 16 remain in the layer's
+// slice and finishes with a kernel that reads only the floats it needs: layers whose last
+// filters are pruned (a long run of zeros after the last compact float), sparse and dense
+// masks, checked against the brute-force expansion.
+TEST(Compaction, VectorUnpackAtEveryDensityAndPrunedTails) {
+  ModelLayout layout;
+  layout.model = "tails";
+  layout.layers = {testing::conv("stem.weight", 4, 3, 3, 3),
+                   testing::conv("a.weight", 64, 48, 3, 3), testing::conv("b.weight", 96, 64, 1, 1),
+                   testing::fc("fc.weight", 10, 96)};
+  auto m = make_model(layout, 21);
+  for (double p : {0.05, 0.3, 0.5, 0.9}) {
+    SCOPED_TRACE(::testing::Message() << "p=" << p);
+    auto mask = random_mask(layout, p, 22);
+    check_round_trip(m, mask, 1 << 20, true);
+    for (size_t l = 1; l < 3; ++l) {  // keep only the first quarter of a's and b's filters
+      auto& out = mask[l].keep_out;
+      std::fill(out.begin() + static_cast<std::ptrdiff_t>(out.size() / 4), out.end(), 0);
+      out[0] = 1;
+    }
+    check_round_trip(m, mask, 1 << 20, true, 0.5f);
+  }
+}
+
 TEST(Compaction, GatherAndRunPathsBothExercised) {
   ModelLayout layout;
   layout.model = "paths";
