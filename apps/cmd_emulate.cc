@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -55,10 +56,22 @@ int run_emulate(const Args& args) {
   if (!topology_out.empty()) topology_file.emplace(topology_out, "--topology-out");
   PRUNEX_USAGE(!inner.empty(),
                "missing the command to run: prunex emulate [options] -- COMMAND ...");
-  bool known = false;
-  for (const auto& c : registry()) known = known || c.name == inner[0];
-  PRUNEX_USAGE(known && inner[0] != "emulate" && inner[0] != "emulate-probe", "'", inner[0],
-               "' is not a prunex command to run on the emulated cluster (train, bench, ...)");
+  const bool program = args.flag("program");
+  if (program) {
+    const std::string& name = inner[0];
+    const bool runnable = name.find('/') != std::string::npos
+                              ? access(name.c_str(), X_OK) == 0 &&
+                                    std::filesystem::is_regular_file(name)
+                              : !find_program(name).empty();
+    PRUNEX_USAGE(runnable, "--program: '", name,
+                 "' is not a program on PATH or a file that can be run");
+  } else {
+    bool known = false;
+    for (const auto& c : registry()) known = known || c.name == inner[0];
+    PRUNEX_USAGE(known && inner[0] != "emulate" && inner[0] != "emulate-probe", "'", inner[0],
+                 "' is not a prunex command to run on the emulated cluster (train, bench, ...; "
+                 "--program runs a program of its own)");
+  }
   const std::string mpirun = find_program("mpirun");
   PRUNEX_USAGE(!mpirun.empty(), "mpirun not found (scripts/setup.sh installs Open MPI)");
   check_emulation_possible();
@@ -97,7 +110,9 @@ int run_emulate(const Args& args) {
       options.own_group = true;
       options.default_signals = true;
       rc = wait_process_forwarding(
-          spawn_process(emulated_mpirun_argv(cluster, mpirun, self_executable(), inner), options),
+          spawn_process(emulated_mpirun_argv(cluster, mpirun,
+                                             program ? std::string() : self_executable(), inner),
+                        options),
           g_signal);
     }
   } catch (const std::exception& e) {
@@ -123,7 +138,8 @@ PRUNEX_REGISTER_COMMAND(Command{
     "emulate",
     "run a prunex command on an emulated multi-node cluster on this host (netns + tc)",
     "prunex emulate --topology NAME|FILE --nodes M --gpus-per-node P [--slowdown X] "
-    "[--topology-out FILE] [--keep-up] -- COMMAND ARGS...  |  prunex emulate --cleanup",
+    "[--topology-out FILE] [--keep-up] [--program] -- COMMAND ARGS...  |  prunex emulate "
+    "--cleanup",
     "Builds M nodes as Linux network namespaces (each with its own hostname), gives each\n"
     "node the topology's NIC rails as veth links into one bridge per rail (a star), shapes\n"
     "every link with tc to nic.bandwidth_gbits and the latency of one hop (nic.latency_us +\n"
@@ -138,12 +154,18 @@ PRUNEX_REGISTER_COMMAND(Command{
     "(config.emulation). Addresses: 198.18.R.(K+1) for node K on rail R, inside the\n"
     "namespaces only. Needs root or CAP_NET_ADMIN. --topology-out writes the cluster as\n"
     "it was built (rails, rate, the latency the kernel could add) as a topology file, the\n"
-    "input `prunex calibrate --links relative` and `prunex simulate` take to model it.\n\n"
+    "input `prunex calibrate --links relative` and `prunex simulate` take to model it.\n"
+    "--program runs COMMAND as a program of its own in place of a prunex subcommand (e.g.\n"
+    "python3 scripts/pytorch_ddp.py): each rank gets Open MPI's OMPI_COMM_WORLD_* variables\n"
+    "and PRUNEX_EMULATION, the JSON record above with the nodes' rail-0 addresses\n"
+    "(addresses) and that interface's name (interface).\n\n"
     "examples:\n"
     "  prunex emulate --topology ethernet-100m --nodes 2 --gpus-per-node 1 -- \\\n"
     "      bench --backend mpi --op allreduce --group world -b 16M -e 16M -n 3 -w 1\n"
     "  prunex emulate --topology puhti --nodes 2 --gpus-per-node 2 --slowdown 100 -- \\\n"
     "      train --dataset fashion-mnist --model small_cnn --strategy hsadmm --out out/emu\n"
+    "  prunex emulate --topology puhti --nodes 4 --slowdown 5000 --program -- \\\n"
+    "      python3 scripts/pytorch_ddp.py --train-samples 8000 --epochs 1\n"
     "  prunex emulate --cleanup",
     {
         {"topology", "NAME|FILE", "cluster preset or topology file (its NICs and fabric)", ""},
@@ -154,6 +176,7 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"topology-out", "FILE",
          "also write the emulated cluster as a topology file (for calibrate and simulate)", ""},
         {"keep-up", "", "leave the cluster up after the command (remove with --cleanup)", ""},
+        {"program", "", "COMMAND is a program of its own, not a prunex subcommand", ""},
         {"cleanup", "", "remove what killed emulations left behind, then exit", ""},
     },
     run_emulate,

@@ -54,13 +54,15 @@ std::vector<std::string> emulated_mpirun_argv(const EmulatedCluster& cluster,
   const unsigned cores = std::thread::hardware_concurrency();
   if (cores > 0 && static_cast<unsigned>(spec.nodes * spec.gpus_per_node) > cores)
     argv.insert(argv.end(), {"--mca", "mpi_yield_when_idle", "1"});
-  argv.push_back(prunex);
+  if (!prunex.empty()) argv.push_back(prunex);
   argv.insert(argv.end(), command.begin(), command.end());
   return argv;
 }
 
 nlohmann::json emulation_record(const EmulatedCluster& cluster) {
   const EmulationSpec& s = cluster.spec();
+  nlohmann::json addresses = nlohmann::json::array();
+  for (int k = 0; k < s.nodes; ++k) addresses.push_back(cluster.address(k, 0));
   return {{"topology", s.topology},
           {"nodes", s.nodes},
           {"gpus_per_node", s.gpus_per_node},
@@ -70,7 +72,9 @@ nlohmann::json emulation_record(const EmulatedCluster& cluster) {
           {"latency_emulated", cluster.latency_emulated()},
           {"delay", cluster.delay_method()},
           {"slowdown", s.slowdown},
-          {"fabric", s.fabric}};
+          {"fabric", s.fabric},
+          {"addresses", addresses},
+          {"interface", "rail0"}};
 }
 
 }  // namespace prunex

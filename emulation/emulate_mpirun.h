@@ -14,12 +14,14 @@ namespace prunex {
 
 // The argv that runs `prunex` (this executable's path) with `command` (a prunex subcommand
 // and its arguments) as M x P ranks on the built cluster, through `mpirun` (its path).
+// prunex empty: `command` is a program of its own and its arguments (emulate --program).
 std::vector<std::string> emulated_mpirun_argv(const EmulatedCluster& cluster,
                                               const std::string& mpirun, const std::string& prunex,
                                               const std::vector<std::string>& command);
 
 // What was emulated (topology, shape, rails, rate, latency and how it is delayed), as runs
-// record it in metrics.json.
+// record it in metrics.json; with the nodes' addresses on rail 0 and that interface's name,
+// for programs that rendezvous on their own (a PyTorch process group's MASTER_ADDR).
 nlohmann::json emulation_record(const EmulatedCluster& cluster);
 
 }  // namespace prunex

@@ -20,6 +20,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 [[ $? -eq 2 ]] && grep -q -- "--slowdown" "$work/err" || fail "slowdown 0: $(cat "$work/err")"
 "$prunex" emulate --topology ethernet-100m -- nosuchcommand > "$work/out" 2> "$work/err"
 [[ $? -eq 2 ]] && grep -q "nosuchcommand" "$work/err" || fail "bad command: $(cat "$work/err")"
+"$prunex" emulate --topology ethernet-100m --program -- nosuchprogram > "$work/out" 2> "$work/err"
+[[ $? -eq 2 && $(wc -l < "$work/err") -eq 1 ]] && grep -q "nosuchprogram" "$work/err" ||
+  fail "--program without a program: $(cat "$work/err")"
 
 if ! "$prunex" emulate --cleanup > "$work/out" 2> "$work/err"; then
   echo "SKIP: $(cat "$work/err")"
@@ -121,6 +124,19 @@ assert c['nodes'] == 2 and c['gpus-per-node'] == 2, c
 e = c['emulation']
 assert e['rate_mbits'] == 100 and e['slowdown'] == 1 and e['nodes'] == 2, e" ||
   fail "train under emulate: $(tail -3 "$work/train.log")"
+
+# --program: a program of its own runs as the ranks, in each node's namespace, and finds the
+# nodes' addresses in PRUNEX_EMULATION (how scripts/pytorch_ddp.py meets its peers).
+emulate "$work/program.log" --topology ethernet-100m --nodes 2 --gpus-per-node 1 --program -- \
+  sh -c 'echo "rank $OMPI_COMM_WORLD_RANK on $(hostname): $PRUNEX_EMULATION" > "$0/rank$OMPI_COMM_WORLD_RANK"' "$work"
+python3 - "$work" <<'PY' || fail "--program: $(cat "$work/program.log" "$work"/rank* 2>&1)"
+import json, sys
+lines = [open("%s/rank%d" % (sys.argv[1], r)).read() for r in (0, 1)]
+hosts = [l.split(" on ")[1].split(":")[0] for l in lines]
+assert hosts[0] != hosts[1], hosts  # one rank per node, each in its own namespace
+e = json.loads(lines[0].split(": ", 1)[1])
+assert e["addresses"] == ["198.18.0.1", "198.18.0.2"] and e["interface"] == "rail0", e
+PY
 
 # A failing command (exit 2 inside), then one interrupted by SIGINT: nothing left behind.
 "$prunex" emulate --topology ethernet-100m --nodes 2 -- bench --backend mpi --op nope \
