@@ -78,7 +78,7 @@ inline const std::set<std::string>& recorded_config_keys() {
                                              "parameters",      "forward-gflops-per-sample",
                                              "compute-model",   "compute-calibration",
                                              "links",           "emulation",
-                                             "device"};
+                                             "device",          "slurm"};
   return keys;
 }
 

@@ -12,6 +12,7 @@ packages=(
   dataset-fashion-mnist
   python3 python3-matplotlib python3-torchvision time
   iproute2
+  slurmctld slurmd slurm-client munge libpmix-dev  # scripts/slurm/local_cluster.sh
 )
 
 missing=()

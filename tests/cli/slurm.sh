@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# The SLURM templates on a real SLURM cluster (scripts/slurm/local_cluster.sh: Debian's
+# slurm-wlm on 2 emulated nodes, puhti's links / 1000):
+# 1. sbatch --test-only accepts puhti.sbatch and generic.sbatch as written (account,
+#    partition, --gres=gpu:v100:4, --mem=320G, 10 CPUs per task);
+# 2. generic.sbatch (BACKEND=mpi, account and partition from SBATCH_ACCOUNT/SBATCH_PARTITION)
+#    trains hsadmm and ddp on 2 nodes x 2 ranks started by srun through PMIx: the trainer
+#    groups the ranks by host into 2 nodes of 2, metrics.json records the job id and node
+#    list, and the losses equal the same training under `prunex emulate` (2 x 2, same links);
+# 3. scripts/slurm/sweep.sh's array and its afterok merge give the scaling.json of a serial
+#    `prunex sweep`, paths aside;
+# 4. scancel of a running training job leaves whole files only.
+# Skips with one line without root, namespaces or slurm-wlm.
+set -u
+prunex=$(realpath "$1")
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
+if ! "$prunex" emulate --cleanup >"$work/out" 2>"$work/err"; then
+  echo "SKIP: $(cat "$work/err")"
+  exit 0
+fi
+for p in slurmctld slurmd munged sbatch; do
+  command -v $p >/dev/null || { echo "SKIP: $p not found (scripts/setup.sh installs slurm-wlm)"; exit 0; }
+done
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# The reference: the same training under prunex emulate, ranks started by mpirun.
+train_args="--dataset synthetic --synthetic-samples 512 --model small_cnn --batch 32 --lr 0.05 --local-steps 5"
+for s in hsadmm ddp; do
+  # shellcheck disable=SC2086
+  "$prunex" emulate --topology puhti --nodes 2 --gpus-per-node 2 --slowdown 1000 -- \
+    train --strategy $s $train_args --iterations 2 --gpus-per-node 0 --out "$work/ref_$s" \
+    >"$work/ref_$s.log" 2>&1 || fail "emulate reference $s: $(tail -3 "$work/ref_$s.log")"
+done
+
+"$prunex" sweep --topology puhti --model resnet20 --gpus 8,16 --strategy hsadmm,ddp \
+  --iterations 1 --out "$work/sweep_serial" >/dev/null || fail "serial sweep"
+
+TRAIN_ARGS=$train_args "$repo/scripts/slurm/local_cluster.sh" --nodes 2 --cpus-per-node 40 \
+  --gpus-per-node 4 -- bash "$repo/tests/cli/slurm_session.bash" "$repo" "$work" "$prunex" \
+  >"$work/session.log" 2>&1 || fail "the SLURM session: $(tail -20 "$work/session.log")"
+grep "^slurm:" "$work/session.log"
+
+python3 - "$work" <<'PY' || fail "SLURM runs against the emulated ones"
+import glob, json, sys
+w = sys.argv[1]
+for s in ("hsadmm", "ddp"):
+    ref = json.load(open(f"{w}/ref_{s}/metrics.json"))
+    got = json.load(open(f"{w}/slurm_{s}/metrics.json"))
+    c = got["config"]
+    assert c["nodes"] == 2 and c["gpus-per-node"] == 2 and c["world-size"] == 4, c
+    sl = c["slurm"]
+    assert sl["job_id"].isdigit() and sl["nodelist"] == "node[0-1]", sl
+    assert sl["account"] == "project_local" and sl["partition"] == "local", sl
+    a = [(i["iteration"], i["loss"], i.get("accuracy")) for i in ref["iterations"]]
+    b = [(i["iteration"], i["loss"], i.get("accuracy")) for i in got["iterations"]]
+    assert a == b, (s, a, b)
+    print(f"slurm: {s} under SLURM job {sl['job_id']} on {sl['nodelist']}: losses equal the emulated run's {[x[1] for x in b]}")
+# 3. the array's merge against the serial sweep, paths aside
+def strip(d):
+    if isinstance(d, dict):
+        return {k: strip(v) for k, v in d.items() if k not in ("out", "wall_seconds", "wall_s")}
+    if isinstance(d, list):
+        return [strip(v) for v in d]
+    return d
+a = strip(json.load(open(f"{w}/sweep_serial/scaling.json")))
+b = strip(json.load(open(f"{w}/sweep_array/scaling.json")))
+assert a == b, "merged scaling.json differs from the serial sweep"
+print("slurm: the array's merged scaling.json equals the serial sweep's")
+# 4. after scancel: whole files only
+assert not glob.glob(f"{w}/slurm_cancel/**/*.tmp.*", recursive=True)
+for f in glob.glob(f"{w}/slurm_cancel/**/*.json", recursive=True):
+    json.load(open(f))
+PY
+echo "slurm: ok"

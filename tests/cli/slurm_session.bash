@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Runs on node0 of the local SLURM cluster for tests/cli/slurm.sh:
+#   slurm_session.bash REPO WORK PRUNEX
+# Lines starting "slurm:" are what the test prints (squeue/sacct lines included).
+set -uo pipefail
+repo=$1 work=$2 prunex=$3
+fail() { echo "FAIL: $*" >&2; exit 1; }
+cd "$repo" || exit 1  # the templates run build/bin/prunex of the checkout they are submitted from
+
+# 1. The templates as written pass SLURM's own checks of their options.
+for t in puhti generic; do
+  sbatch --test-only "$repo/scripts/slurm/$t.sbatch" >"$work/testonly_$t.txt" 2>&1 ||
+    fail "sbatch --test-only $t.sbatch: $(cat "$work/testonly_$t.txt")"
+  echo "slurm: --test-only $t.sbatch: $(tail -1 "$work/testonly_$t.txt")"
+done
+
+# 2. generic.sbatch trains on 2 nodes x 2 ranks.
+export SBATCH_ACCOUNT=project_local SBATCH_PARTITION=local
+export BACKEND=mpi MODEL=small_cnn DATASET=synthetic ITERATIONS=2 SPARSITY=""
+for s in hsadmm ddp; do
+  STRATEGY=$s OUT=$work/slurm_$s sbatch --wait --nodes=2 --ntasks-per-node=2 --cpus-per-task=1 \
+    --gres=gpu:2 --output="$work/slurm_$s.log" "$repo/scripts/slurm/generic.sbatch" \
+    >"$work/sbatch_$s.txt" 2>&1 || fail "sbatch generic.sbatch ($s): $(cat "$work/sbatch_$s.txt" "$work/slurm_$s.log")"
+  job=$(grep -o '[0-9]*' "$work/sbatch_$s.txt" | head -1)
+  echo "slurm: $s: $(head -1 "$work/sbatch_$s.txt"); $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*'); $(scontrol show job "$job" | grep -o ' NodeList=[^ ]*')"
+done
+echo "slurm: sacct -c: $(sacct -c -X -o jobid,jobname,partition,account,state,exitcode,nodelist -n 2>&1 | tr -s ' ' | tr '\n' ';')"
+
+# 3. The sweep as an array plus a dependent merge.
+PRUNEX=$prunex "$repo/scripts/slurm/sweep.sh" "$work/sweep_array" --topology puhti --model resnet20 \
+  --gpus 8,16 --strategy hsadmm,ddp --iterations 1 >"$work/sweep_submit.txt" 2>&1 ||
+  fail "sweep.sh: $(cat "$work/sweep_submit.txt")"
+echo "slurm: $(cat "$work/sweep_submit.txt")"
+squeue -h -o '%i %j %T %r' | sed 's/^/slurm: squeue: /'
+for _ in $(seq 1 240); do
+  [[ -z $(squeue -h) ]] && break
+  sleep 0.5
+done
+[[ -z $(squeue -h) ]] || fail "the sweep's jobs did not end: $(squeue)"
+[[ -s $work/sweep_array/scaling.json ]] || fail "no merged scaling.json: $(cat "$work"/sweep_array/logs/*)"
+
+# 4. scancel while a training job runs: whole files only.
+STRATEGY=hsadmm OUT=$work/slurm_cancel ITERATIONS=40 TRAIN_ARGS="$TRAIN_ARGS --checkpoint-every 1" \
+  sbatch --nodes=2 --ntasks-per-node=2 --cpus-per-task=1 --output="$work/slurm_cancel.log" \
+  "$repo/scripts/slurm/generic.sbatch" >"$work/sbatch_cancel.txt" 2>&1 || fail "sbatch (cancel)"
+job=$(grep -o '[0-9]*' "$work/sbatch_cancel.txt" | head -1)
+for _ in $(seq 1 240); do
+  [[ -e $work/slurm_cancel/checkpoint/LATEST ]] && break
+  sleep 0.25
+done
+[[ -e $work/slurm_cancel/checkpoint/LATEST ]] || fail "the job to cancel wrote no checkpoint: $(cat "$work/slurm_cancel.log")"
+sleep 1
+scancel "$job"
+for _ in $(seq 1 120); do
+  [[ -z $(squeue -h -j "$job" 2>/dev/null) ]] && break
+  sleep 0.5
+done
+echo "slurm: scancel $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"
+exit 0
