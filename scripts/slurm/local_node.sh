@@ -2,7 +2,8 @@
 # One node of scripts/slurm/local_cluster.sh, started by `prunex emulate --program` in that
 # node's namespace (hostname nodeK): runs its slurmd (node0: the slurmctld too); node0 waits
 # until every node is idle, runs COMMAND, and marks the run done; then every node stops its
-# daemons and what their jobs left.
+# daemons and what their jobs left. A killed slurmd of node K > 0 is started again once
+# STATE/restart-nodeK exists (tests stage a node failure that way).
 #   local_node.sh STATE NODES -- COMMAND ...
 set -uo pipefail
 state=$1 nodes=$2
@@ -36,8 +37,15 @@ slurmd -D -N "node$k" -f "$SLURM_CONF" >>"$state/slurmd-node$k.out" 2>&1 &
 pids+=($!)
 
 if [[ $k -ne 0 ]]; then
+  # This script is the node's init: a slurmd that died (a node failure staged by a test:
+  # kill it, then touch STATE/restart-nodeK) comes back when asked, as after a reboot.
   until [[ -e $state/done ]]; do
-    kill -0 "${pids[0]}" 2>/dev/null || { log "slurmd ended"; break; }
+    if ! kill -0 "${pids[-1]}" 2>/dev/null && [[ -e $state/restart-node$k ]]; then
+      rm -f "$state/restart-node$k"
+      slurmd -D -N "node$k" -f "$SLURM_CONF" >>"$state/slurmd-node$k.out" 2>&1 &
+      pids+=($!)
+      log "slurmd restarted"
+    fi
     sleep 0.5
   done
   stop

@@ -9,7 +9,10 @@
 #    list, and the losses equal the same training under `prunex emulate` (2 x 2, same links);
 # 3. scripts/slurm/sweep.sh's array and its afterok merge give the scaling.json of a serial
 #    `prunex sweep`, paths aside;
-# 4. scancel of a running training job leaves whole files only.
+# 4. scancel of a running training job leaves whole files only;
+# 5. node1 killed mid-job (slurmd, steps and ranks): the job ends (NODE_FAIL) with no rank left
+#    running and whole files; node1's slurmd restarted, the job resubmitted with --resume
+#    ends with the uninterrupted job's losses and accuracies.
 # Skips with one line without root, namespaces or slurm-wlm.
 set -u
 prunex=$(realpath "$1")
@@ -68,9 +71,18 @@ a = strip(json.load(open(f"{w}/sweep_serial/scaling.json")))
 b = strip(json.load(open(f"{w}/sweep_array/scaling.json")))
 assert a == b, "merged scaling.json differs from the serial sweep"
 print("slurm: the array's merged scaling.json equals the serial sweep's")
-# 4. after scancel: whole files only
-assert not glob.glob(f"{w}/slurm_cancel/**/*.tmp.*", recursive=True)
-for f in glob.glob(f"{w}/slurm_cancel/**/*.json", recursive=True):
-    json.load(open(f))
+# 4. and 5. after scancel and after a node died: whole files only
+for d in ("slurm_cancel", "slurm_killed"):
+    assert not glob.glob(f"{w}/{d}/**/*.tmp.*", recursive=True), d
+    for f in glob.glob(f"{w}/{d}/**/*.json", recursive=True):
+        json.load(open(f))
+    assert json.load(open(f"{w}/{d}/metrics.json"))["summary"]["completed"] is False, d
+# 5. resumed after the node failure: the uninterrupted run's losses and accuracies
+full = json.load(open(f"{w}/slurm_full/metrics.json"))["iterations"]
+res = json.load(open(f"{w}/slurm_resumed/metrics.json"))["iterations"]
+a = [(i["iteration"], i["loss"], i.get("accuracy")) for i in full]
+b = [(i["iteration"], i["loss"], i.get("accuracy")) for i in res]
+assert len(a) == 6 and a == b, (a, b)
+print("slurm: resumed after node1 died: the 6 iterations equal the uninterrupted job's")
 PY
 echo "slurm: ok"

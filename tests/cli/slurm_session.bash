@@ -56,4 +56,49 @@ for _ in $(seq 1 120); do
   sleep 0.5
 done
 echo "slurm: scancel $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"
+
+# 5. node1 dies mid-job (its slurmd and everything in its namespace killed): the job ends in
+# a SLURM state that says so, no rank hangs, files stay whole; once node1 is back, the job
+# resubmitted with --resume ends as the uninterrupted one.
+state=$(dirname "$SLURM_CONF")
+run6() {  # OUT EXTRA_TRAIN_ARGS [sbatch options]
+  local out=$1 extra=$2
+  shift 2
+  STRATEGY=hsadmm OUT=$out ITERATIONS=6 TRAIN_ARGS="$TRAIN_ARGS --checkpoint-every 1 $extra" \
+    sbatch --nodes=2 --ntasks-per-node=2 --cpus-per-task=1 --output="$out.log" "$@" \
+    "$repo/scripts/slurm/generic.sbatch"
+}
+run6 "$work/slurm_full" "" --wait >/dev/null 2>&1 || fail "uninterrupted 6-iteration job: $(cat "$work/slurm_full.log")"
+job=$(run6 "$work/slurm_killed" "" 2>&1 | grep -o '[0-9]*' | head -1)
+for _ in $(seq 1 480); do
+  grep -qs "iter-0000000[2-9]" "$work/slurm_killed/checkpoint/LATEST" && break
+  sleep 0.25
+done
+grep -qs "iter-0000000[2-9]" "$work/slurm_killed/checkpoint/LATEST" ||
+  fail "the job to kill reached no second checkpoint: $(cat "$work/slurm_killed.log")"
+slurmd1=$(pgrep -f "slurmd -D -N node1( |$)" | head -1)
+[[ -n $slurmd1 ]] || fail "no slurmd of node1"
+ns=$(readlink "/proc/$slurmd1/ns/net")
+killed=$(date +%s)
+for p in $(pgrep -f "slurmd -D -N node1|slurmstepd|prunex train"); do
+  [[ $(readlink "/proc/$p/ns/net" 2>/dev/null) == "$ns" ]] && kill -9 "$p" 2>/dev/null
+done
+for _ in $(seq 1 240); do
+  [[ -z $(squeue -h -j "$job" 2>/dev/null) ]] && break
+  sleep 0.5
+done
+took=$(( $(date +%s) - killed ))
+[[ -z $(squeue -h -j "$job" 2>/dev/null) ]] || fail "job $job still queued 120 s after node1 died: $(squeue)"
+pgrep -f "prunex train" >/dev/null && fail "ranks left running after job $job ended"
+echo "slurm: node1 killed in job $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*') after $took s; $(sinfo -h -N -n node1 -o '%N %T %E' | head -1)"
+grep -v '^\s*$' "$work/slurm_killed.log" | grep -iE "error|fail|abort" | head -3 | sed 's/^/slurm: job output: /'
+touch "$state/restart-node1"
+for _ in $(seq 1 120); do
+  [[ $(sinfo -h -N -t idle -o %N | sort -u | wc -l) -ge 2 ]] && break
+  sleep 0.5
+done
+echo "slurm: node1 back: $(sinfo -h -N -n node1 -o '%N %T' | head -1)"
+run6 "$work/slurm_resumed" "--resume $work/slurm_killed/checkpoint" --wait >/dev/null 2>&1 ||
+  fail "resubmitted job: $(cat "$work/slurm_resumed.log")"
+grep -o "resumed from .*" "$work/slurm_resumed.log" | head -1 | sed 's/^/slurm: /'
 exit 0
