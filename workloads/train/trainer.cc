@@ -88,11 +88,13 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
   // Under SLURM: the job and its allocation (the variables srun gives every task).
   if (const char* job = std::getenv("SLURM_JOB_ID")) {
     nlohmann::json slurm = {{"job_id", job}};
-    const std::pair<const char*, const char*> vars[] = {
-        {"job_name", "SLURM_JOB_NAME"},       {"nodelist", "SLURM_JOB_NODELIST"},
-        {"partition", "SLURM_JOB_PARTITION"}, {"account", "SLURM_JOB_ACCOUNT"},
-        {"step_id", "SLURM_STEP_ID"},         {"array_job_id", "SLURM_ARRAY_JOB_ID"},
-        {"array_task_id", "SLURM_ARRAY_TASK_ID"}};
+    const std::pair<const char*, const char*> vars[] = {{"job_name", "SLURM_JOB_NAME"},
+                                                        {"nodelist", "SLURM_JOB_NODELIST"},
+                                                        {"partition", "SLURM_JOB_PARTITION"},
+                                                        {"account", "SLURM_JOB_ACCOUNT"},
+                                                        {"step_id", "SLURM_STEP_ID"},
+                                                        {"array_job_id", "SLURM_ARRAY_JOB_ID"},
+                                                        {"array_task_id", "SLURM_ARRAY_TASK_ID"}};
     for (const auto& [key, var] : vars)
       if (const char* v = std::getenv(var)) slurm[key] = v;
     run.config["slurm"] = slurm;
