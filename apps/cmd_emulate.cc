@@ -59,10 +59,10 @@ int run_emulate(const Args& args) {
   const bool program = args.flag("program");
   if (program) {
     const std::string& name = inner[0];
-    const bool runnable = name.find('/') != std::string::npos
-                              ? access(name.c_str(), X_OK) == 0 &&
-                                    std::filesystem::is_regular_file(name)
-                              : !find_program(name).empty();
+    const bool runnable =
+        name.find('/') != std::string::npos
+            ? access(name.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(name)
+            : !find_program(name).empty();
     PRUNEX_USAGE(runnable, "--program: '", name,
                  "' is not a program on PATH or a file that can be run");
   } else {

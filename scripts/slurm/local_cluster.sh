@@ -57,7 +57,6 @@ if [[ $cleanup -eq 1 ]]; then
     done
     rm -rf "$d"
   done
-  pkill -9 -f "slurmstepd.*prunex-slurm" 2>/dev/null || true
   "$prunex" emulate --cleanup
   echo "local_cluster.sh: stopped $n daemons"
   exit 0
@@ -83,7 +82,6 @@ finish() {
   local rc=$?
   trap - EXIT INT TERM
   [[ -n $munge_pid ]] && kill "$munge_pid" 2>/dev/null
-  pkill -9 -f "slurmstepd.*$state" 2>/dev/null || true
   if [[ $rc -eq 0 ]]; then rm -rf "$state"; else echo "local_cluster.sh: logs kept in $state" >&2; fi
   exit "$rc"
 }

@@ -24,8 +24,15 @@ stop() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
   sleep 0.5
   for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done
-  # Steps a killed job left on this node (slurmstepd and its tasks).
-  pkill -9 -f "slurmstepd.*$state" 2>/dev/null || true
+  # Steps a killed job left on this node: slurmstepd and its tasks, found by this node's
+  # network namespace (their command lines name no state folder).
+  local me p
+  me=$(readlink /proc/self/ns/net)
+  for p in $(pgrep slurmstepd); do
+    [[ $(readlink "/proc/$p/ns/net" 2>/dev/null) == "$me" ]] || continue
+    pkill -9 -P "$p" 2>/dev/null
+    kill -9 "$p" 2>/dev/null
+  done
 }
 trap 'stop; exit 143' TERM INT
 
