@@ -81,8 +81,17 @@ munge_pid=""
 finish() {
   local rc=$?
   trap - EXIT INT TERM
-  [[ -n $munge_pid ]] && kill "$munge_pid" 2>/dev/null
-  if [[ $rc -eq 0 ]]; then rm -rf "$state"; else echo "local_cluster.sh: logs kept in $state" >&2; fi
+  if [[ -n $munge_pid ]] && kill "$munge_pid" 2>/dev/null; then
+    # munged writes its seed file and removes its socket as it exits: the folder is removed
+    # only after it is gone (an rm racing it fails with "Directory not empty").
+    for _ in $(seq 1 50); do kill -0 "$munge_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -9 "$munge_pid" 2>/dev/null || true
+  fi
+  if [[ $rc -eq 0 ]]; then
+    rm -rf "$state" 2>/dev/null || { sleep 1; rm -rf "$state"; } || rc=1
+  else
+    echo "local_cluster.sh: logs kept in $state" >&2
+  fi
   exit "$rc"
 }
 trap finish EXIT
