@@ -19,6 +19,20 @@ std::vector<Command>& registry() {
 }
 
 namespace {
+std::vector<std::string>& words_given() {
+  static std::vector<std::string> words;
+  return words;
+}
+}  // namespace
+
+void set_command_words(std::vector<std::string> words) {
+  words_given() = std::move(words);
+}
+const std::vector<std::string>& command_words() {
+  return words_given();
+}
+
+namespace {
 
 std::string dashed(const std::string& name) {
   return (name.size() == 1 ? "-" : "--") + name;

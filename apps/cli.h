@@ -112,6 +112,10 @@ struct CommandLine {
   Args args;
 };
 CommandLine parse_command_line(const std::vector<std::string>& argv);
+// The words main() was given after the program name, as given (a command that hands its line
+// to another executable: train).
+void set_command_words(std::vector<std::string> words);
+const std::vector<std::string>& command_words();
 std::string help_text(const Command& c);
 
 struct Registrar {

@@ -40,6 +40,7 @@ int launcher_rank() {
 
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
+  prunex::cli::set_command_words(args);
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_overview(args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;

@@ -134,4 +134,14 @@ std::string self_executable() {
   return p.string();
 }
 
+void replace_process(const std::vector<std::string>& argv) {
+  std::vector<char*> words;
+  for (const auto& w : argv) words.push_back(const_cast<char*>(w.c_str()));
+  words.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  execv(words[0], words.data());
+  throw std::runtime_error("cannot run " + argv[0] + ": " + std::strerror(errno));
+}
+
 }  // namespace prunex

@@ -44,4 +44,8 @@ std::string find_system_program(const std::string& name);
 // This process's executable (/proc/self/exe).
 std::string self_executable();
 
+// Replaces this process with argv[0] (a path) run with argv, environment unchanged (stdio
+// flushed first); returns only by throwing std::runtime_error naming the program and why.
+[[noreturn]] void replace_process(const std::vector<std::string>& argv);
+
 }  // namespace prunex

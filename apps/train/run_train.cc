@@ -1,0 +1,161 @@
+// `prunex train`'s work, in the prunex-train executable (the only one that links LibTorch):
+// live training under mpirun/srun, one process per GPU or CPU slot. apps/cmd_train.cc holds
+// the command's options and help; `prunex train` execs prunex-train (apps/train_exec.cc).
+#include <cstdio>
+#include <memory>
+#include <set>
+
+#include "analysis/run_summary.h"
+#include "apps/cli.h"
+#include "apps/field_options.h"
+#include "apps/train/train_main.h"
+#include "backends/mpi/mpi_communicator.h"
+#include "backends/mpi/mpi_env.h"
+#include "engine/error.h"
+#include "engine/wire_dtype.h"
+#include "records/run_fields.h"
+#if defined(PRUNEX_HAVE_NCCL)
+#include <cuda_runtime_api.h>
+#include <fmt/core.h>
+
+#include "backends/cuda/cuda_check.h"
+#include "backends/cuda/cuda_consensus_math.h"
+#include "backends/nccl/host_staged_communicator.h"
+#include "backends/nccl/nccl_communicator.h"
+#endif
+#include "records/config_fields.h"
+#include "records/output_dir.h"
+#include "records/run_record.h"
+#include "workloads/train/train_config.h"
+#include "workloads/train/trainer.h"
+
+namespace prunex::cli {
+namespace {
+
+// A metrics.json config given to --config reproduces its run only on the same ranks.
+void check_recorded_shape(const nlohmann::json& recorded, const Communicator& comm,
+                          const std::string& file) {
+  const NodeGrouping& g = comm.grouping();
+  if (recorded.contains("world-size"))
+    PRUNEX_USAGE(recorded["world-size"] == g.world_size, file, ": recorded on world-size ",
+                 recorded["world-size"].dump(), ", this run has ", g.world_size,
+                 " ranks (mpirun -np)");
+  if (recorded.contains("nodes"))
+    PRUNEX_USAGE(recorded["nodes"] == g.nodes(), file, ": recorded on ", recorded["nodes"].dump(),
+                 " nodes, this run has ", g.nodes());
+}
+
+// train --backend nccl needs, in this order: a CUDA build, a device, a LibTorch with CUDA, and
+// a strategy the device path has. Empty when all are there; otherwise the first missing one,
+// for a one-line refusal.
+std::string nccl_training_unavailable([[maybe_unused]] const TrainConfig& cfg) {
+#if !defined(PRUNEX_HAVE_NCCL)
+  return "this prunex was built without CUDA and NCCL (--backend nccl needs a CUDA build)";
+#else
+  if (cuda_device_count() == 0)
+    return "no CUDA device: " + cuda_unavailable_reason() +
+           " (train --backend nccl needs a GPU per rank)";
+#if !defined(PRUNEX_TORCH_CUDA)
+  return "this build's LibTorch has no CUDA (configure with -DTorch_DIR= a PyTorch install "
+         "that has it; --backend nccl trains on CUDA tensors)";
+#else
+  if (parse_wire_dtype(cfg.wire_dtype) != DType::f32)
+    return "--wire-dtype " + cfg.wire_dtype +
+           " is not on --backend nccl in this version (f32 only); use --backend mpi";
+  return "";
+#endif
+#endif
+}
+
+// The communicators and device of the run: MPI alone, or MPI for control and NCCL for the
+// tensors on this rank's GPU (the one NcclCommunicator selected).
+struct Backend {
+  TrainBackend train;
+#if defined(PRUNEX_HAVE_NCCL)
+  std::unique_ptr<NcclCommunicator> nccl;
+  std::unique_ptr<HostStagedCommunicator> staged;
+#endif
+};
+
+void attach_nccl([[maybe_unused]] Backend& b, [[maybe_unused]] const NodeGrouping& grouping) {
+#if defined(PRUNEX_HAVE_NCCL)
+  b.nccl = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, grouping);
+  b.staged = std::make_unique<HostStagedCommunicator>(*b.nccl);
+  b.train.data = b.nccl.get();
+  b.train.host_data = b.staged.get();
+  PRUNEX_CUDA_CHECK(cudaGetDevice(&b.train.cuda_device));
+  b.train.consensus_math = [] { return make_cuda_consensus_math(); };
+#endif
+}
+
+int run_train(const Args& args) {
+  MpiEnv env;
+  TrainConfig cfg;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  // Configuration errors are the same on every rank: all return 2, rank 0 says why.
+  std::unique_ptr<MpiCommunicator> comm;
+  try {
+    std::set<std::string> given;
+    const nlohmann::json recorded = apply_options(train_fields(), args, cfg, &given);
+    cfg.warnings = fields::settings_not_applying(given, {cfg.strategy});
+    validate(cfg);
+    if (cfg.backend == "nccl") {
+      const std::string why = nccl_training_unavailable(cfg);
+      PRUNEX_USAGE(why.empty(), why);
+    }
+    comm = make_mpi_communicator(cfg.gpus_per_node);
+    check_recorded_shape(recorded, *comm, args.get_or("config", ""));
+  } catch (const UsageError& e) {
+    if (rank == 0) fmt::print(stderr, "prunex train: error: {}\n", e.what());
+    return 2;
+  }
+  // Rank 0 writes the results: it checks and claims --out before any work; every rank
+  // learns the verdict.
+  std::unique_ptr<OutputDir> out_dir;
+  int out_ok = 1;
+  if (rank == 0) {
+    try {
+      out_dir = std::make_unique<OutputDir>(cfg.out);
+    } catch (const UsageError& e) {
+      fmt::print(stderr, "prunex train: error: {}\n", e.what());
+      out_ok = 0;
+    }
+  }
+  MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!out_ok) return 2;
+  try {
+    // After every outer iteration: the record so far, marked unfinished.
+    auto so_far = [&](const RunRecord& r) {
+      RunRecord partial = r;
+      partial.completed = false;
+      write_metrics(partial, cfg.out);
+    };
+    Backend backend;
+    backend.train = TrainBackend::host(*comm);
+    if (cfg.backend == "nccl") attach_nccl(backend, comm->grouping());
+    RunRecord run = run_training(cfg, backend.train, so_far);
+    if (comm->world_rank() == 0) {
+      write_run(run, cfg.out);
+      print_run_summary(stdout, run, cfg.out);
+    }
+  } catch (const UsageError& e) {
+    // Data errors are found by every rank alike before any collective: exit 2 cleanly.
+    if (rank == 0) fmt::print(stderr, "prunex train: error: {}\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    // A failure on one rank must not leave the others waiting in a collective.
+    fmt::print(stderr, "prunex train: rank {} failed: {}\n", rank, e.what());
+    std::fflush(stderr);
+    comm->abort(1);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int train_main(const Args& args) {
+  return run_train(args);
+}
+
+}  // namespace prunex::cli
