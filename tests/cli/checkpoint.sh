@@ -15,8 +15,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mpi=(mpirun -q --oversubscribe -np 4)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
 tmp=$work
-common=(train --gpus-per-node 2 --dataset synthetic --synthetic-samples 512 --model small_cnn
-        --batch 32 --lr 0.05 --local-steps 5 --t-freeze 3)
+common=(train --gpus-per-node 2 --dataset synthetic --synthetic-samples 256 --model small_cnn
+        --batch 32 --lr 0.05 --local-steps 2 --t-freeze 3)
 
 same_run() {  # metrics A, metrics B: identical loss and accuracy in every iteration
   python3 - "$1" "$2" <<'PY'

@@ -180,7 +180,7 @@ done
 
 # 4. metrics.json after every outer iteration: read while the run goes on, it is whole and
 # marked unfinished; the final one is marked completed. --out in use by another run: exit 2.
-"${mpi[@]}" "$prunex" "${common[@]}" --iterations 4 --synthetic-samples 4096 --strategy ddp \
+"${mpi[@]}" "$prunex" "${common[@]}" --iterations 4 --synthetic-samples 1536 --strategy ddp \
   --out "$tmp/live" >"$tmp/live.txt" &
 runner=$!
 for _ in $(seq 1 3000); do
