@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The SLURM templates on a real SLURM cluster (scripts/slurm/local_cluster.sh: Debian's
-# slurm-wlm on 2 emulated nodes, puhti's links / 1000):
+# slurm-wlm on 2 emulated nodes, puhti's links / 10000):
 # 1. sbatch --test-only accepts puhti.sbatch and generic.sbatch as written (account,
 #    partition, --gres=gpu:v100:4, --mem=320G, 10 CPUs per task);
 # 2. generic.sbatch (BACKEND=mpi, account and partition from SBATCH_ACCOUNT/SBATCH_PARTITION)
@@ -32,7 +32,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 train_args="--dataset synthetic --synthetic-samples 512 --model small_cnn --batch 32 --lr 0.05 --local-steps 5"
 for s in hsadmm ddp; do
   # shellcheck disable=SC2086
-  "$prunex" emulate --topology puhti --nodes 2 --gpus-per-node 2 --slowdown 1000 -- \
+  "$prunex" emulate --topology puhti --nodes 2 --gpus-per-node 2 --slowdown 10000 -- \
     train --strategy $s $train_args --iterations 2 --gpus-per-node 0 --out "$work/ref_$s" \
     >"$work/ref_$s.log" 2>&1 || fail "emulate reference $s: $(tail -3 "$work/ref_$s.log")"
 done
@@ -41,7 +41,7 @@ done
   --iterations 1 --out "$work/sweep_serial" >/dev/null || fail "serial sweep"
 
 TRAIN_ARGS=$train_args "$repo/scripts/slurm/local_cluster.sh" --nodes 2 --cpus-per-node 40 \
-  --gpus-per-node 4 -- bash "$repo/tests/cli/slurm_session.bash" "$repo" "$work" "$prunex" \
+  --gpus-per-node 4 --slowdown 10000 -- bash "$repo/tests/cli/slurm_session.bash" "$repo" "$work" "$prunex" \
   >"$work/session.log" 2>&1 || fail "the SLURM session: $(tail -20 "$work/session.log")"
 grep "^slurm:" "$work/session.log"
 

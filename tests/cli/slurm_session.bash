@@ -80,7 +80,7 @@ slurmd1=$(pgrep -f "slurmd -D -N node1( |$)" | head -1)
 [[ -n $slurmd1 ]] || fail "no slurmd of node1"
 ns=$(readlink "/proc/$slurmd1/ns/net")
 killed=$(date +%s)
-for p in $(pgrep -f "slurmd -D -N node1|slurmstepd|prunex train"); do
+for p in $(pgrep -f "slurmd -D -N node1|slurmstepd|prunex(-train)? train"); do
   [[ $(readlink "/proc/$p/ns/net" 2>/dev/null) == "$ns" ]] && kill -9 "$p" 2>/dev/null
 done
 for _ in $(seq 1 240); do
@@ -89,7 +89,7 @@ for _ in $(seq 1 240); do
 done
 took=$(( $(date +%s) - killed ))
 [[ -z $(squeue -h -j "$job" 2>/dev/null) ]] || fail "job $job still queued 120 s after node1 died: $(squeue)"
-pgrep -f "prunex train" >/dev/null && fail "ranks left running after job $job ended"
+pgrep -f "prunex(-train)? train" >/dev/null && fail "ranks left running after job $job ended"
 echo "slurm: node1 killed in job $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*') after $took s; $(sinfo -h -N -n node1 -o '%N %T %E' | head -1)"
 grep -v '^\s*$' "$work/slurm_killed.log" | grep -iE "error|fail|abort" | head -3 | sed 's/^/slurm: job output: /'
 touch "$state/restart-node1"
