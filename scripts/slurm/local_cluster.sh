@@ -87,11 +87,7 @@ finish() {
     for _ in $(seq 1 50); do kill -0 "$munge_pid" 2>/dev/null || break; sleep 0.1; done
     kill -9 "$munge_pid" 2>/dev/null || true
   fi
-  if [[ $rc -eq 0 ]]; then
-    rm -rf "$state" 2>/dev/null || { sleep 1; rm -rf "$state"; } || rc=1
-  else
-    echo "local_cluster.sh: logs kept in $state" >&2
-  fi
+  if [[ $rc -eq 0 ]]; then rm -rf "$state"; else echo "local_cluster.sh: logs kept in $state" >&2; fi
   exit "$rc"
 }
 trap finish EXIT

@@ -5,6 +5,14 @@
 set -uo pipefail
 repo=$1 work=$2 prunex=$3
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# in_netns NS PATTERN: the processes matching PATTERN (pgrep -f) in network namespace NS (one
+# emulated node's; other tests' processes on this host are in none of them).
+in_netns() {
+  local p
+  for p in $(pgrep -f "$2"); do
+    [[ $(readlink "/proc/$p/ns/net" 2>/dev/null) == "$1" ]] && echo "$p"
+  done
+}
 cd "$repo" || exit 1  # the templates run build/bin/prunex of the checkout they are submitted from
 
 # 1. The templates as written pass SLURM's own checks of their options.
@@ -80,8 +88,8 @@ slurmd1=$(pgrep -f "slurmd -D -N node1( |$)" | head -1)
 [[ -n $slurmd1 ]] || fail "no slurmd of node1"
 ns=$(readlink "/proc/$slurmd1/ns/net")
 killed=$(date +%s)
-for p in $(pgrep -f "slurmd -D -N node1|slurmstepd|prunex(-train)? train"); do
-  [[ $(readlink "/proc/$p/ns/net" 2>/dev/null) == "$ns" ]] && kill -9 "$p" 2>/dev/null
+for p in $(in_netns "$ns" "slurmd -D -N node1|slurmstepd|prunex(-train)? train"); do
+  kill -9 "$p" 2>/dev/null
 done
 for _ in $(seq 1 240); do
   [[ -z $(squeue -h -j "$job" 2>/dev/null) ]] && break
@@ -89,14 +97,10 @@ for _ in $(seq 1 240); do
 done
 took=$(( $(date +%s) - killed ))
 [[ -z $(squeue -h -j "$job" 2>/dev/null) ]] || fail "job $job still queued 120 s after node1 died: $(squeue)"
-# Ranks of this cluster only (other tests may train beside this one): those in node0's or
-# node1's network namespace.
-ns0=$(readlink /proc/self/ns/net)
-for p in $(pgrep -f "prunex(-train)? train"); do
-  case $(readlink "/proc/$p/ns/net" 2>/dev/null) in
-    "$ns" | "$ns0") fail "ranks left running after job $job ended: $(tr '\0' ' ' <"/proc/$p/cmdline")" ;;
-  esac
-done
+# Ranks of this cluster only (other tests may train beside this one): node0's and node1's.
+ranks="prunex(-train)? train"
+left=$(in_netns "$(readlink /proc/self/ns/net)" "$ranks"; in_netns "$ns" "$ranks")
+[[ -z $left ]] || fail "ranks left running after job $job ended: pids $(echo $left)"
 echo "slurm: node1 killed in job $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*') after $took s; $(sinfo -h -N -n node1 -o '%N %T %E' | head -1)"
 grep -v '^\s*$' "$work/slurm_killed.log" | grep -iE "error|fail|abort" | head -3 | sed 's/^/slurm: job output: /'
 touch "$state/restart-node1"
