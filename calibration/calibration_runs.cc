@@ -155,14 +155,18 @@ sim::MemoryFit fit_memory(const std::string& path) {
   const nlohmann::json j = read_json_file(path, "--memory");
   PRUNEX_USAGE(j.is_object() && j.contains("rows") && j["rows"].is_array(), "--memory ", path,
                ": not a `prunex bench --op compaction --json` file");
-  for (const auto& r : j["rows"])
-    if (r.value("op", std::string()) == "memcpy") {
+  // The CPU bench's memcpy row, or the GPU bench's (--device cuda) device-to-device copy: both
+  // count the bytes read and written.
+  for (const auto& r : j["rows"]) {
+    const std::string op = r.value("op", std::string());
+    if (op == "memcpy" || op == "memcpyD2D") {
       const double bytes = r.value("bytes", 0.0), us = r.value("time_us", 0.0);
-      PRUNEX_USAGE(bytes > 0 && us > 0, "--memory ", path, ": memcpy row without size or time");
+      PRUNEX_USAGE(bytes > 0 && us > 0, "--memory ", path, ": ", op, " row without size or time");
       return {bytes / (us * 1e-6), 1,
-              "memcpy row of " + path + " (bytes read + written per second, one process)"};
+              op + " row of " + path + " (bytes read + written per second, one process)"};
     }
-  PRUNEX_USAGE(false, "--memory ", path, ": no memcpy row");
+  }
+  PRUNEX_USAGE(false, "--memory ", path, ": no memcpy or memcpyD2D row");
   return {};
 }
 

@@ -32,7 +32,10 @@ std::vector<std::string> emulated_mpirun_argv(const EmulatedCluster& cluster,
       {"--bind-to", "none"},
       {"-x", "PRUNEX_EMULATION"},
       {"-x", "OMPI_ALLOW_RUN_AS_ROOT"},
-      {"-x", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"}};
+      {"-x", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"},
+      // NCCL's socket transport (train --backend nccl across emulated nodes) on the shaped
+      // links too: interfaces whose names begin with "rail".
+      {"-x", "NCCL_SOCKET_IFNAME=rail"}};
   const std::vector<std::pair<std::string, std::string>> mca = {
       {"plm_rsh_agent", cluster.agent_path()},
       {"plm_rsh_no_tree_spawn", "1"},

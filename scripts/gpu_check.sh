@@ -6,17 +6,25 @@
 #   scripts/gpu_check.sh [--deps FILE] [--out DIR] [--no-write]
 #   scripts/gpu_check.sh --pack-deps FILE     (here, on the Debian 12 development machine)
 #
-# What it measures:
-#   1. ctest on the GPU: test_nccl (every kernel against its CPU reference, the one-rank
-#      NcclCommunicator tests) -- no test may skip on a machine with a device.
-#   2. `prunex bench --op compaction --device cuda`: fused pack + unpack for ResNet-152 at channel keep 0.5
-#      against a device-to-device cudaMemcpyAsync of the same bytes (target >= 80% of the
-#      copy's throughput), and the whole-model GPU projection; every row checked against the
-#      CPU (#wrong must be 0).
-#   3. The same channel projection written with LibTorch ops (python torch, CUDA events) on
-#      the same ResNet-152 layer shapes, for comparison with (2).
-#   4. `prunex train --backend nccl` (CUDA tensors over NCCL) for every strategy, world size 1
-#      (and 2 ranks for hsadmm and ddp where there are 2 GPUs), synthetic data, 2 iterations.
+# What it measures (numbers to OUT/table.md, appended to BENCHMARKS.md unless --no-write):
+#   1. test_nccl on the GPU: every kernel against its CPU reference, the one-rank
+#      NcclCommunicator tests -- no test may skip on a machine with a device.
+#   2. With one GPU: NcclMultiRank and the communicator conformance suite (CommunicatorNccl)
+#      on 2 and 4 ranks sharing it (scripts/nccl_one_gpu.sh: a NCCL_HOSTID per rank, NCCL's
+#      sockets on loopback); with 2+ GPUs, one rank per GPU.
+#   3. `prunex bench --op compaction --device cuda`: fused pack + unpack for ResNet-152 at
+#      channel keep 0.5 against a device-to-device cudaMemcpyAsync of the same bytes, and the
+#      whole-model GPU projection; every row checked against the CPU (#wrong must be 0); the
+#      same projection with LibTorch ops for comparison.
+#   4. `prunex train --backend nccl` for every strategy: world size 1, then 2 x 2 and 4 x 1
+#      ranks on the GPU, each against the same run with --backend mpi on the CPU cores
+#      (scripts/compare_gpu_cpu.py: losses within 1e-3 relative, TF32 off).
+#   5. Parity: ResNet-50 on synthetic 224x224 images, batch 64, PyTorch's DDP
+#      (scripts/pytorch_gpu_parity.py) against `prunex train --strategy ddp`, 1 and 2 ranks.
+#   6. Measurements for the calibration loop (NCCL benches, calibration and held-out runs on
+#      2 x 2 and 4 x 1; OUT/calibration-runs), predicted by scripts/validate_gpu.sh.
+#   7. Whether network namespaces work (prunex emulate), and an emulated 2 x 1 ddp run over
+#      NCCL's sockets on the shaped links where they do.
 #
 # Needs: nvcc, CMake >= 3.18, NCCL (CUDA's include/lib, or the nvidia-nccl python package),
 # python3 with torch (CUDA build; its TorchConfig.cmake is used), no apt, no internet.
@@ -65,7 +73,7 @@ while [ $# -gt 0 ]; do
     --deps) DEPS="$(realpath "$2")"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --no-write) WRITE=0; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "gpu_check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
@@ -134,12 +142,25 @@ tail -3 "$OUT/build.log" | tee -a "$LOG"
 # --- 1. tests ----------------------------------------------------------------------------
 say "tests"
 TEST_RC=0
+NGPU=$(nvidia-smi -L 2>/dev/null | wc -l || echo 0)
+# With one GPU the multi-rank tests run on 2 and 4 ranks sharing it (section 4), started now
+# beside the one-rank run.
+# NCCL refuses two ranks of one host on one GPU ("Duplicate GPU detected"), but compares host
+# identities first: ranks given distinct NCCL_HOSTID values are different hosts to it, and
+# reach each other through its socket transport (here on loopback), even on one GPU.
+declare -A MULTI_PIDS=()
+if [ "$NGPU" -lt 2 ] && command -v mpirun >/dev/null; then
+  for np in 2 4; do
+    timeout 240 "$ROOT/scripts/nccl_one_gpu.sh" "$np" "$BUILD/bin/test_nccl" \
+      --gtest_filter='NcclMultiRank.*:CommunicatorNccl.*' > "$OUT/test_nccl_np$np.log" 2>&1 &
+    MULTI_PIDS[$np]=$!
+  done
+fi
 "$BUILD/bin/test_nccl" 2>&1 | tee "$OUT/test_nccl.log" | tail -15 | tee -a "$LOG" || TEST_RC=$?
 TESTS_PASSED=$(grep -cE '^\[       OK \] ' "$OUT/test_nccl.log" || true)
 TESTS_FAILED=$(grep -cE '^\[  FAILED  \] [A-Za-z].* \([0-9]+ ms\)' "$OUT/test_nccl.log" || true)
 TESTS_SKIPPED=$(grep -cE '^\[  SKIPPED \] [A-Za-z].* \([0-9]+ ms\)' "$OUT/test_nccl.log" || true)
 
-NGPU=$(nvidia-smi -L 2>/dev/null | wc -l || echo 0)
 if [ "$NGPU" -ge 2 ] && command -v mpirun >/dev/null; then
   say "multi-rank NCCL tests on $NGPU GPUs"
   mpirun -np "$NGPU" \
@@ -187,20 +208,30 @@ json.dump({"projection_ms": ms, "layers": len(convs)}, open(sys.argv[2], "w"))
 print(f"torch channel projection: {ms:.3f} ms per model ({len(convs)} conv layers)")
 PY
 
-# --- 4. training on the GPU --------------------------------------------------------------
-# Every strategy with --backend nccl (CUDA tensors, NCCL), world size 1, then 2 ranks where
-# there are 2 GPUs; synthetic data, resnet20, 2 outer iterations each.
+# --- 4. many ranks on one GPU: NCCL's tests (started in section 1) --------------------------
+for np in "${!MULTI_PIDS[@]}"; do
+  say "multi-rank NCCL tests: $np ranks on one GPU (a NCCL_HOSTID per rank, sockets on lo)"
+  log="$OUT/test_nccl_np$np.log"
+  wait "${MULTI_PIDS[$np]}" || TEST_RC=1
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$log" | sort | uniq -c | tee -a "$LOG"
+  grep -qE '^\[  (SKIPPED|FAILED) \] [A-Za-z].* \([0-9]+ ms\)' "$log" && TEST_RC=1
+  grep -qE '^\[  PASSED  \] ' "$log" || TEST_RC=1
+done
+
+# --- 5. training on the GPU --------------------------------------------------------------
+# Every strategy with --backend nccl (CUDA tensors, NCCL) at world size 1, then on 2 x 2 and
+# 4 x 1 ranks sharing the GPU, each against the same run with --backend mpi on this machine's
+# CPU cores. TF32 is off (NVIDIA_TF32_OVERRIDE=0) so the GPU computes in fp32 as the CPU does.
 STRATEGIES="hsadmm hsadmm-flat hsadmm-rail ddp fp16 topk pactrain cgx"
 TRAIN_ROWS="$OUT/train_rows.md"
-: > "$TRAIN_ROWS"
 TRAIN_RC=0
-train_row() {  # name, launcher..., then prunex train arguments
+SMALL=(--model resnet20 --dataset synthetic --synthetic-samples 512 --test-samples 128
+       --batch 32 --local-steps 2 --iterations 2)
+train_row() {  # name, launcher..., then prunex train arguments: OUT/row-NAME.md
   local name="$1"; shift
   local dir="$OUT/train-$name" rc=0
-  timeout 120 "$@" --model resnet20 --dataset synthetic --iterations 2 --out "$dir" \
-    > "$OUT/train-$name.log" 2>&1 || rc=$?
-  [ "$rc" = 0 ] || TRAIN_RC=1
-  python3 - "$dir/metrics.json" "$name" "$rc" >> "$TRAIN_ROWS" <<'PY'
+  timeout 150 "$@" "${SMALL[@]}" --out "$dir" > "$OUT/train-$name.log" 2>&1 || rc=$?
+  python3 - "$dir/metrics.json" "$name" "$rc" > "$OUT/row-$name.md" <<'PY'
 import json, sys
 path, name, rc = sys.argv[1:4]
 try:
@@ -213,18 +244,133 @@ try:
 except Exception as e:  # the run failed before writing its record
     print(f"| {name} | exit {rc} | n/a | n/a | n/a | n/a | ({type(e).__name__}) |")
 PY
-  tail -1 "$TRAIN_ROWS" | tee -a "$LOG"
+  cat "$OUT/row-$name.md"
 }
-say "train --backend nccl, world size 1: $STRATEGIES"
-for st in $STRATEGIES; do
-  train_row "$st" "$BUILD/bin/prunex" train --backend nccl --strategy "$st" --gpus-per-node 1
+limit() { while [ "$(jobs -rp | wc -l)" -ge "$1" ]; do wait -n || true; done; }
+# The runs check what they compute, not their speed: they run side by side (the GPU and 16
+# cores hold several), GPU runs and their CPU references alike. TF32 off on the GPU.
+export NVIDIA_TF32_OVERRIDE=0
+say "train: every strategy, --backend nccl at world size 1, 2 x 2 and 4 x 1 on the GPU, and --backend mpi on the CPU"
+NAMES=()
+for st in $STRATEGIES hsadmm-again; do
+  limit 4
+  train_row "$st" "$BUILD/bin/prunex" train --backend nccl --strategy "${st%-again}" --gpus-per-node 1 &
+  NAMES+=("$st")
 done
-if [ "$NGPU" -ge 2 ] && command -v mpirun >/dev/null; then
-  say "train --backend nccl, 2 ranks (2 nodes x 1 GPU)"
-  for st in hsadmm ddp; do
-    train_row "$st-np2" mpirun -np 2 "$BUILD/bin/prunex" train --backend nccl --strategy "$st" \
-      --gpus-per-node 1
+if command -v mpirun >/dev/null; then
+  for shape in 2x2 4x1; do
+    for st in $STRATEGIES; do
+      limit 4
+      train_row "$st-$shape" "$ROOT/scripts/nccl_one_gpu.sh" 4 "$BUILD/bin/prunex" train --backend nccl \
+        --strategy "$st" --gpus-per-node "${shape#*x}" &
+      NAMES+=("$st-$shape")
+      limit 4
+      ( timeout 180 mpirun -np 4 --oversubscribe --bind-to none "$BUILD/bin/prunex" train --backend mpi \
+          --strategy "$st" --gpus-per-node "${shape#*x}" "${SMALL[@]}" --out "$OUT/cpu-$shape-$st" \
+          > "$OUT/cpu-$shape-$st.log" 2>&1 ) &
+    done
   done
+fi
+wait
+for n in "${NAMES[@]}"; do
+  cat "$OUT/row-$n.md" >> "$TRAIN_ROWS"
+  grep -q "| exit 0 |" "$OUT/row-$n.md" || TRAIN_RC=1
+done
+cat "$TRAIN_ROWS" >> "$LOG"
+# Two runs of hsadmm on the GPU: the same records but for times? (cuDNN's backward adds with
+# atomics; the residual sums do not.)
+python3 - "$OUT/train-hsadmm/metrics.json" "$OUT/train-hsadmm-again/metrics.json" \
+  > "$OUT/gpu_repeat.txt" 2>&1 <<'PY' || true
+import json, sys
+a, b = (json.load(open(p))["iterations"] for p in sys.argv[1:3])
+timing = {"phases", "wall_seconds"}
+for x, y in zip(a, b):
+    diff = sorted(k for k in x if k not in timing and x.get(k) != y.get(k))
+    print(f"iteration {x['iteration']}: " + ("the same record (times aside)" if not diff
+          else "differs in " + ", ".join(diff) + f" (loss {x['loss']!r} vs {y['loss']!r})"))
+PY
+cat "$OUT/gpu_repeat.txt" | tee -a "$LOG"
+if command -v mpirun >/dev/null; then
+  say "GPU (nccl) against CPU (mpi), same runs"
+  python3 "$ROOT/scripts/compare_gpu_cpu.py" "$OUT" $STRATEGIES > "$OUT/gpu_vs_cpu.md" || TRAIN_RC=1
+  cat "$OUT/gpu_vs_cpu.md" | tee -a "$LOG"
+fi
+unset NVIDIA_TF32_OVERRIDE
+
+# --- 6. parity with PyTorch's DDP ----------------------------------------------------------
+# ResNet-50, synthetic 224x224 images, batch 64 per rank, fp32 (each framework's default
+# math), 3 outer iterations of 10 steps; 1 rank, then 2 ranks sharing the GPU.
+PARITY_ROWS="$OUT/parity_rows.md"
+: > "$PARITY_ROWS"
+say "parity: PyTorch DistributedDataParallel against prunex train --strategy ddp"
+for np in 1 2; do
+  launch=("$ROOT/scripts/nccl_one_gpu.sh" "$np")
+  [ "$np" = 1 ] && launch=()
+  samples=$((640 * np))
+  timeout 150 "${launch[@]}" python3 "$ROOT/scripts/pytorch_gpu_parity.py" --samples "$samples" \
+    --json "$OUT/parity-pytorch-np$np.json" > "$OUT/parity-pytorch-np$np.log" 2>&1 || TRAIN_RC=1
+  timeout 150 "${launch[@]}" "$BUILD/bin/prunex" train --backend nccl --strategy ddp --gpus-per-node 1 \
+    --model resnet50 --dataset synthetic --synthetic-size 224 --synthetic-samples "$samples" \
+    --test-samples 64 --batch 64 --local-steps 10 --iterations 3 \
+    --out "$OUT/parity-prunex-np$np" > "$OUT/parity-prunex-np$np.log" 2>&1 || TRAIN_RC=1
+  python3 - "$OUT/parity-pytorch-np$np.json" "$OUT/parity-prunex-np$np/metrics.json" "$np" \
+    >> "$PARITY_ROWS" <<'PY' || TRAIN_RC=1
+import json, sys
+pt_path, px_path, np_ = sys.argv[1:4]
+try:
+    pt = json.load(open(pt_path))
+    px = json.load(open(px_path))
+    world = px["config"]["world-size"]
+    steps, batch = px["config"]["local-steps"], px["config"]["batch"]
+    walls = [i["wall_seconds"] for i in px["iterations"][1:]]
+    ips = steps * batch * world * len(walls) / sum(walls)
+    ratio = ips / pt["images_per_second"]
+    losses = " / ".join(f"{a['loss']:.4f} vs {b['loss']:.4f}"
+                        for a, b in zip(px["iterations"], pt["iterations"]))
+    print(f"| {np_} | {pt['images_per_second']:.1f} | {ips:.1f} | {ratio:.3f} | {losses} |")
+except Exception as e:
+    print(f"| {np_} | n/a | n/a | n/a | ({type(e).__name__}: {e}) |")
+PY
+  tail -1 "$PARITY_ROWS" | tee -a "$LOG"
+done
+
+# --- 7. measurements for the calibration loop ----------------------------------------------
+# On 2 x 2 ranks sharing the GPU: NCCL's collectives (every op and group, 64 B - 16 MiB), short
+# live runs of ddp and hsadmm (compute and memory phases), and held-out runs to predict (topk
+# and hsadmm-flat on 2 x 2, ddp on 4 x 1), all with --sync-phases true so phases time
+# communication alone. The calibration and predictions run where SimGrid is
+# (scripts/validate_gpu.sh on these files).
+CAL="$OUT/calibration-runs"
+mkdir -p "$CAL"
+say "calibration loop: measurements (2 x 2 ranks on one GPU)"
+CAL_RUN=(--model resnet20 --dataset synthetic --synthetic-samples 2048 --test-samples 128
+         --batch 32 --sync-phases true --iterations 6 --local-steps 8 --t-freeze 3)
+timeout 120 "$ROOT/scripts/nccl_one_gpu.sh" 4 "$BUILD/bin/prunex" bench --backend nccl --gpus-per-node 2 --op all --group all \
+  -b 64 -e 16M -f 4 -n 20 -w 3 --json "$CAL/bench_nccl_2x2.json" > "$CAL/bench_nccl_2x2.txt" 2>&1 || TRAIN_RC=1
+"$BUILD/bin/prunex" bench --op compaction --device cuda --model resnet20 --json "$CAL/memory.json" \
+  > "$CAL/memory.txt" 2>&1 || true
+for run in steps:2x2:ddp steps:2x2:hsadmm live:2x2:topk live:2x2:hsadmm-flat live:4x1:ddp; do
+  IFS=: read -r kind shape st <<< "$run"
+  timeout 120 "$ROOT/scripts/nccl_one_gpu.sh" 4 "$BUILD/bin/prunex" train --backend nccl --strategy "$st" \
+    --gpus-per-node "${shape#*x}" "${CAL_RUN[@]}" --out "$CAL/$kind-$shape-$st" \
+    > "$CAL/$kind-$shape-$st.log" 2>&1 && rc=0 || rc=$?
+  [ "$rc" = 0 ] || TRAIN_RC=1
+  echo "$kind $shape $st: exit $rc" | tee -a "$LOG"
+done
+
+# --- 8. the machine: runtime, and network namespaces for prunex emulate ---------------------
+say "runtime and namespaces"
+{ uname -r; grep -o 'gVisor' /proc/version 2>/dev/null || true; } | tee -a "$LOG"
+if ip netns add prunex-gpucheck 2>/dev/null; then
+  ip netns del prunex-gpucheck
+  echo "network namespaces: allowed" | tee -a "$LOG"
+  timeout 120 "$BUILD/bin/prunex" emulate --topology puhti --nodes 2 --gpus-per-node 1 --slowdown 1000 -- \
+    train --backend nccl --strategy ddp --gpus-per-node 1 "${SMALL[@]}" --out "$OUT/emulated-ddp" \
+    > "$OUT/emulated-ddp.log" 2>&1 && echo "emulated 2 x 1, ddp over NCCL sockets on the shaped links: exit 0" | tee -a "$LOG" ||
+    { echo "emulated 2 x 1, ddp over NCCL: failed (log: emulated-ddp.log)" | tee -a "$LOG"; tail -5 "$OUT/emulated-ddp.log"; }
+  "$BUILD/bin/prunex" emulate --cleanup > /dev/null 2>&1 || true
+else
+  echo "network namespaces: not allowed here (ip netns add failed)" | tee -a "$LOG"
 fi
 
 # --- table -------------------------------------------------------------------------------
@@ -251,12 +397,27 @@ cat > "$TABLE" <<EOF
 | #wrong vs CPU (pack, unpack, projection) | $WRONG (bench exit $BENCH_RC) |
 | projection, CUDA kernels (whole model) | $PROJ ms |
 | projection, LibTorch ops (same shapes) | $TPROJ ms |
+| NcclMultiRank + CommunicatorNccl, 2 ranks on one GPU | $(grep -cE '^\[       OK \] ' "$OUT/test_nccl_np2.log" 2>/dev/null || echo 0) OK lines, $(grep -cE '^\[  FAILED  \] [A-Za-z].* \([0-9]+ ms\)' "$OUT/test_nccl_np2.log" 2>/dev/null || echo 0) failed |
+| NcclMultiRank + CommunicatorNccl, 4 ranks on one GPU | $(grep -cE '^\[       OK \] ' "$OUT/test_nccl_np4.log" 2>/dev/null || echo 0) OK lines, $(grep -cE '^\[  FAILED  \] [A-Za-z].* \([0-9]+ ms\)' "$OUT/test_nccl_np4.log" 2>/dev/null || echo 0) failed |
+| hsadmm twice on the GPU | $(tr '\n' ';' < "$OUT/gpu_repeat.txt" 2>/dev/null) |
 
-\`prunex train --backend nccl\`, resnet20, synthetic data, 2 outer iterations (last iteration):
+\`prunex train --backend nccl\`, resnet20, synthetic data, 2 outer iterations of 2 steps (last
+iteration; NAME-MxP: M x P ranks sharing the GPU):
 
 | strategy | exit | s per iteration | loss | accuracy | inter MB | device |
 |---|---|---|---|---|---|---|
 $(cat "$TRAIN_ROWS")
+
+The same runs on the GPU (nccl) and the CPU (mpi):
+
+$(cat "$OUT/gpu_vs_cpu.md" 2>/dev/null)
+
+Parity with PyTorch's DDP (ResNet-50, synthetic 224x224, batch 64 per rank, 3 x 10 steps;
+images/s from iterations 2-3; losses per iteration, prunex vs PyTorch):
+
+| ranks | PyTorch images/s | prunex images/s | ratio (target >= 0.95) | losses |
+|---|---|---|---|---|
+$(cat "$PARITY_ROWS")
 EOF
 cat "$TABLE"
 if [ "$WRITE" = 1 ]; then cat "$TABLE" >> "$ROOT/BENCHMARKS.md"; echo "appended to BENCHMARKS.md"; fi

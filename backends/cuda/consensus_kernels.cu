@@ -49,7 +49,7 @@ __device__ double diff(const float* a, const float* b, int64_t k) {
 
 __global__ void residual_kernel(const ResidualTile* tiles, const float* theta, const float* z_i,
                                 const float* z_i_prev, const float* u, const float* z,
-                                const float* z_prev, const float* v, double* sums) {
+                                const float* z_prev, const float* v, double* partials) {
   const ResidualTile t = tiles[blockIdx.x];
   double a[kSums] = {};
   for (int64_t k = t.begin + threadIdx.x; k < t.end; k += blockDim.x) {
@@ -78,11 +78,24 @@ __global__ void residual_kernel(const ResidualTile* tiles, const float* theta, c
   if (threadIdx.x < kSums) {
     double x = 0;
     for (int w = 0; w < kGridThreads / 32; ++w) x += warp_sums[w][threadIdx.x];
-    // Field positions in ResidualPartials (13 per layer; 5 and 12 are the counts).
-    constexpr int kField[kSums] = {0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11};
-    if (threadIdx.x < 5 || z)
-      atomicAdd(sums + int64_t(t.layer) * ResidualPartials::kFields + kField[threadIdx.x], x);
+    partials[int64_t(blockIdx.x) * kSums + threadIdx.x] = x;
   }
+}
+
+// One thread per (layer, field): that layer's tile partials in tile order, into sums.
+__global__ void residual_layers_kernel(const int32_t* first_tile, int layers,
+                                       const double* partials, bool inter, double* sums) {
+  const int64_t k = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (k >= int64_t(layers) * kSums) return;
+  const int l = static_cast<int>(k / kSums), f = static_cast<int>(k % kSums);
+  if (f >= 5 && !inter) return;
+  double x = 0;
+  for (int32_t t = first_tile[l]; t < first_tile[l + 1]; ++t)
+    x = __dadd_rn(x, partials[int64_t(t) * kSums + f]);
+  // Field positions in ResidualPartials (13 per layer; 5 and 12 are the counts).
+  constexpr int kField[kSums] = {0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11};
+  double& out = sums[int64_t(l) * ResidualPartials::kFields + kField[f]];
+  out = __dadd_rn(out, x);
 }
 
 }  // namespace
@@ -121,12 +134,26 @@ std::vector<ResidualTile> residual_tiles(const std::vector<int64_t>& offset, int
   return out;
 }
 
-void residual_sums_gpu(const ResidualTile* tiles, int tiles_n, const float* theta, const float* z_i,
-                       const float* z_i_prev, const float* u, const float* z, const float* z_prev,
-                       const float* v, double* sums, cudaStream_t s) {
+std::vector<int32_t> residual_first_tiles(const std::vector<ResidualTile>& tiles, int layers) {
+  std::vector<int32_t> first(static_cast<size_t>(layers) + 1, static_cast<int32_t>(tiles.size()));
+  for (size_t t = tiles.size(); t-- > 0;) first[tiles[t].layer] = static_cast<int32_t>(t);
+  // A layer without tiles (no elements) starts where the next one does.
+  for (int l = layers - 1; l >= 0; --l)
+    if (first[l] > first[l + 1]) first[l] = first[l + 1];
+  return first;
+}
+
+void residual_sums_gpu(const ResidualTile* tiles, int tiles_n, const int32_t* first_tile,
+                       int layers, const float* theta, const float* z_i, const float* z_i_prev,
+                       const float* u, const float* z, const float* z_prev, const float* v,
+                       double* partials, double* sums, cudaStream_t s) {
   if (tiles_n == 0) return;
   residual_kernel<<<static_cast<unsigned>(tiles_n), kGridThreads, 0, s>>>(
-      tiles, theta, z_i, z_i_prev, u, z, z_prev, v, sums);
+      tiles, theta, z_i, z_i_prev, u, z, z_prev, v, partials);
+  PRUNEX_CUDA_CHECK_LAUNCH();
+  const int64_t threads = int64_t(layers) * kSums;
+  residual_layers_kernel<<<static_cast<unsigned>((threads + kGridThreads - 1) / kGridThreads),
+                           kGridThreads, 0, s>>>(first_tile, layers, partials, z != nullptr, sums);
   PRUNEX_CUDA_CHECK_LAUNCH();
 }
 

@@ -72,6 +72,8 @@ class CudaConsensusMath final : public ConsensusMath {
       tiles_offsets_ = off;
       const auto tiles = residual_tiles(off, kResidualTile);
       tiles_ = DeviceArray<ResidualTile>(tiles);
+      first_tile_ = DeviceArray<int32_t>(residual_first_tiles(tiles, L));
+      partials_ = DeviceArray<double>(std::max<size_t>(1, tiles.size() * 11));
     }
     std::vector<double> init(static_cast<size_t>(L) * ResidualPartials::kFields, 0.0);
     for (int l = 0; l < L; ++l) {
@@ -80,8 +82,9 @@ class CudaConsensusMath final : public ConsensusMath {
       if (in.inter) init[l * ResidualPartials::kFields + ResidualPartials::inter_count] = n;
     }
     memory_->from_host(sums, init.data(), static_cast<int64_t>(init.size() * sizeof(double)));
-    residual_sums_gpu(tiles_.data(), static_cast<int>(tiles_.size()), in.theta, in.z_i, in.z_i_prev,
-                      in.u, in.inter ? in.z : nullptr, in.z_prev, in.v, sums, s());
+    residual_sums_gpu(tiles_.data(), static_cast<int>(tiles_.size()), first_tile_.data(), L,
+                      in.theta, in.z_i, in.z_i_prev, in.u, in.inter ? in.z : nullptr, in.z_prev,
+                      in.v, partials_.data(), sums, s());
     sync();
   }
 
@@ -154,6 +157,8 @@ class CudaConsensusMath final : public ConsensusMath {
   std::map<size_t, DeviceArray<uint8_t>> keep_;
   std::vector<int64_t> tiles_offsets_;
   DeviceArray<ResidualTile> tiles_;
+  DeviceArray<int32_t> first_tile_;  // residual_first_tiles of tiles_
+  DeviceArray<double> partials_;     // per tile, its 11 sums (scratch)
   std::unique_ptr<GpuCompaction> compaction_;
   DeviceMemory stream_;
   int64_t capacity_ = 0;

@@ -117,6 +117,11 @@ void NcclCommunicator::wait_for(const CudaEvent& done) const {
   }
 }
 
+void NcclCommunicator::order_after_default_stream() {
+  default_stream_done_.record(cudaStreamLegacy);
+  PRUNEX_CUDA_CHECK(cudaStreamWaitEvent(stream(), default_stream_done_.get(), 0));
+}
+
 void NcclCommunicator::enqueue_allreduce(void* data, std::size_t count, DType dtype, ReduceOp op,
                                          Group g, DeviceArray<uint8_t>& scratch) {
   ncclComm_t c = comm(g);
@@ -137,6 +142,7 @@ std::unique_ptr<Work> NcclCommunicator::allreduce_async(void* data, std::size_t 
                                                         ReduceOp op, Group g) {
   flush_p2p();  // a collective never joins an open group of sends and receives
   auto work = std::make_unique<NcclWork>(*this, g, dtype, count);
+  order_after_default_stream();
   work->start_.record(stream());
   enqueue_allreduce(data, count, dtype, op, g, work->scratch_);
   work->stop_.record(stream());
@@ -150,6 +156,7 @@ void NcclCommunicator::allreduce(void* data, std::size_t count, DType dtype, Red
 void NcclCommunicator::broadcast(void* data, std::size_t count, DType dtype, int root, Group g) {
   flush_p2p();  // a collective never joins an open group of sends and receives
   PRUNEX_CHECK(root >= 0 && root < size(g), "broadcast root ", root, " outside group of ", size(g));
+  order_after_default_stream();
   CudaEvent start, stop;
   start.record(stream());
   PRUNEX_NCCL_CHECK(ncclBroadcast(data, data, count, nccl_type(dtype), root, comm(g), stream()));
@@ -161,6 +168,7 @@ void NcclCommunicator::broadcast(void* data, std::size_t count, DType dtype, int
 void NcclCommunicator::allgather(const void* send, void* recv, std::size_t count, DType dtype,
                                  Group g) {
   flush_p2p();
+  order_after_default_stream();
   CudaEvent start, stop;
   start.record(stream());
   PRUNEX_NCCL_CHECK(ncclAllGather(send, recv, count, nccl_type(dtype), comm(g), stream()));
@@ -203,6 +211,7 @@ std::unique_ptr<Work> NcclCommunicator::recv(void* data, std::size_t count, DTyp
 
 void NcclCommunicator::open_p2p() {
   if (p2p_stop_) return;
+  order_after_default_stream();
   p2p_start_ = std::make_shared<CudaEvent>();
   p2p_start_->record(stream());
   PRUNEX_NCCL_CHECK(ncclGroupStart());

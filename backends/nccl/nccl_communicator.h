@@ -1,9 +1,13 @@
 // The engine's Communicator over NCCL, for live runs on GPUs, bootstrapped through MPI
 // (nccl_grouping.h: the unique id, the device, the four groups split from the world).
 //
-// Every data pointer passed to this communicator is a DEVICE pointer on this rank's GPU, and
-// its contents must be ready: work on another stream that produces them must have finished
-// (or be ordered before stream() with an event).
+// Every data pointer passed to this communicator is a DEVICE pointer on this rank's GPU.
+// Each collective (and each group of sends and receives) first makes the communicator's
+// stream wait, on the device, for the work queued so far on the legacy default stream, the
+// stream LibTorch computes on: buffers LibTorch (or a kernel on that stream) just wrote are
+// ready without a host synchronisation, and backward kernels queued later still overlap the
+// collective (as PyTorch's DDP orders its buckets). Work on any other stream that produces
+// a buffer must have finished, or be ordered before stream() with an event.
 // Collectives run on one CUDA stream owned by the communicator; the blocking calls return
 // after the stream has finished, and each call is recorded with its time measured by CUDA
 // events around the collective. ReduceOp::bor (bytes only) is done by expanding every bit to
@@ -70,6 +74,8 @@ class NcclCommunicator : public Communicator {
   // failed peer ends this rank with an error instead of a hang.
   void wait_for(const CudaEvent& done) const;
   void check_async_errors() const;
+  // stream() waits (on the device) for the work queued so far on the legacy default stream.
+  void order_after_default_stream();
   std::size_t note(Group g, DType dtype, std::size_t count) {
     return record(CollectiveOp::allreduce, g, dtype, count, 0);
   }
@@ -82,6 +88,7 @@ class NcclCommunicator : public Communicator {
   NcclComm world_, intra_, inter_, rail_;
   CudaStream stream_;
   DeviceArray<uint8_t> barrier_byte_;
+  CudaEvent default_stream_done_{false};  // order_after_default_stream's, without timing
   // The open group of sends and receives (none: null): its start event, and the completion
   // event the Works of its calls share (recorded when the group closes).
   std::shared_ptr<CudaEvent> p2p_start_, p2p_stop_;

@@ -50,6 +50,26 @@ TEST(ResidualTiles, CoverEveryElementOnceInsideOneLayer) {
   }
 }
 
+TEST(ResidualTiles, FirstTilesStartEachLayer) {
+  const std::vector<int64_t> off = layer_offsets(awkward_layout());
+  const int L = static_cast<int>(off.size()) - 1;
+  for (int64_t size : {1, 7, 100, 1 << 16}) {
+    const auto tiles = residual_tiles(off, size);
+    const std::vector<int32_t> first = residual_first_tiles(tiles, L);
+    ASSERT_EQ(first.size(), static_cast<size_t>(L) + 1);
+    EXPECT_EQ(first[L], static_cast<int32_t>(tiles.size()));
+    // Brute force: the tiles of layer l are exactly [first[l], first[l + 1]).
+    for (int l = 0; l < L; ++l)
+      for (int32_t t = 0; t < static_cast<int32_t>(tiles.size()); ++t)
+        EXPECT_EQ(tiles[t].layer == l, t >= first[l] && t < first[l + 1])
+            << "size " << size << " layer " << l << " tile " << t;
+  }
+  // Layers with no elements own no tiles and start where the next layer does.
+  const std::vector<int64_t> gaps = {0, 0, 5, 5, 9, 9};
+  const auto tiles = residual_tiles(gaps, 4);
+  EXPECT_EQ(residual_first_tiles(tiles, 5), (std::vector<int32_t>{0, 0, 2, 2, 3, 3}));
+}
+
 // Host vectors in and out of the device math.
 struct Dev {
   ConsensusMath& m;
@@ -140,6 +160,14 @@ TEST(CudaConsensusMath, ResidualSumsEqualHostToRounding) {
       EXPECT_NEAR(got[k], want[k], 1e-12 * std::max(1.0, std::abs(want[k])))
           << "inter " << inter << " layer " << k / ResidualPartials::kFields << " field "
           << k % ResidualPartials::kFields;
+    // Deterministic: the same inputs again give the same bits (no atomics in the sums).
+    for (int again = 0; again < 3; ++again) {
+      std::vector<double> more(got.size());
+      gpu->residual_partials(in([&](int i) { return dev[i].as<const float>(); }),
+                             sums.as<double>());
+      gpu->memory().to_host(more.data(), sums.as<double>(), static_cast<int64_t>(more.size() * 8));
+      EXPECT_EQ(std::memcmp(more.data(), got.data(), got.size() * 8), 0) << "run " << again;
+    }
   }
 }
 

@@ -81,7 +81,8 @@ std::optional<Batch> BatchLoader::next() {
   const int64_t n = data_.size();
   const int64_t take = std::min(options_.batch_size, n - cursor_);
   if (take <= 0 || (options_.drop_last && take < options_.batch_size)) return std::nullopt;
-  const auto idx = order_.narrow(0, cursor_, take);
+  // The order is host memory; the data may be on a GPU (then the batch is gathered there).
+  const auto idx = order_.narrow(0, cursor_, take).to(data_.images.device());
   cursor_ += take;
   Batch batch{data_.images.index_select(0, idx), data_.labels.index_select(0, idx)};
   if (options_.augment)

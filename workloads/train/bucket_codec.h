@@ -3,8 +3,9 @@
 // during backward; launch; wait; the averaged gradients back into the parameters) and one
 // codec per strategy with the small interface of a DDP communication hook: how a bucket's
 // fp32 gradients go over the wire and come back.
-//   ddp       ddp_strategy.cc      the bucket in fp32, summed
-//   fp16      fp16_codec.cc        PyTorch's fp16_compress_hook: averaged, cast, summed in fp16
+//   ddp       ddp_strategy.cc      the bucket in fp32, summed                     (device-native)
+//   fp16      fp16_codec.cc        PyTorch's fp16_compress_hook: averaged, cast,  (device-native)
+//                                  summed in fp16
 //   pactrain  pactrain_codec.cc    masked gradients; compact once stable; TernGrad levels
 //   cgx       cgx_codec.cc         quantized, reduced by CGX's chain of hops after backward
 // The plan side mirrors them: engine/plan_<strategy>.cc.
@@ -26,13 +27,23 @@ struct GradBucket {
   std::vector<int> layers;       // layout indices, in the bucket's order
   std::vector<int64_t> offsets;  // each layer's first float in data
   int64_t floats = 0;
-  std::vector<float> data;  // the gradients, host memory; after land(): the reduced ones
+  // The bucket's floats: the gradients, after land() the reduced ones. Host codecs: in
+  // `data` (host memory; payload == data.data()). Device-native codecs (device_native()):
+  // in the payload communicator's memory space (device memory on NCCL, host memory on MPI),
+  // owned by the reducer; `data` stays empty.
+  float* payload = nullptr;
+  std::vector<float> data;
 };
 
 class BucketCodec {
  public:
   virtual ~BucketCodec() = default;
-  // Layer l's gradient was just copied into its bucket at g (n floats): the codec may edit it.
+  // Whether launch() and land() work on b.payload in the payload communicator's memory
+  // space alone (ddp, fp16): the reducer then keeps the buckets there, on the GPU under
+  // --backend nccl, and never calls on_gradient(). Otherwise the buckets are host memory.
+  virtual bool device_native() const { return false; }
+  // Host codecs: layer l's gradient was just copied into its bucket at g (n floats); the
+  // codec may edit it.
   virtual void on_gradient(int /*layer*/, float* /*g*/, int64_t /*n*/) {}
   // Starts bucket b's reduction at local step `step`: the pending Work when async, nullptr
   // once it completed (blocking).
@@ -62,7 +73,7 @@ struct TrainSetup;
 
 // Built once the reducer has made its buckets; `buckets` outlives the codec.
 std::unique_ptr<BucketCodec> make_dense_codec(Communicator& comm);
-std::unique_ptr<BucketCodec> make_fp16_codec(Communicator& comm,
+std::unique_ptr<BucketCodec> make_fp16_codec(TrainSetup& s, Communicator& comm,
                                              const std::vector<GradBucket>& buckets);
 std::unique_ptr<BucketCodec> make_pactrain_codec(TrainSetup& s, Communicator& comm,
                                                  const std::vector<GradBucket>& buckets);

@@ -5,6 +5,11 @@
 // backward pass (unless --sync-phases or the codec says otherwise), and what travels is the
 // codec's (bucket_codec.h). ddp sends the bucket in fp32, summed; the division by the world
 // size rides on the copy back into the gradients.
+// Device-native codecs (ddp, fp16) keep the buckets where the parameters live: on the GPU
+// under --backend nccl a gradient is copied into its bucket on LibTorch's stream, and the
+// bucket's NCCL all-reduce waits for that copy on the device (nccl_communicator.h), so it
+// overlaps the rest of backward as PyTorch's Reducer does. Host codecs (pactrain, cgx) get
+// host buckets: each gradient is copied to host memory in its hook.
 #include <cmath>
 #include <cstring>
 
@@ -21,11 +26,11 @@ namespace {
 class DenseCodec : public BucketCodec {
  public:
   explicit DenseCodec(Communicator& comm) : comm_(comm) {}
+  bool device_native() const override { return true; }
   std::unique_ptr<Work> launch(GradBucket& b, int64_t, bool async) override {
-    if (async)
-      return comm_.allreduce_async(b.data.data(), b.data.size(), DType::f32, ReduceOp::sum,
-                                   Group::world);
-    comm_.allreduce(b.data.data(), b.data.size(), DType::f32, ReduceOp::sum, Group::world);
+    const auto n = static_cast<std::size_t>(b.floats);
+    if (async) return comm_.allreduce_async(b.payload, n, DType::f32, ReduceOp::sum, Group::world);
+    comm_.allreduce(b.payload, n, DType::f32, ReduceOp::sum, Group::world);
     return nullptr;
   }
 
@@ -33,7 +38,7 @@ class DenseCodec : public BucketCodec {
   Communicator& comm_;
 };
 
-// PyTorch's bucket assignment over the parameters, each bucket's floats zeroed.
+// PyTorch's bucket assignment over the parameters (no storage yet).
 std::vector<GradBucket> make_buckets(const TrainSetup& s) {
   std::vector<int64_t> numel;
   for (const auto& p : s.params) numel.push_back(p.numel());
@@ -46,7 +51,6 @@ std::vector<GradBucket> make_buckets(const TrainSetup& s) {
     b.layers = a.layers;
     b.offsets = a.offsets;
     b.floats = a.floats;
-    b.data.assign(static_cast<size_t>(a.floats), 0.f);
     buckets.push_back(std::move(b));
   }
   return buckets;
@@ -56,7 +60,7 @@ std::unique_ptr<BucketCodec> make_codec(TrainSetup& s, Communicator& comm,
                                         const std::vector<GradBucket>& buckets) {
   switch (s.cfg.strategy) {
     case Strategy::fp16:
-      return make_fp16_codec(comm, buckets);
+      return make_fp16_codec(s, comm, buckets);
     case Strategy::pactrain:
       return make_pactrain_codec(s, comm, buckets);
     case Strategy::cgx:
@@ -79,6 +83,22 @@ class BucketReducer : public LiveStrategy {
     pending_.assign(buckets_.size(), 0);
     work_.resize(buckets_.size());
     codec_ = make_codec(s, comm, buckets_);
+    native_ = codec_->device_native();
+    // The payload communicator works in the memory where the buckets are kept.
+    PRUNEX_CHECK(!native_ || (comm.memory_space() == MemorySpace::device) == s.device.is_cuda(),
+                 "device-native buckets on ", s.device.str(),
+                 " need a payload communicator of "
+                 "that memory space");
+    const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(s.device);
+    for (auto& b : buckets_) {
+      if (native_) {
+        flat_.push_back(torch::zeros({b.floats}, opts));
+        b.payload = flat_.back().data_ptr<float>();
+      } else {
+        b.data.assign(static_cast<size_t>(b.floats), 0.f);
+        b.payload = b.data.data();
+      }
+    }
     for (int l = 0; l < static_cast<int>(s.params.size()); ++l)
       s.params[l].register_hook([this, l](torch::Tensor grad) { on_grad(l, grad); });
   }
@@ -121,10 +141,15 @@ class BucketReducer : public LiveStrategy {
     const int i = slot_[l].bucket;
     GradBucket& b = buckets_[i];
     if (pending_[i] == 0) pending_[i] = static_cast<int>(b.layers.size());
-    auto g = host_tensor(grad);  // buckets live in host memory
-    float* dst = b.data.data() + slot_[l].offset;
-    std::memcpy(dst, g.data_ptr<float>(), g.numel() * sizeof(float));
-    codec_->on_gradient(l, dst, g.numel());
+    if (native_) {  // on the gradient's device and stream
+      torch::NoGradGuard no_grad;
+      flat_[i].narrow(0, slot_[l].offset, grad.numel()).copy_(grad.reshape({-1}));
+    } else {  // host buckets
+      auto g = host_tensor(grad);
+      float* dst = b.data.data() + slot_[l].offset;
+      std::memcpy(dst, g.data_ptr<float>(), g.numel() * sizeof(float));
+      codec_->on_gradient(l, dst, g.numel());
+    }
     // --sync-phases: reduced after backward instead (finish_step), so that the phase times
     // the collective alone.
     if (--pending_[i] == 0 && !s_.cfg.sync_phases && codec_->overlaps_backward())
@@ -163,6 +188,11 @@ class BucketReducer : public LiveStrategy {
       torch::NoGradGuard no_grad;
       const float inv =
           codec_->averages() ? 1.0f : 1.0f / static_cast<float>(comm_.size(Group::world));
+      if (native_) {
+        gradients_from_device_buckets(inv);
+        codec_->after_gradients();
+        return;
+      }
       for (size_t l = 0; l < s_.params.size(); ++l) {
         auto& gr = s_.params[l].mutable_grad();
         // On a device: written in host memory, then copied over.
@@ -182,9 +212,34 @@ class BucketReducer : public LiveStrategy {
     ++steps_per_iteration_;
   }
 
+  // Device-native buckets: averaged in place, checked for non-finite values with one host
+  // synchronisation, then copied into the gradients, all on the buckets' device.
+  void gradients_from_device_buckets(float inv) {
+    std::vector<torch::Tensor> finite;
+    for (auto& f : flat_) {
+      if (inv != 1.0f) f.mul_(inv);
+      finite.push_back(torch::isfinite(f).all());
+    }
+    if (!torch::stack(finite).all().item<bool>()) {
+      // The averaged gradient is the same on every rank: all stop alike, at the first layer.
+      for (size_t l = 0; l < s_.params.size(); ++l)
+        if (!torch::isfinite(bucket_view(l)).all().item<bool>())
+          throw_non_finite(s_.layout, l, "the averaged gradient", iteration_);
+    }
+    for (size_t l = 0; l < s_.params.size(); ++l) {
+      auto& gr = s_.params[l].mutable_grad();
+      gr.copy_(bucket_view(l).view_as(gr));
+    }
+  }
+  torch::Tensor bucket_view(size_t l) const {
+    return flat_[slot_[l].bucket].narrow(0, slot_[l].offset, s_.params[l].numel());
+  }
+
   TrainSetup& s_;
   Communicator& comm_;
   std::vector<GradBucket> buckets_;
+  bool native_ = false;                      // the codec is device-native: buckets in flat_
+  std::vector<torch::Tensor> flat_;          // per bucket, on the parameters' device
   std::vector<Slot> slot_;                   // per layer
   std::vector<int> pending_;                 // per bucket: gradients still to come
   std::vector<std::unique_ptr<Work>> work_;  // per bucket: its reduction in flight

@@ -144,7 +144,14 @@ class HsadmmStrategy : public LiveStrategy {
 }  // namespace
 
 Communicator& strategy_communicator(const TrainSetup& s) {
-  return is_consensus(s.cfg.strategy) ? *s.backend.data : *s.backend.host_data;
+  switch (s.cfg.strategy) {
+    case Strategy::pactrain:
+    case Strategy::cgx:
+    case Strategy::topk:
+      return *s.backend.host_data;  // host codecs and selections
+    default:
+      return *s.backend.data;  // H-SADMM's consensus; ddp's and fp16's device-native buckets
+  }
 }
 
 std::unique_ptr<LiveStrategy> make_live_strategy(TrainSetup& s, Communicator& comm) {

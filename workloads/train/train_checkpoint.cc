@@ -52,21 +52,6 @@ void load_generator(at::Generator& g, const StateSections& s, const std::string&
 
 // The optimiser's state key of a parameter: its TensorImpl's address, as text in LibTorch
 // 1.13 and as the pointer itself in 2.x.
-using StateKey = std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
-template <typename Key>
-Key key_of(void* impl) {
-  if constexpr (std::is_same_v<Key, std::string>) {
-    std::ostringstream text;
-    text << impl;
-    return text.str();
-  } else {
-    return impl;
-  }
-}
-StateKey state_key(const torch::Tensor& p) {
-  return key_of<StateKey>(static_cast<void*>(p.unsafeGetTensorImpl()));
-}
-
 // The model's parameters and buffers from their sections.
 void load_model_sections(TrainSetup& s, const StateSections& in) {
   torch::NoGradGuard no_grad;
@@ -89,7 +74,7 @@ StateSections save_rank_state(const TrainSetup& s, const LiveStrategy& strategy)
   const auto& state = s.optimizer->state();
   std::vector<uint8_t> has_momentum;
   for (size_t l = 0; l < s.params.size(); ++l) {
-    const auto it = state.find(state_key(s.params[l]));
+    const auto it = state.find(optimizer_state_key(s.params[l]));
     has_momentum.push_back(it != state.end());
     if (it == state.end()) continue;
     const auto& sgd = static_cast<const torch::optim::SGDParamState&>(*it->second);
@@ -134,7 +119,7 @@ void load_rank_state(TrainSetup& s, LiveStrategy& strategy, const StateSections&
     fill_tensor(buf, in, "momentum/" + std::to_string(l));
     auto st = std::make_unique<torch::optim::SGDParamState>();
     st->momentum_buffer(buf);
-    state[state_key(s.params[l])] = std::move(st);
+    state[optimizer_state_key(s.params[l])] = std::move(st);
   }
   s.epoch = get_state_value<int64_t>(in, "data/epoch");
   s.epoch_open = get_state_value<uint8_t>(in, "data/epoch_open") != 0;

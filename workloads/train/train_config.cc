@@ -98,6 +98,9 @@ const std::vector<TrainField>& train_fields() {
         long_field("test-samples", "use only the first N test samples (0: all)", &C::test_samples),
         long_field("synthetic-samples", "training samples of the synthetic dataset",
                    &C::synthetic_samples),
+        int_field("synthetic-size",
+                  "side of the synthetic dataset's square images, 4-512 (224: ImageNet's)",
+                  &C::synthetic_size),
         int_field("threads", "intra-op threads per rank", &C::threads),
         int_field("seed", "random seed", &C::seed),
         str_field("inject-failure", "RANK:ITERATION:PHASE",
@@ -187,6 +190,8 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(c.eval_every >= 1, "--eval-every must be at least 1");
   PRUNEX_USAGE(c.train_samples >= 0 && c.test_samples >= 0, "sample limits must be >= 0");
   PRUNEX_USAGE(c.synthetic_samples >= 1, "--synthetic-samples must be positive");
+  PRUNEX_USAGE(c.synthetic_size >= 4 && c.synthetic_size <= 512,
+               "--synthetic-size must be 4 to 512 pixels, got ", c.synthetic_size);
   PRUNEX_USAGE(c.threads >= 1, "--threads must be at least 1");
   // More intra-op threads than 4 per core only thrash; an absurd count would try to start them.
   const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));

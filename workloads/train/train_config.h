@@ -74,7 +74,8 @@ struct TrainConfig {
   long train_samples = 0;  // 0: the whole training set; else the first N (quick runs)
   long test_samples = 0;
   long synthetic_samples = 4096;
-  int threads = 1;  // intra-op threads per rank
+  int synthetic_size = 32;  // side of the synthetic dataset's square images
+  int threads = 1;          // intra-op threads per rank
   int seed = 1;
   // Fault injection for tests: "RANK:ITERATION:PHASE": that rank exits abruptly (no MPI
   // finalize, exit status 1) when it reaches PHASE in outer iteration ITERATION. Empty: off.

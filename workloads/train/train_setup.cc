@@ -5,7 +5,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <sstream>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "engine/error.h"
@@ -30,6 +32,7 @@ DatasetSpec data_spec(const TrainConfig& cfg) {
   if (cfg.dataset == "synthetic") {
     spec.classes = cfg.classes;
     spec.train_samples = cfg.synthetic_samples;
+    spec.image_size = cfg.synthetic_size;
     spec.test_samples = std::max<int64_t>(cfg.synthetic_samples / 4, 64);
   }
   return spec;
@@ -132,6 +135,13 @@ TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
   ShardSpec spec{g.nodes(), g.gpus_per_node, comm.node(), comm.local_rank()};
   s.train_shard = shard(train, spec);
   s.test = part(test, comm.world_rank(), g.world_size);
+  const bool augment = cfg.dataset == "cifar10";
+  // On a GPU the training shard lives in device memory unless its batches are augmented on
+  // the host: each step gathers its batch there, with no copy from host memory.
+  if (s.device.is_cuda() && !augment) {
+    s.train_shard.images = s.train_shard.images.to(s.device);
+    s.train_shard.labels = s.train_shard.labels.to(s.device);
+  }
 
   // Same seed on every rank: identical initial theta everywhere.
   torch::manual_seed(cfg.seed);
@@ -142,7 +152,7 @@ TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
   BatchOptions bo;
   bo.batch_size = cfg.batch;
   bo.shuffle = true;
-  bo.augment = cfg.dataset == "cifar10";
+  bo.augment = augment;
   bo.seed = static_cast<uint64_t>(cfg.seed) * 1000003u + static_cast<uint64_t>(comm.world_rank());
   if (bo.augment) bo.pad_fill = padding_fill(cifar10_normalization());
   s.loader = std::make_unique<BatchLoader>(s.train_shard, bo);
@@ -182,7 +192,7 @@ double run_local_steps(TrainSetup& s, PhaseClock& clock,
       loss.backward();
     });
     if (after_backward) after_backward();
-    clock.time(phase::local_compute, [&] { s.optimizer->step(); });
+    clock.time(phase::local_compute, [&] { sgd_step(s); });
     if (after_step) after_step();
     loss_sum += loss.item<double>();
     if (s.print_progress && i + 1 < steps &&
@@ -208,6 +218,75 @@ nlohmann::json run_facts(const TrainSetup& s) {
           {"input", s.layout.input_size},
           {"input-channels", s.layout.input_channels},
           {"samples", s.train_samples_total}};
+}
+
+namespace {
+template <typename Key>
+Key key_of(void* impl) {
+  if constexpr (std::is_same_v<Key, std::string>) {
+    std::ostringstream text;
+    text << impl;
+    return text.str();
+  } else {
+    return impl;
+  }
+}
+}  // namespace
+
+OptimizerStateKey optimizer_state_key(const torch::Tensor& p) {
+  return key_of<OptimizerStateKey>(static_cast<void*>(p.unsafeGetTensorImpl()));
+}
+
+// sgd_step_foreach: torch::optim::SGD::step (LibTorch 1.13 and 2.x): d = grad + weight_decay * p;
+// the momentum buffer is a copy of d at a parameter's first step, then buf = momentum * buf + (1 -
+// dampening) * d, and d = buf; p -= lr * d.
+void sgd_step(TrainSetup& s) {
+  if (s.device.is_cuda())
+    sgd_step_foreach(*s.optimizer);
+  else
+    s.optimizer->step();
+}
+
+void sgd_step_foreach(torch::optim::SGD& opt) {
+  torch::NoGradGuard no_grad;
+  auto& state = opt.state();
+  for (auto& group : opt.param_groups()) {
+    const auto& o = static_cast<const torch::optim::SGDOptions&>(group.options());
+    PRUNEX_CHECK(!o.nesterov(), "sgd_step has no Nesterov momentum");
+    std::vector<torch::Tensor> params, grads;
+    for (auto& p : group.params()) {
+      if (!p.grad().defined()) continue;
+      params.push_back(p);
+      grads.push_back(p.grad());
+    }
+    if (params.empty()) continue;
+    std::vector<torch::Tensor> d =
+        o.weight_decay() != 0 ? torch::_foreach_add(grads, params, o.weight_decay()) : grads;
+    if (o.momentum() != 0) {
+      std::vector<torch::Tensor> bufs, bufs_d;
+      for (size_t i = 0; i < params.size(); ++i) {
+        const OptimizerStateKey key = optimizer_state_key(params[i]);
+        auto it = state.find(key);
+        if (it == state.end()) {
+          auto st = std::make_unique<torch::optim::SGDParamState>();
+          st->momentum_buffer(torch::clone(d[i]).detach());
+          d[i] = st->momentum_buffer();
+          state[key] = std::move(st);
+        } else {
+          torch::Tensor buf =
+              static_cast<torch::optim::SGDParamState&>(*it->second).momentum_buffer();
+          bufs.push_back(buf);
+          bufs_d.push_back(d[i]);
+          d[i] = buf;
+        }
+      }
+      if (!bufs.empty()) {
+        torch::_foreach_mul_(bufs, o.momentum());
+        torch::_foreach_add_(bufs, bufs_d, 1 - o.dampening());
+      }
+    }
+    torch::_foreach_add_(params, d, -o.lr());
+  }
 }
 
 void device_sync(const TrainSetup& s) {
