@@ -122,7 +122,10 @@ void bind(BoundCommand& b, std::string* error) {
     }
     slot.option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
-  if (!b.command->positional.empty()) b.app->add_option(b.command->positional, b.positional);
+  // CLI11 2.4 (Ubuntu 24.04) refuses option names with spaces or dots: the positional has a
+  // plain name, and the command's text ("KIND INPUT...") only as its type name.
+  if (!b.command->positional.empty())
+    b.app->add_option("positional", b.positional)->type_name(b.command->positional);
 }
 
 }  // namespace
