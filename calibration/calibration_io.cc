@@ -75,9 +75,11 @@ std::vector<BenchPoint> read_bench_points(const std::string& path) {
     PRUNEX_USAGE(r.is_object(), where, ": not an object");
     const std::string group = r.value("group", std::string());
     if (group == "-") continue;  // a memory row
-    PRUNEX_USAGE(r.value("backend", std::string()) == "mpi", where,
-                 ": not a live measurement (backend '", r.value("backend", std::string()),
-                 "'; rerun `prunex bench --backend mpi --json`)");
+    // Live collectives: MPI's, or NCCL's on GPUs (the same harness and rows).
+    const std::string backend = r.value("backend", std::string());
+    PRUNEX_USAGE(backend == "mpi" || backend == "nccl", where,
+                 ": not a live measurement (backend '", backend,
+                 "'; rerun `prunex bench --backend mpi --json` or `--backend nccl`)");
     BenchPoint p;
     p.file = path;
     try {

@@ -3,7 +3,7 @@
 # NCCL/CUDA backend, runs every GPU test, times the kernels, runs a short GPU training, and
 # appends the results (date, GPU, numbers) to BENCHMARKS.md.
 #
-#   scripts/gpu_check.sh [--deps FILE] [--out DIR] [--no-write]
+#   scripts/gpu_check.sh [--deps FILE] [--out DIR] [--no-write] [--only repeat]
 #   scripts/gpu_check.sh --pack-deps FILE     (here, on the Debian 12 development machine)
 #
 # What it measures (numbers to OUT/table.md, appended to BENCHMARKS.md unless --no-write):
@@ -64,6 +64,7 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 DEPS=""
 OUT="$ROOT/out/gpu_check"
 WRITE=1
+ONLY=all
 BUILD="$ROOT/build-gpu"
 
 
@@ -73,10 +74,12 @@ while [ $# -gt 0 ]; do
     --deps) DEPS="$(realpath "$2")"; shift 2 ;;
     --out) OUT="$2"; shift 2 ;;
     --no-write) WRITE=0; shift ;;
+    --only) ONLY="$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "gpu_check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
+case "$ONLY" in all|repeat) ;; *) echo "gpu_check.sh: --only takes repeat" >&2; exit 2 ;; esac
 mkdir -p "$OUT"
 LOG="$OUT/gpu_check.log"
 : > "$LOG"
@@ -131,13 +134,30 @@ grep -q "building backends/nccl" "$OUT/configure.log" ||
 say "build"
 KEEP_GOING=(-k)  # make; ninja wants a count
 [ -e "$BUILD/build.ninja" ] && KEEP_GOING=(-k 0)
-if ! cmake --build "$BUILD" -j"$(nproc)" --target prunex_nccl test_nccl prunex -- "${KEEP_GOING[@]}" \
+TARGETS=(prunex_nccl test_nccl prunex)
+[ "$ONLY" = repeat ] && TARGETS=(prunex)
+if ! cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}" -- "${KEEP_GOING[@]}" \
   > "$OUT/build.log" 2>&1; then
   grep -E "error|Error" "$OUT/build.log" | head -40 || true
   echo "gpu_check.sh: build failed (log: $OUT/build.log)" >&2
   exit 1
 fi
 tail -3 "$OUT/build.log" | tee -a "$LOG"
+
+# --only repeat: two GPU runs of hsadmm with --deterministic true, compared record by record
+# (times aside), then stop.
+if [ "$ONLY" = repeat ]; then
+  export CUBLAS_WORKSPACE_CONFIG=:4096:8  # cuBLAS's deterministic workspace
+  for run in a b; do
+    timeout 120 "$BUILD/bin/prunex" train --backend nccl --strategy hsadmm --gpus-per-node 1 \
+      --deterministic true --model resnet20 --dataset synthetic --synthetic-samples 512 \
+      --test-samples 128 --batch 32 --local-steps 2 --iterations 3 --out "$OUT/det-$run" \
+      > "$OUT/det-$run.log" 2>&1 || echo "run $run failed: $(tail -2 "$OUT/det-$run.log")"
+  done
+  python3 "$ROOT/scripts/compare_records.py" "$OUT/det-a/metrics.json" "$OUT/det-b/metrics.json" |
+    tee "$OUT/det_repeat.txt"
+  exit 0
+fi
 
 # --- 1. tests ----------------------------------------------------------------------------
 say "tests"
@@ -278,16 +298,8 @@ done
 cat "$TRAIN_ROWS" >> "$LOG"
 # Two runs of hsadmm on the GPU: the same records but for times? (cuDNN's backward adds with
 # atomics; the residual sums do not.)
-python3 - "$OUT/train-hsadmm/metrics.json" "$OUT/train-hsadmm-again/metrics.json" \
-  > "$OUT/gpu_repeat.txt" 2>&1 <<'PY' || true
-import json, sys
-a, b = (json.load(open(p))["iterations"] for p in sys.argv[1:3])
-timing = {"phases", "wall_seconds"}
-for x, y in zip(a, b):
-    diff = sorted(k for k in x if k not in timing and x.get(k) != y.get(k))
-    print(f"iteration {x['iteration']}: " + ("the same record (times aside)" if not diff
-          else "differs in " + ", ".join(diff) + f" (loss {x['loss']!r} vs {y['loss']!r})"))
-PY
+python3 "$ROOT/scripts/compare_records.py" "$OUT/train-hsadmm/metrics.json" \
+  "$OUT/train-hsadmm-again/metrics.json" > "$OUT/gpu_repeat.txt" 2>&1 || true
 cat "$OUT/gpu_repeat.txt" | tee -a "$LOG"
 if command -v mpirun >/dev/null; then
   say "GPU (nccl) against CPU (mpi), same runs"

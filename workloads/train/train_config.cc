@@ -93,6 +93,10 @@ const std::vector<TrainField>& train_fields() {
             "their waits recorded as sync_wait, so phases time communication alone (DDP: buckets "
             "all-reduced after backward, no overlap)",
             &C::sync_phases),
+        bool_field("deterministic",
+                   "GPU: cuDNN's deterministic algorithms, so two runs give the same records "
+                   "(slower; the CPU path is always deterministic)",
+                   &C::deterministic),
         long_field("train-samples", "use only the first N training samples (0: all)",
                    &C::train_samples),
         long_field("test-samples", "use only the first N test samples (0: all)", &C::test_samples),

@@ -71,6 +71,9 @@ struct TrainConfig {
   // recorded as sync_wait), so the phases time communication alone (DDP then all-reduces
   // after backward).
   bool sync_phases = false;
+  // GPU runs: cuDNN's deterministic algorithms (no atomics in the convolutions' backward), so
+  // two runs give the same records; the CPU path is deterministic already.
+  bool deterministic = false;
   long train_samples = 0;  // 0: the whole training set; else the first N (quick runs)
   long test_samples = 0;
   long synthetic_samples = 4096;

@@ -147,6 +147,12 @@ TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
   torch::manual_seed(cfg.seed);
   s.model = make_model(cfg.model, cfg.classes, static_cast<int>(train.channels()));
   s.model->to(s.device);
+  if (s.device.is_cuda() && cfg.deterministic) {
+    // cuDNN's backward convolutions add with atomics unless told otherwise; autotuning would
+    // pick algorithms by timing.
+    at::globalContext().setDeterministicCuDNN(true);
+    at::globalContext().setBenchmarkCuDNN(false);
+  }
   s.params = parameters_in_layout_order(*s.model, s.layout);
 
   BatchOptions bo;
