@@ -47,6 +47,19 @@ class ConsensusMath {
   // Eq. 8: grad += rho1 * (theta - z_i + u).
   virtual void add_proximal(float* grad, const float* theta, const float* z_i, const float* u,
                             double rho1, int64_t n) = 0;
+  // Eq. 8 for many layers at once (one local step's): a device implementation enqueues them
+  // all and waits once, not once per layer.
+  struct ProximalTerm {
+    float* grad;
+    const float* theta;
+    const float* z_i;
+    const float* u;
+    double rho1;
+    int64_t n;
+  };
+  virtual void add_proximal_layers(const std::vector<ProximalTerm>& terms) {
+    for (const ProximalTerm& t : terms) add_proximal(t.grad, t.theta, t.z_i, t.u, t.rho1, t.n);
+  }
   // Algorithm 1 line 6: buf = theta + u.
   virtual void theta_plus_u(const float* theta, const float* u, float* buf, int64_t n) = 0;
   // Eq. 9: out = (rho1 * sum + rho2 * (z - v)) / gamma.

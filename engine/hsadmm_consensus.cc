@@ -49,6 +49,19 @@ void HsadmmConsensus::add_proximal(int l, float* grad, const float* theta) const
                       layout_.layers[l].numel());
 }
 
+void HsadmmConsensus::add_proximal_all(const std::vector<float*>& grads,
+                                       const std::vector<const float*>& thetas) const {
+  PRUNEX_CHECK(grads.size() == layout_.layers.size() && thetas.size() == grads.size(),
+               "add_proximal_all: ", grads.size(), " gradients and ", thetas.size(),
+               " parameters for ", layout_.layers.size(), " layers");
+  std::vector<ConsensusMath::ProximalTerm> terms;
+  terms.reserve(grads.size());
+  for (size_t l = 0; l < grads.size(); ++l)
+    terms.push_back({grads[l], thetas[l], at(zi_, static_cast<int>(l)), at(u_, static_cast<int>(l)),
+                     penalty_.rho1(static_cast<int>(l)), layout_.layers[l].numel()});
+  math_->add_proximal_layers(terms);
+}
+
 std::vector<float> HsadmmConsensus::host_copy(const SpaceBuffer& b) const {
   std::vector<float> out(n_);
   math_->memory().to_host(out.data(), b.as<float>(), n_ * 4);

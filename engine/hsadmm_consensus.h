@@ -64,6 +64,10 @@ class HsadmmConsensus {
 
   // Eq. 8's extra gradient term for layer l: grad += rho1_l * (theta - z_i + u).
   void add_proximal(int layer, float* grad, const float* theta) const;
+  // The same for every layer l (grads[l], thetas[l]): one call into the math, so a device
+  // synchronises once per local step.
+  void add_proximal_all(const std::vector<float*>& grads,
+                        const std::vector<const float*>& thetas) const;
   // Phases 2-5 given this rank's theta^{k+1} (flat buffer); k is 1-based.
   ConsensusStep step(int k, const float* theta, PhaseTimer& timer);
 

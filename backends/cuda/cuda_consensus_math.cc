@@ -27,6 +27,11 @@ class CudaConsensusMath final : public ConsensusMath {
     add_proximal_gpu(grad, theta, z_i, u, rho1, n, s());
     sync();
   }
+  void add_proximal_layers(const std::vector<ProximalTerm>& terms) override {
+    for (const ProximalTerm& t : terms)
+      add_proximal_gpu(t.grad, t.theta, t.z_i, t.u, t.rho1, t.n, s());
+    sync();
+  }
   void theta_plus_u(const float* theta, const float* u, float* buf, int64_t n) override {
     theta_plus_u_gpu(theta, u, buf, n, s());
     sync();

@@ -66,9 +66,13 @@ class HsadmmStrategy : public LiveStrategy {
         [&] {
           clock.time(phase::local_compute, [&] {
             device_sync(s_);  // the gradients LibTorch wrote
-            for (int l = 0; l < L; ++l)
-              consensus_.add_proximal(l, s_.params[l].mutable_grad().data_ptr<float>(),
-                                      s_.params[l].data_ptr<float>());
+            std::vector<float*> grads(L);
+            std::vector<const float*> thetas(L);
+            for (int l = 0; l < L; ++l) {
+              grads[l] = s_.params[l].mutable_grad().data_ptr<float>();
+              thetas[l] = s_.params[l].data_ptr<float>();
+            }
+            consensus_.add_proximal_all(grads, thetas);
           });
         },
         [&] {
@@ -147,10 +151,10 @@ Communicator& strategy_communicator(const TrainSetup& s) {
   switch (s.cfg.strategy) {
     case Strategy::pactrain:
     case Strategy::cgx:
-    case Strategy::topk:
-      return *s.backend.host_data;  // host codecs and selections
+      return *s.backend.host_data;  // host codecs
     default:
-      return *s.backend.data;  // H-SADMM's consensus; ddp's and fp16's device-native buckets
+      return *s.backend.data;  // H-SADMM's consensus; ddp's, fp16's and topk's device-native
+                               // buckets and messages
   }
 }
 

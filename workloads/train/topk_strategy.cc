@@ -3,9 +3,13 @@
 // entries per layer by magnitude, and all-gathers (value, index) pairs for all layers in one
 // message; every rank sums the gathered entries and divides by the world size. What was not
 // sent stays in the residual.
+// Device-native: the residuals, the selection, the message and the sum live where the
+// parameters do, and the message travels on the payload communicator in that memory (NCCL's
+// all-gather of device buffers on a GPU, MPI's of host buffers on the CPU). The sum adds the
+// ranks' entries rank by rank in their order (index_add_), as a host loop would.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
+#include <cstdlib>
 
 #include "engine/error.h"
 #include "engine/phases.h"
@@ -26,8 +30,13 @@ class TopkStrategy : public LiveStrategy {
       residual_.push_back(torch::zeros_like(p));
     }
     // Per rank block: total_k values (f32) then total_k indices (i32), as bytes.
-    send_.assign(topk_block_bytes(total_k_), 0);
-    recv_.assign(send_.size() * comm.size(Group::world), 0);
+    PRUNEX_CHECK((comm.memory_space() == MemorySpace::device) == s.device.is_cuda(),
+                 "topk's message on ", s.device.str(),
+                 " needs a payload communicator of that memory space");
+    const auto bytes = torch::TensorOptions().dtype(torch::kUInt8).device(s.device);
+    const int64_t block = static_cast<int64_t>(topk_block_bytes(total_k_));
+    send_ = torch::zeros({block}, bytes);
+    recv_ = torch::zeros({block * comm.size(Group::world)}, bytes);
   }
 
   LocalIteration iterate(int k, PhaseClock& clock) override {
@@ -61,53 +70,67 @@ class TopkStrategy : public LiveStrategy {
   }
 
  private:
+  // Rank r's values (total_k floats) and indices (total_k int32) in a message buffer.
+  torch::Tensor values(const torch::Tensor& buf, int64_t r) const {
+    return buf.narrow(0, r * block(), total_k_ * 4).view(torch::kFloat32);
+  }
+  torch::Tensor indices(const torch::Tensor& buf, int64_t r) const {
+    return buf.narrow(0, r * block() + total_k_ * 4, total_k_ * 4).view(torch::kInt32);
+  }
+  int64_t block() const { return send_.numel(); }
+
   void exchange() {
     torch::NoGradGuard no_grad;
     const int world = comm_.size(Group::world);
-    float* vals = reinterpret_cast<float*>(send_.data());
-    int32_t* idx = reinterpret_cast<int32_t*>(send_.data() + total_k_ * 4);
     clock_->time(phase::compress, [&] {
+      const torch::Tensor vals = values(send_, 0), idx = indices(send_, 0);
       int64_t at = 0;
       for (size_t l = 0; l < s_.params.size(); ++l) {
         auto g = s_.params[l].grad().reshape({-1}) + residual_[l].reshape({-1});
         auto top = std::get<1>(g.abs().topk(k_[l], 0, true, false));
-        auto v = host_tensor(g.index_select(0, top));
+        vals.narrow(0, at, k_[l]).copy_(g.index_select(0, top));
+        idx.narrow(0, at, k_[l]).copy_(top);
         g.index_fill_(0, top, 0.0f);
-        top = host_tensor(top.to(torch::kInt32));  // the message is built in host memory
-        std::memcpy(vals + at, v.data_ptr<float>(), k_[l] * 4);
-        std::memcpy(idx + at, top.data_ptr<int32_t>(), k_[l] * 4);
         residual_[l].copy_(g.view_as(residual_[l]));
         at += k_[l];
       }
     });
     clock_->fence(comm_);
     clock_->time(phase::allgather, [&] {
-      comm_.allgather(send_.data(), recv_.data(), send_.size(), DType::u8, Group::world);
+      comm_.allgather(send_.data_ptr(), recv_.data_ptr(), static_cast<std::size_t>(block()),
+                      DType::u8, Group::world);
     });
     clock_->fence(comm_);
     clock_->time(phase::compress, [&] {
+      // Every rank gathered the same values: all stop alike (one check for the message).
+      std::vector<torch::Tensor> finite;
+      for (int r = 0; r < world; ++r) finite.push_back(torch::isfinite(values(recv_, r)).all());
+      if (!torch::stack(finite).all().item<bool>()) throw_non_finite_entry(world);
       int64_t at = 0;  // layer l's entries in every rank's block
       for (size_t l = 0; l < s_.params.size(); ++l) {
         auto& grad = s_.params[l].mutable_grad();
-        // Summed in host memory (rank by rank, as the ranks' blocks come), then copied over.
-        torch::Tensor h = torch::zeros({grad.numel()});
-        float* g = h.data_ptr<float>();
-        for (int r = 0; r < world; ++r) {
-          const uint8_t* block = recv_.data() + r * send_.size();
-          const float* rv = reinterpret_cast<const float*>(block) + at;
-          const int32_t* ri = reinterpret_cast<const int32_t*>(block + total_k_ * 4) + at;
-          for (int64_t i = 0; i < k_[l]; ++i) {
-            // Every rank gathered the same values: all stop alike.
-            if (!std::isfinite(rv[i]))
-              throw_non_finite(s_.layout, l, "the gathered gradient", iteration_);
-            g[ri[i]] += rv[i] / world;
-          }
-        }
-        grad.copy_(h.view_as(grad));
+        torch::Tensor sum = torch::zeros({grad.numel()}, grad.options());
+        for (int r = 0; r < world; ++r)
+          sum.index_add_(0, indices(recv_, r).narrow(0, at, k_[l]).to(torch::kInt64),
+                         values(recv_, r).narrow(0, at, k_[l]) / static_cast<float>(world));
+        grad.copy_(sum.view_as(grad));
         at += k_[l];
       }
     });
     ++steps_;
+  }
+
+  // The first layer whose gathered entries hold a non-finite value, named.
+  [[noreturn]] void throw_non_finite_entry(int world) const {
+    int64_t at = 0;
+    for (size_t l = 0; l < s_.params.size(); ++l) {
+      for (int r = 0; r < world; ++r)
+        if (!torch::isfinite(values(recv_, r).narrow(0, at, k_[l])).all().item<bool>())
+          throw_non_finite(s_.layout, l, "the gathered gradient", iteration_);
+      at += k_[l];
+    }
+    PRUNEX_CHECK(false, "a non-finite gathered value outside every layer");
+    std::abort();
   }
 
   TrainSetup& s_;
@@ -115,7 +138,7 @@ class TopkStrategy : public LiveStrategy {
   std::vector<int64_t> k_;
   int64_t total_k_ = 0;
   std::vector<torch::Tensor> residual_;
-  std::vector<uint8_t> send_, recv_;
+  torch::Tensor send_, recv_;  // this rank's message; every rank's, in rank order (bytes)
   PhaseClock* clock_ = nullptr;
   int64_t steps_ = 0;
   int iteration_ = 0;
