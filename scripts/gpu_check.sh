@@ -22,7 +22,8 @@
 #   5. Parity: ResNet-50 on synthetic 224x224 images, batch 64, PyTorch's DDP
 #      (scripts/pytorch_gpu_parity.py) against `prunex train --strategy ddp`, 1 and 2 ranks.
 #   6. Measurements for the calibration loop (NCCL benches, calibration and held-out runs on
-#      2 x 2 and 4 x 1; OUT/calibration-runs), predicted by scripts/validate_gpu.sh.
+#      2 x 2 and 4 x 1; OUT/calibration-runs, and OUT/calibration-runs-mps under NVIDIA's MPS
+#      where it starts), predicted by scripts/validate_gpu.sh.
 #   7. Whether network namespaces work (prunex emulate), and an emulated 2 x 1 ddp run over
 #      NCCL's sockets on the shaped links where they do.
 #
@@ -351,23 +352,35 @@ done
 # and hsadmm-flat on 2 x 2, ddp on 4 x 1), all with --sync-phases true so phases time
 # communication alone. The calibration and predictions run where SimGrid is
 # (scripts/validate_gpu.sh on these files).
-CAL="$OUT/calibration-runs"
-mkdir -p "$CAL"
-say "calibration loop: measurements (2 x 2 ranks on one GPU)"
 CAL_RUN=(--model resnet20 --dataset synthetic --synthetic-samples 2048 --test-samples 128
          --batch 32 --sync-phases true --iterations 6 --local-steps 8 --t-freeze 3)
-timeout 120 "$ROOT/scripts/nccl_one_gpu.sh" 4 "$BUILD/bin/prunex" bench --backend nccl --gpus-per-node 2 --op all --group all \
-  -b 64 -e 16M -f 4 -n 20 -w 3 --json "$CAL/bench_nccl_2x2.json" > "$CAL/bench_nccl_2x2.txt" 2>&1 || TRAIN_RC=1
-"$BUILD/bin/prunex" bench --op compaction --device cuda --model resnet20 --json "$CAL/memory.json" \
-  > "$CAL/memory.txt" 2>&1 || true
-for run in steps:2x2:ddp steps:2x2:hsadmm live:2x2:topk live:2x2:hsadmm-flat live:4x1:ddp; do
-  IFS=: read -r kind shape st <<< "$run"
-  timeout 120 "$ROOT/scripts/nccl_one_gpu.sh" 4 "$BUILD/bin/prunex" train --backend nccl --strategy "$st" \
-    --gpus-per-node "${shape#*x}" "${CAL_RUN[@]}" --out "$CAL/$kind-$shape-$st" \
-    > "$CAL/$kind-$shape-$st.log" 2>&1 && rc=0 || rc=$?
-  [ "$rc" = 0 ] || TRAIN_RC=1
-  echo "$kind $shape $st: exit $rc" | tee -a "$LOG"
-done
+cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps or none)
+  local cal="$1" rc; shift
+  mkdir -p "$cal"
+  timeout 120 "$ROOT/scripts/nccl_one_gpu.sh" "$@" 4 "$BUILD/bin/prunex" bench --backend nccl \
+    --gpus-per-node 2 --op all --group all -b 64 -e 16M -f 4 -n 20 -w 3 \
+    --json "$cal/bench_nccl_2x2.json" > "$cal/bench_nccl_2x2.txt" 2>&1 || TRAIN_RC=1
+  "$BUILD/bin/prunex" bench --op compaction --device cuda --model resnet20 --json "$cal/memory.json" \
+    > "$cal/memory.txt" 2>&1 || true
+  for run in steps:2x2:ddp steps:2x2:hsadmm live:2x2:topk live:2x2:hsadmm-flat live:4x1:ddp; do
+    IFS=: read -r kind shape st <<< "$run"
+    timeout 120 "$ROOT/scripts/nccl_one_gpu.sh" "$@" 4 "$BUILD/bin/prunex" train --backend nccl \
+      --strategy "$st" --gpus-per-node "${shape#*x}" "${CAL_RUN[@]}" --out "$cal/$kind-$shape-$st" \
+      > "$cal/$kind-$shape-$st.log" 2>&1 && rc=0 || rc=$?
+    [ "$rc" = 0 ] || TRAIN_RC=1
+    echo "$kind $shape $st: exit $rc" | tee -a "$LOG"
+  done
+}
+say "calibration loop: measurements (2 x 2 ranks on one GPU)"
+cal_measure "$OUT/calibration-runs"
+# The same with NVIDIA's MPS, where it starts: the ranks' kernels side by side instead of in
+# turns (scripts/nccl_one_gpu.sh --mps).
+if [ "$NGPU" -lt 2 ] && command -v nvidia-cuda-mps-control >/dev/null; then
+  say "calibration loop: the same measurements under MPS"
+  cal_measure "$OUT/calibration-runs-mps" --mps
+  grep -h "nccl_one_gpu.sh: MPS" "$OUT"/calibration-runs-mps/*.txt "$OUT"/calibration-runs-mps/*.log \
+    2>/dev/null | sort | uniq -c | tee -a "$LOG" || true
+fi
 
 # --- 7. the machine: runtime, and network namespaces for prunex emulate ---------------------
 say "runtime and namespaces"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs NP MPI ranks that share this machine's GPU(s) over NCCL, as if each were its own host.
 #
-#   scripts/nccl_one_gpu.sh NP COMMAND [ARGS...]
+#   scripts/nccl_one_gpu.sh [--mps] NP COMMAND [ARGS...]
 #   scripts/nccl_one_gpu.sh 4 build/bin/prunex train --backend nccl --gpus-per-node 2 ...
 #
 # NCCL refuses two ranks of one host on one GPU ("Duplicate GPU detected"), but it compares
@@ -10,14 +10,46 @@
 # (NCCL_SOCKET_IFNAME=lo). Every NCCL transfer then crosses sockets, even between ranks of
 # one emulated node: a functional test of many ranks, and a slow network, not NVLink.
 # Each rank uses GPU (its index among the ranks on this host) modulo the visible GPUs.
+#
+# Without MPS the ranks' kernels take turns on the GPU in time slices (on an H200 a 64-byte
+# all-reduce took 9 ms on 2 ranks: BENCHMARKS.md, 2026-11-27). --mps starts NVIDIA's
+# Multi-Process Service for the run (its own pipe and log folders under /tmp, stopped after),
+# so the ranks' kernels run side by side; if it does not start, the run goes on without it
+# and says so on stderr. The exit status is the command's.
 set -euo pipefail
+mps=0
+if [ "${1:-}" = --mps ]; then mps=1; shift; fi
 if [ $# -lt 2 ] || ! [[ "$1" =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: nccl_one_gpu.sh NP COMMAND [ARGS...]" >&2
+  echo "usage: nccl_one_gpu.sh [--mps] NP COMMAND [ARGS...]" >&2
   exit 2
 fi
 np="$1"
 shift
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-exec mpirun -np "$np" --oversubscribe --bind-to none \
-  -x NCCL_SOCKET_IFNAME=lo -x NCCL_IB_DISABLE=1 \
-  bash -c 'NCCL_HOSTID="prunex-job$PPID-rank$OMPI_COMM_WORLD_RANK" exec "$@"' nccl_one_gpu "$@"
+launch=(mpirun -np "$np" --oversubscribe --bind-to none
+        -x NCCL_SOCKET_IFNAME=lo -x NCCL_IB_DISABLE=1)
+if [ "$mps" = 0 ]; then
+  exec "${launch[@]}" bash -c 'NCCL_HOSTID="prunex-job$PPID-rank$OMPI_COMM_WORLD_RANK" exec "$@"' \
+    nccl_one_gpu "$@"
+fi
+dir=$(mktemp -d /tmp/prunex-mps.XXXXXX)
+export CUDA_MPS_PIPE_DIRECTORY="$dir/pipe" CUDA_MPS_LOG_DIRECTORY="$dir/log"
+mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+stop_mps() {
+  echo quit | nvidia-cuda-mps-control > /dev/null 2>&1 || true
+  sleep 1
+  rm -rf "$dir"
+}
+if command -v nvidia-cuda-mps-control > /dev/null && nvidia-cuda-mps-control -d; then
+  trap stop_mps EXIT
+  echo "nccl_one_gpu.sh: MPS started (pipe $CUDA_MPS_PIPE_DIRECTORY)" >&2
+  launch+=(-x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY)
+else
+  rm -rf "$dir"
+  unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
+  echo "nccl_one_gpu.sh: MPS did not start; the ranks take turns on the GPU" >&2
+fi
+rc=0
+"${launch[@]}" bash -c 'NCCL_HOSTID="prunex-job$PPID-rank$OMPI_COMM_WORLD_RANK" exec "$@"' \
+  nccl_one_gpu "$@" || rc=$?
+exit "$rc"
