@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The one script for a machine with a GPU (the lent GPU, or a cluster node): builds the
-# NCCL/CUDA backend, runs every GPU test, times the kernels, runs a short GPU training, and
-# appends the results (date, GPU, numbers) to BENCHMARKS.md.
+# NCCL/CUDA backend, runs every GPU test, times the kernels, trains every strategy on the GPU
+# against the CPU, compares ddp with PyTorch's DDP, measures for the calibration loop, and
+# appends the results (date, GPU, numbers) to BENCHMARKS.md. About 6 minutes on an H200 with
+# 16 cores, build included (2026-11-27).
 #
 #   scripts/gpu_check.sh [--deps FILE] [--out DIR] [--no-write] [--only repeat]
 #   scripts/gpu_check.sh --pack-deps FILE     (here, on the Debian 12 development machine)
+#
+# --only repeat: the build, then two GPU runs of hsadmm with --deterministic true compared
+# record by record (scripts/compare_records.py), and nothing else.
 #
 # What it measures (numbers to OUT/table.md, appended to BENCHMARKS.md unless --no-write):
 #   1. test_nccl on the GPU: every kernel against its CPU reference, the one-rank
@@ -30,7 +35,7 @@
 # Needs: nvcc, CMake >= 3.18, NCCL (CUDA's include/lib, or the nvidia-nccl python package),
 # python3 with torch (CUDA build; its TorchConfig.cmake is used), no apt, no internet.
 # The lent GPU machines (Ubuntu 24.04, seen 2026-11-26) have Open MPI 4.1, Boost, fmt,
-# nlohmann-json, GoogleTest, CLI11 and zlib, but no SimGrid. --pack-deps packs SimGrid (headers,
+# nlohmann-json, GoogleTest, CLI11 (2.4) and zlib, but no SimGrid and no iproute2. --pack-deps packs SimGrid (headers,
 # pkg-config file, library and the libraries it needs that such a machine lacks) from this
 # Debian 12 machine into one tar.xz; --deps FILE unpacks it into the build folder and points
 # pkg-config and the loader there.
