@@ -30,6 +30,13 @@ class PhaseTimer {
   // PhaseClock fails here on purpose under --inject-failure. Default: nothing.
   virtual void reached(Phase /*phase*/) {}
 
+  // Called at the end of every timed step, before its end time is read. A timer of a GPU run
+  // under --sync-phases waits there for the device's queued work: LibTorch and the
+  // device-native strategies return before their kernels finish, and without the wait that
+  // work would be charged to whichever later step waits for the device (a collective). It
+  // must not throw. Default: nothing.
+  virtual void settle() noexcept {}
+
   // Times fn() as a step in `phase`.
   template <typename Fn>
   auto time(Phase phase, Fn&& fn) {
@@ -52,6 +59,7 @@ class PhaseTimer {
       bool waiting;
       double start = now_seconds();
       ~Scope() {
+        t.settle();
         const double seconds = now_seconds() - start;
         waiting ? t.add_wait(p, start, seconds) : t.add(p, start, seconds);
       }

@@ -35,17 +35,28 @@ fi
 dir=$(mktemp -d /tmp/prunex-mps.XXXXXX)
 export CUDA_MPS_PIPE_DIRECTORY="$dir/pipe" CUDA_MPS_LOG_DIRECTORY="$dir/log"
 mkdir -p "$CUDA_MPS_PIPE_DIRECTORY" "$CUDA_MPS_LOG_DIRECTORY"
+mps_control() { echo "$1" | nvidia-cuda-mps-control 2>/dev/null; }
 stop_mps() {
-  echo quit | nvidia-cuda-mps-control > /dev/null 2>&1 || true
-  sleep 1
+  # The daemon removes its pipes as it exits: wait for it (at most 10 s) before the folder goes.
+  local pid i
+  pid=$(cat "$CUDA_MPS_PIPE_DIRECTORY/nvidia-cuda-mps-control.pid" 2>/dev/null || true)
+  mps_control quit > /dev/null || true
+  for i in $(seq 50); do
+    [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break
+    sleep 0.2
+  done
   rm -rf "$dir"
 }
-if command -v nvidia-cuda-mps-control > /dev/null && nvidia-cuda-mps-control -d; then
+# The control daemon starts the server only for a first client; starting it here shows at
+# once whether MPS works on this machine.
+if command -v nvidia-cuda-mps-control > /dev/null && nvidia-cuda-mps-control -d &&
+  mps_control "start_server -uid $(id -u)" > /dev/null &&
+  [ -n "$(mps_control get_server_list)" ]; then
   trap stop_mps EXIT
   echo "nccl_one_gpu.sh: MPS started (pipe $CUDA_MPS_PIPE_DIRECTORY)" >&2
   launch+=(-x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY)
 else
-  rm -rf "$dir"
+  command -v nvidia-cuda-mps-control > /dev/null && stop_mps || rm -rf "$dir"
   unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
   echo "nccl_one_gpu.sh: MPS did not start; the ranks take turns on the GPU" >&2
 fi

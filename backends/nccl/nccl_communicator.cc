@@ -180,6 +180,7 @@ void NcclCommunicator::allgather(const void* send, void* recv, std::size_t count
 // NCCL has no barrier: a one-byte all-reduce that every member must join, then a wait.
 void NcclCommunicator::barrier(Group g) {
   flush_p2p();  // a collective never joins an open group of sends and receives
+  order_after_default_stream();
   CudaEvent start, stop;
   start.record(stream());
   PRUNEX_NCCL_CHECK(ncclAllReduce(barrier_byte_.data(), barrier_byte_.data(), 1, ncclUint8, ncclMax,

@@ -27,6 +27,14 @@ void PhaseClock::fence(Communicator& comm) {
   time(phase::sync_wait, [&] { comm.barrier(Group::world); });
 }
 
+void PhaseClock::settle() noexcept {
+  if (!sync_ || !device_wait_) return;
+  try {
+    device_wait_();
+  } catch (...) {  // a device error surfaces again at the next device call
+  }
+}
+
 void PhaseClock::arm_failure(int rank, int iteration, Phase phase) {
   fail_rank_ = rank;
   fail_iteration_ = iteration;

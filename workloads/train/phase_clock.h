@@ -3,6 +3,7 @@
 // per-rank records of records/run_record.h.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -31,6 +32,11 @@ class PhaseClock : public PhaseTimer {
   // destructors, no MPI finalize: as a crashed or killed process ends).
   void arm_failure(int rank, int iteration, Phase phase);
   void reached(Phase phase) override;
+  // With --sync-phases, every timed step ends by waiting for the device's queued work
+  // (wait: e.g. a CUDA device synchronisation; none on the CPU), so each phase is charged the
+  // GPU time it queued.
+  void set_device_wait(std::function<void()> wait) { device_wait_ = std::move(wait); }
+  void settle() noexcept override;
 
   // This iteration's seconds per phase (kAllPhases order); resets them.
   std::vector<double> take_iteration();
@@ -46,6 +52,7 @@ class PhaseClock : public PhaseTimer {
   Phase fail_phase_ = Phase::local_compute;
   std::vector<double> seconds_;
   std::vector<double> events_;
+  std::function<void()> device_wait_;
 };
 
 // Collective helpers for metrics (their traffic is not counted: call them after the

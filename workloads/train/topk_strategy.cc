@@ -6,7 +6,9 @@
 // Device-native: the residuals, the selection, the message and the sum live where the
 // parameters do, and the message travels on the payload communicator in that memory (NCCL's
 // all-gather of device buffers on a GPU, MPI's of host buffers on the CPU). The sum adds the
-// ranks' entries rank by rank in their order (index_add_), as a host loop would.
+// ranks' entries rank by rank in their order (index_add_), as a host loop would: bit for bit
+// on the CPU (on a GPU the division by the world size may become a multiplication by its
+// reciprocal).
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -106,13 +108,18 @@ class TopkStrategy : public LiveStrategy {
       std::vector<torch::Tensor> finite;
       for (int r = 0; r < world; ++r) finite.push_back(torch::isfinite(values(recv_, r)).all());
       if (!torch::stack(finite).all().item<bool>()) throw_non_finite_entry(world);
+      // Each rank's entries divided by the world size and its indices widened, once.
+      std::vector<torch::Tensor> vals(world), idx(world);
+      for (int r = 0; r < world; ++r) {
+        vals[r] = values(recv_, r) / static_cast<float>(world);
+        idx[r] = indices(recv_, r).to(torch::kInt64);
+      }
       int64_t at = 0;  // layer l's entries in every rank's block
       for (size_t l = 0; l < s_.params.size(); ++l) {
         auto& grad = s_.params[l].mutable_grad();
         torch::Tensor sum = torch::zeros({grad.numel()}, grad.options());
         for (int r = 0; r < world; ++r)
-          sum.index_add_(0, indices(recv_, r).narrow(0, at, k_[l]).to(torch::kInt64),
-                         values(recv_, r).narrow(0, at, k_[l]) / static_cast<float>(world));
+          sum.index_add_(0, idx[r].narrow(0, at, k_[l]), vals[r].narrow(0, at, k_[l]));
         grad.copy_(sum.view_as(grad));
         at += k_[l];
       }

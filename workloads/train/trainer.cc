@@ -114,6 +114,7 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
 
   comm.barrier(Group::world);
   PhaseClock clock(now_seconds(), cfg.sync_phases);
+  if (setup.device.is_cuda()) clock.set_device_wait([&setup] { device_sync(setup); });
   if (failure.rank == comm.world_rank())
     clock.arm_failure(failure.rank, failure.iteration, failure.phase);
   double eval_seconds = 0;
