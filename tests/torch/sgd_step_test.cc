@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "workloads/train/train_setup.h"
+#include "workloads/train/sgd_step.h"
 
 namespace prunex {
 namespace {

@@ -84,11 +84,7 @@ class BucketReducer : public LiveStrategy {
     work_.resize(buckets_.size());
     codec_ = make_codec(s, comm, buckets_);
     native_ = codec_->device_native();
-    // The payload communicator works in the memory where the buckets are kept.
-    PRUNEX_CHECK(!native_ || (comm.memory_space() == MemorySpace::device) == s.device.is_cuda(),
-                 "device-native buckets on ", s.device.str(),
-                 " need a payload communicator of "
-                 "that memory space");
+    if (native_) check_payload_memory(s, comm, "device-native buckets");
     const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(s.device);
     for (auto& b : buckets_) {
       if (native_) {

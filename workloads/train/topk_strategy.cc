@@ -9,8 +9,6 @@
 // ranks' entries rank by rank in their order (index_add_), as a host loop would: bit for bit
 // on the CPU (on a GPU the division by the world size may become a multiplication by its
 // reciprocal).
-#include <algorithm>
-#include <cmath>
 #include <cstdlib>
 
 #include "engine/error.h"
@@ -32,9 +30,7 @@ class TopkStrategy : public LiveStrategy {
       residual_.push_back(torch::zeros_like(p));
     }
     // Per rank block: total_k values (f32) then total_k indices (i32), as bytes.
-    PRUNEX_CHECK((comm.memory_space() == MemorySpace::device) == s.device.is_cuda(),
-                 "topk's message on ", s.device.str(),
-                 " needs a payload communicator of that memory space");
+    check_payload_memory(s, comm, "topk's message");
     const auto bytes = torch::TensorOptions().dtype(torch::kUInt8).device(s.device);
     const int64_t block = static_cast<int64_t>(topk_block_bytes(total_k_));
     send_ = torch::zeros({block}, bytes);

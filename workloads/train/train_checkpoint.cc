@@ -1,8 +1,6 @@
 #include "workloads/train/train_checkpoint.h"
 
 #include <filesystem>
-#include <sstream>
-#include <type_traits>
 #include <utility>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -50,8 +48,6 @@ void load_generator(at::Generator& g, const StateSections& s, const std::string&
   g.set_state(state);
 }
 
-// The optimiser's state key of a parameter: its TensorImpl's address, as text in LibTorch
-// 1.13 and as the pointer itself in 2.x.
 // The model's parameters and buffers from their sections.
 void load_model_sections(TrainSetup& s, const StateSections& in) {
   torch::NoGradGuard no_grad;

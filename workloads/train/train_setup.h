@@ -14,6 +14,7 @@
 #include "workloads/data/dataset.h"
 #include "workloads/torch/models.h"
 #include "workloads/train/phase_clock.h"
+#include "workloads/train/sgd_step.h"
 #include "workloads/train/train_backend.h"
 #include "workloads/train/train_config.h"
 
@@ -69,19 +70,12 @@ inline TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
 nlohmann::json run_facts(const TrainSetup& s);
 
 void device_sync(const TrainSetup& s);
-// The optimiser's state map key of parameter p (a string in LibTorch 1.13, the TensorImpl
-// pointer in 2.x).
-using OptimizerStateKey =
-    std::decay_t<decltype(std::declval<torch::optim::Optimizer&>().state())>::key_type;
-OptimizerStateKey optimizer_state_key(const torch::Tensor& p);
-// One SGD step of s.optimizer: its own step() on the CPU; on a GPU the same arithmetic with
-// LibTorch's multi-tensor (_foreach) ops, a few kernel launches for all parameters instead
-// of three or four per parameter (PyTorch's Python SGD does the same on CUDA, foreach=True).
-// The momentum buffers stay in the optimiser's state, where checkpoints read them.
+// One SGD step of s.optimizer: its own step() on the CPU, sgd_step_foreach on a GPU
+// (sgd_step.h).
 void sgd_step(TrainSetup& s);
-// That multi-tensor step on any device (on the CPU LibTorch runs _foreach ops one tensor at
-// a time: the same bits as opt.step(), which the tests check).
-void sgd_step_foreach(torch::optim::SGD& opt);
+// Device-native strategies keep their payload where the parameters are: their payload
+// communicator must work in that memory (a failed PRUNEX_CHECK naming `what` otherwise).
+void check_payload_memory(const TrainSetup& s, const Communicator& comm, const char* what);
 // t on the CPU, contiguous (t itself when it already is).
 torch::Tensor host_tensor(const torch::Tensor& t);
 // A flat buffer of n floats at p in the setup's device memory, as a tensor (no copy).
