@@ -15,10 +15,14 @@
 // With one rank per node step 1 and 3 are skipped; on one node, step 2 and 3.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "engine/cgx_codec.h"
 #include "engine/communicator.h"
+#include "engine/memory_space.h"
+#include "engine/peer_kernels.h"
 
 namespace prunex {
 
@@ -27,6 +31,23 @@ struct CgxReduceOptions {
   uint64_t seed = 1;  // stochastic rounding: mixed with the rank and the hop
 };
 
+// Wire buffers of cgx_allreduce in its kernels' memory space, kept from call to call: each
+// call takes them in the same order, and a buffer is replaced only when a call needs more.
+class CgxScratch {
+ public:
+  void rewind() { next_ = 0; }
+  uint8_t* take(SpaceMemory& memory, int64_t bytes);
+
+ private:
+  std::vector<SpaceBuffer> buffers_;
+  std::size_t next_ = 0;
+};
+
+// data, the encoding and the decoding in the memory of `kernels` (engine/peer_kernels.h): host
+// memory on MPI, the GPU on NCCL, where comm's buffers live.
+void cgx_allreduce(Communicator& comm, float* data, const CgxBufferCodec& codec,
+                   const CgxReduceOptions& opt, PeerKernels& kernels, CgxScratch& scratch);
+// In host memory, with scratch for this call.
 void cgx_allreduce(Communicator& comm, float* data, const CgxBufferCodec& codec,
                    const CgxReduceOptions& opt);
 

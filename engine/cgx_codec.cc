@@ -5,8 +5,8 @@
 #include <cstring>
 #include <limits>
 
+#include "engine/counter_rng.h"
 #include "engine/error.h"
-#include "engine/pactrain.h"  // uniform01
 
 namespace prunex {
 
@@ -112,29 +112,23 @@ int64_t CgxBufferCodec::wire_bytes_split(int parts) const {
 }
 
 void CgxBufferCodec::encode(const float* buffer, int64_t lo, int64_t hi, bool stochastic,
-                            uint64_t seed, uint8_t* out) const {
+                            uint64_t seed, uint8_t* out, PeerKernels& k) const {
   for_pieces(lo, hi, [&](const Segment& s, int64_t a, int64_t b, int64_t at, int64_t) {
     if (s.codec.compressed)
-      cgx_quantize(buffer + a, b - a, s.codec.bits, s.codec.bucket, stochastic,
-                   seed ^ static_cast<uint64_t>(a) * 0x2545f4914f6cdd1dull, out + at);
+      k.cgx_quantize(buffer + a, b - a, s.codec.bits, s.codec.bucket, stochastic,
+                     seed ^ static_cast<uint64_t>(a) * 0x2545f4914f6cdd1dull, out + at);
     else
-      std::memcpy(out + at, buffer + a, static_cast<std::size_t>(4 * (b - a)));
+      k.floats_to_wire(buffer + a, b - a, out + at);
   });
 }
 
 void CgxBufferCodec::decode(const uint8_t* in, int64_t lo, int64_t hi, float* buffer,
-                            bool accumulate) const {
+                            bool accumulate, PeerKernels& k) const {
   for_pieces(lo, hi, [&](const Segment& s, int64_t a, int64_t b, int64_t at, int64_t) {
-    if (s.codec.compressed) {
-      cgx_dequantize(in + at, b - a, s.codec.bits, s.codec.bucket, buffer + a, accumulate);
-      return;
-    }
-    // A piece may start at any byte (compressed pieces have odd lengths): copy, do not cast.
-    for (int64_t i = 0; i < b - a; ++i) {
-      float v;
-      std::memcpy(&v, in + at + 4 * i, 4);
-      buffer[a + i] = accumulate ? buffer[a + i] + v : v;
-    }
+    if (s.codec.compressed)
+      k.cgx_dequantize(in + at, b - a, s.codec.bits, s.codec.bucket, buffer + a, accumulate);
+    else  // a piece may start at any byte (compressed pieces have odd lengths)
+      k.floats_from_wire(in + at, b - a, buffer + a, accumulate);
   });
 }
 

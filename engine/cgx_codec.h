@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/layer_layout.h"
+#include "engine/peer_kernels.h"
 
 namespace prunex {
 
@@ -67,9 +68,11 @@ class CgxBufferCodec {
   int64_t wire_bytes(int64_t lo, int64_t hi) const;
   // Sum of wire_bytes over the chunks of `parts`.
   int64_t wire_bytes_split(int parts) const;
+  // Values [lo, hi) of buffer to their wire bytes at out, and back; buffers in k's memory.
   void encode(const float* buffer, int64_t lo, int64_t hi, bool stochastic, uint64_t seed,
-              uint8_t* out) const;
-  void decode(const uint8_t* in, int64_t lo, int64_t hi, float* buffer, bool accumulate) const;
+              uint8_t* out, PeerKernels& k = host_peer_kernels()) const;
+  void decode(const uint8_t* in, int64_t lo, int64_t hi, float* buffer, bool accumulate,
+              PeerKernels& k = host_peer_kernels()) const;
 
  private:
   // fn(segment, first, end, wire offset, wire bytes) for each piece of [lo, hi).

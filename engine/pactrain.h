@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "engine/counter_rng.h"  // uniform01
 #include "engine/ddp_buckets.h"
 #include "engine/layer_layout.h"
 
@@ -40,15 +41,6 @@ std::vector<int64_t> pactrain_compact_floats(const ModelLayout& layout, double r
 
 // The indices of the round(ratio x n) lowest scores (ties: the lower index first), sorted.
 std::vector<int64_t> lowest_scores(const float* score, int64_t n, double ratio);
-
-// A counter-based generator (splitmix64 of seed + i): the same stream on every platform.
-inline double uniform01(uint64_t seed, uint64_t i) {
-  uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  z ^= z >> 31;
-  return static_cast<double>(z >> 11) * (1.0 / 9007199254740992.0);  // [0, 1)
-}
 
 // max |x[i]| (0 for n = 0); +Inf when any value is NaN or Inf.
 float max_abs(const float* x, int64_t n);

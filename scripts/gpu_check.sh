@@ -5,11 +5,12 @@
 # appends the results (date, GPU, numbers) to BENCHMARKS.md. About 6 minutes on an H200 with
 # 16 cores, build included (2026-11-27).
 #
-#   scripts/gpu_check.sh [--deps FILE] [--out DIR] [--no-write] [--only repeat]
+#   scripts/gpu_check.sh [--deps FILE] [--out DIR] [--no-write] [--only STEPS|repeat]
 #   scripts/gpu_check.sh --pack-deps FILE     (here, on the Debian 12 development machine)
 #
-# --only repeat: the build, then two GPU runs of hsadmm with --deterministic true compared
-# record by record (scripts/compare_records.py), and nothing else.
+# --only STEPS: the build, then only the steps named (comma list): tests (1), kernels (2, 3),
+# train (4), parity (5), calibration (6), emulate (7); or repeat: two GPU runs of hsadmm with
+# --deterministic true compared record by record (scripts/compare_records.py), nothing else.
 #
 # What it measures (numbers to OUT/table.md, appended to BENCHMARKS.md unless --no-write):
 #   1. test_nccl on the GPU: every kernel against its CPU reference, the one-rank
@@ -27,18 +28,20 @@
 #   5. Parity: ResNet-50 on synthetic 224x224 images, batch 64, PyTorch's DDP
 #      (scripts/pytorch_gpu_parity.py) against `prunex train --strategy ddp`, 1 and 2 ranks.
 #   6. Measurements for the calibration loop (NCCL benches, calibration and held-out runs on
-#      2 x 2 and 4 x 1; OUT/calibration-runs, and OUT/calibration-runs-mps under NVIDIA's MPS
-#      where it starts), predicted by scripts/validate_gpu.sh.
-#   7. Whether network namespaces work (prunex emulate), and an emulated 2 x 1 ddp run over
-#      NCCL's sockets on the shaped links where they do.
+#      2 x 2 and 4 x 1, under NVIDIA's MPS where it starts; OUT/calibration-runs), predicted
+#      by scripts/validate_gpu.sh.
+#   7. Whether network namespaces work (prunex emulate), and emulated 2 x 1 runs of ddp and
+#      hsadmm over NCCL's sockets on the shaped links where they do (iproute2 from --deps
+#      where the machine has none).
 #
 # Needs: nvcc, CMake >= 3.18, NCCL (CUDA's include/lib, or the nvidia-nccl python package),
 # python3 with torch (CUDA build; its TorchConfig.cmake is used), no apt, no internet.
 # The lent GPU machines (Ubuntu 24.04, seen 2026-11-26) have Open MPI 4.1, Boost, fmt,
-# nlohmann-json, GoogleTest, CLI11 (2.4) and zlib, but no SimGrid and no iproute2. --pack-deps packs SimGrid (headers,
-# pkg-config file, library and the libraries it needs that such a machine lacks) from this
-# Debian 12 machine into one tar.xz; --deps FILE unpacks it into the build folder and points
-# pkg-config and the loader there.
+# nlohmann-json, GoogleTest, CLI11 (2.4) and zlib, but no SimGrid and no iproute2.
+# --pack-deps packs SimGrid (headers, pkg-config file, library and the libraries it needs
+# that such a machine lacks) and iproute2 (ip and tc with their libraries) from this Debian 12
+# machine into one tar.xz; --deps FILE unpacks it into the build folder and points
+# pkg-config, the loader and prunex emulate there.
 set -euo pipefail
 
 pack_deps() {  # on the development machine: SimGrid and its runtime closure
@@ -62,8 +65,25 @@ pack_deps() {  # on the development machine: SimGrid and its runtime closure
       *) cp -L "$dep" "$stage$lib/" ;;
     esac
   done
+  # iproute2 (ip, tc) for prunex emulate, with its libraries, loaded by wrappers that give the
+  # libraries to ip and tc alone (not to what `ip netns exec` starts); found through
+  # PRUNEX_SYSTEM_PROGRAMS (support/process.h).
+  local ipr="$stage/usr/lib/prunex-iproute2" prog
+  mkdir -p "$ipr/bin" "$ipr/lib" "$ipr/sbin"
+  for prog in ip tc; do
+    cp -L "/usr/sbin/$prog" "$ipr/bin/"
+    for dep in $(ldd "/usr/sbin/$prog" | awk '/=>/ {print $3}'); do
+      case "$(basename "$dep")" in
+        libc.so*|libm.so*|ld-linux*|libdl.so*|libpthread*|librt.so*) ;;
+        *) cp -L "$dep" "$ipr/lib/" ;;
+      esac
+    done
+    printf '#!/bin/sh\n# %s of Debian 12 with its own libraries (scripts/gpu_check.sh --pack-deps)\nd="$(dirname "$(readlink -f "$0")")/.."\nexec /lib64/ld-linux-x86-64.so.2 --library-path "$d/lib" "$d/bin/%s" "$@"\n' \
+      "$prog" "$prog" > "$ipr/sbin/$prog"
+    chmod +x "$ipr/sbin/$prog"
+  done
   tar -C "$stage" -cJf "$file" usr
-  echo "packed SimGrid into $file ($(du -h "$file" | cut -f1)); carry it to the GPU machine"
+  echo "packed SimGrid and iproute2 into $file ($(du -h "$file" | cut -f1)); carry it to the GPU machine"
 }
 
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
@@ -85,14 +105,28 @@ while [ $# -gt 0 ]; do
     *) echo "gpu_check.sh: unknown argument $1" >&2; exit 2 ;;
   esac
 done
-case "$ONLY" in all|repeat) ;; *) echo "gpu_check.sh: --only takes repeat" >&2; exit 2 ;; esac
+STEPS="tests kernels train parity calibration emulate"
+for step in ${ONLY//,/ }; do
+  case " all repeat $STEPS " in *" $step "*) ;; *)
+    echo "gpu_check.sh: --only takes all, repeat or a comma list of: ${STEPS// /, } (not $step)" >&2
+    exit 2 ;;
+  esac
+done
+want() { [ "$ONLY" = all ] || [[ ",$ONLY," == *",$1,"* ]]; }
+# What the table reads, for the steps that do not run.
+TEST_RC=0 BENCH_RC=0 TRAIN_RC=0 TESTS_PASSED=n/a TESTS_FAILED=n/a TESTS_SKIPPED=0 ALLOWED_SKIPS=0
+TRAIN_ROWS="$OUT/train_rows.md" PARITY_ROWS="$OUT/parity_rows.md"
 mkdir -p "$OUT"
 LOG="$OUT/gpu_check.log"
 : > "$LOG"
+: > "$TRAIN_ROWS"
+: > "$PARITY_ROWS"
 say() { echo "== $*" | tee -a "$LOG"; }
 
 # --- toolchain ---------------------------------------------------------------------------
 if command -v nvidia-smi >/dev/null; then nvidia-smi -L | tee -a "$LOG"; fi
+NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)  # MIG instances are indented lines
+NGPU=${NGPU:-0}
 GPU="$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1 || echo unknown)"
 export PATH="/usr/local/cuda/bin:$PATH"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1  # lent machines run as root
@@ -117,6 +151,12 @@ if [ -n "$DEPS" ]; then
   done
   export LD_LIBRARY_PATH="$LIBDIR:$BUILD/deps/missing:${LD_LIBRARY_PATH:-}"
   echo "SimGrid from $DEPS; LD_LIBRARY_PATH=$LD_LIBRARY_PATH" | tee -a "$LOG"
+  # The packed iproute2 where the machine has none (prunex emulate finds it there).
+  if [ -d "$BUILD/deps/usr/lib/prunex-iproute2/sbin" ] && ! [ -x /usr/sbin/ip ] && ! [ -x /sbin/ip ]; then
+    export PRUNEX_SYSTEM_PROGRAMS="$BUILD/deps/usr/lib/prunex-iproute2/sbin"
+    export PATH="$PRUNEX_SYSTEM_PROGRAMS:$PATH"
+    echo "iproute2 from $DEPS ($(ip -V 2>&1 | head -1))" | tee -a "$LOG"
+  fi
 fi
 # NCCL from CUDA's folders, else from the nvidia-nccl python package (no unversioned .so).
 if [ ! -e /usr/local/cuda/include/nccl.h ]; then
@@ -141,7 +181,7 @@ say "build"
 KEEP_GOING=(-k)  # make; ninja wants a count
 [ -e "$BUILD/build.ninja" ] && KEEP_GOING=(-k 0)
 TARGETS=(prunex_nccl test_nccl prunex)
-[ "$ONLY" = repeat ] && TARGETS=(prunex)
+want tests || TARGETS=(prunex)
 if ! cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}" -- "${KEEP_GOING[@]}" \
   > "$OUT/build.log" 2>&1; then
   grep -E "error|Error" "$OUT/build.log" | head -40 || true
@@ -167,11 +207,10 @@ if [ "$ONLY" = repeat ]; then
   exit "$REPEAT_RC"
 fi
 
+if want tests; then
 # --- 1. tests ----------------------------------------------------------------------------
 say "tests"
 TEST_RC=0
-NGPU=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)  # MIG instances are indented lines
-NGPU=${NGPU:-0}
 # With one GPU the multi-rank tests run on 2 and 4 ranks sharing it, beside the one-rank run.
 # NCCL refuses two ranks of one host on one GPU ("Duplicate GPU detected"), but compares host
 # identities first: ranks given distinct NCCL_HOSTID values are different hosts to it, and
@@ -209,6 +248,9 @@ for np in "${!MULTI_PIDS[@]}"; do
   grep -qE '^\[  PASSED  \] ' "$log" || TEST_RC=1
 done
 
+fi
+
+if want kernels; then
 # --- 2. kernels --------------------------------------------------------------------------
 say "bench: prunex bench --op compaction --device cuda --model resnet152 --sparsity channel --keep 0.5"
 BENCH_RC=0
@@ -247,13 +289,25 @@ json.dump({"projection_ms": ms, "layers": len(convs)}, open(sys.argv[2], "w"))
 print(f"torch channel projection: {ms:.3f} ms per model ({len(convs)} conv layers)")
 PY
 
+fi
+
+if want train; then
 # --- 4. training on the GPU --------------------------------------------------------------
 # Every strategy with --backend nccl (CUDA tensors, NCCL) at world size 1, then on 2 x 2 and
 # 4 x 1 ranks sharing the GPU, each against the same run with --backend mpi on this machine's
 # CPU cores. TF32 is off (NVIDIA_TF32_OVERRIDE=0) so the GPU computes in fp32 as the CPU does.
 STRATEGIES="hsadmm hsadmm-flat hsadmm-rail ddp fp16 topk pactrain cgx"
-TRAIN_ROWS="$OUT/train_rows.md"
-TRAIN_RC=0
+# Beside each strategy's defaults, the peers' other codec paths (on 2 x 2 and 4 x 1 only):
+# pactrain's compact buckets from the second step with TernGrad levels, and cgx's stochastic
+# rounding at 3 bits.
+VARIANTS="pactrain-ternary cgx-stochastic"
+strategy_args() {  # a name of STRATEGIES or VARIANTS: its prunex train options
+  case "$1" in
+    pactrain-ternary) echo --strategy pactrain --stable-steps 1 --ternary true ;;
+    cgx-stochastic) echo --strategy cgx --stochastic-rounding true --bits 3 ;;
+    *) echo --strategy "$1" ;;
+  esac
+}
 SMALL=(--model resnet20 --dataset synthetic --synthetic-samples 512 --test-samples 128
        --batch 32 --local-steps 2 --iterations 2)
 train_row() {  # name, launcher..., then prunex train arguments: OUT/row-NAME.md
@@ -288,14 +342,14 @@ for st in $STRATEGIES hsadmm-again; do
 done
 if command -v mpirun >/dev/null; then
   for shape in 2x2 4x1; do
-    for st in $STRATEGIES; do
+    for st in $STRATEGIES $VARIANTS; do
       limit 4
       train_row "$st-$shape" "$ROOT/scripts/nccl_one_gpu.sh" 4 "$BUILD/bin/prunex" train --backend nccl \
-        --strategy "$st" --gpus-per-node "${shape#*x}" &
+        $(strategy_args "$st") --gpus-per-node "${shape#*x}" &
       NAMES+=("$st-$shape")
       limit 4
       ( timeout 180 mpirun -np 4 --oversubscribe --bind-to none "$BUILD/bin/prunex" train --backend mpi \
-          --strategy "$st" --gpus-per-node "${shape#*x}" "${SMALL[@]}" --out "$OUT/cpu-$shape-$st" \
+          $(strategy_args "$st") --gpus-per-node "${shape#*x}" "${SMALL[@]}" --out "$OUT/cpu-$shape-$st" \
           > "$OUT/cpu-$shape-$st.log" 2>&1 ) &
     done
   done
@@ -313,16 +367,17 @@ python3 "$ROOT/scripts/compare_records.py" "$OUT/train-hsadmm/metrics.json" \
 cat "$OUT/gpu_repeat.txt" | tee -a "$LOG"
 if command -v mpirun >/dev/null; then
   say "GPU (nccl) against CPU (mpi), same runs"
-  python3 "$ROOT/scripts/compare_gpu_cpu.py" "$OUT" $STRATEGIES > "$OUT/gpu_vs_cpu.md" || TRAIN_RC=1
+  python3 "$ROOT/scripts/compare_gpu_cpu.py" "$OUT" $STRATEGIES $VARIANTS > "$OUT/gpu_vs_cpu.md" || TRAIN_RC=1
   cat "$OUT/gpu_vs_cpu.md" | tee -a "$LOG"
 fi
 unset NVIDIA_TF32_OVERRIDE
 
+fi
+
+if want parity; then
 # --- 5. parity with PyTorch's DDP ----------------------------------------------------------
 # ResNet-50, synthetic 224x224 images, batch 64 per rank, fp32 (each framework's default
 # math), 3 outer iterations of 10 steps; 1 rank, then 2 ranks sharing the GPU.
-PARITY_ROWS="$OUT/parity_rows.md"
-: > "$PARITY_ROWS"
 say "parity: PyTorch DistributedDataParallel against prunex train --strategy ddp"
 for np in 1 2; do
   launch=("$ROOT/scripts/nccl_one_gpu.sh" "$np")
@@ -355,6 +410,9 @@ PY
   tail -1 "$PARITY_ROWS" | tee -a "$LOG"
 done
 
+fi
+
+if want calibration; then
 # --- 6. measurements for the calibration loop ----------------------------------------------
 # On 2 x 2 ranks sharing the GPU: NCCL's collectives (every op and group, 64 B - 16 MiB), short
 # live runs of ddp and hsadmm (compute and memory phases), and held-out runs to predict (topk
@@ -380,17 +438,19 @@ cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps or none)
     echo "$kind $shape $st: exit $rc" | tee -a "$LOG"
   done
 }
-say "calibration loop: measurements (2 x 2 ranks on one GPU)"
-cal_measure "$OUT/calibration-runs"
-# The same with NVIDIA's MPS, where it starts: the ranks' kernels side by side instead of in
-# turns (scripts/nccl_one_gpu.sh --mps).
-if [ "$NGPU" -lt 2 ] && command -v nvidia-cuda-mps-control >/dev/null; then
-  say "calibration loop: the same measurements under MPS"
-  cal_measure "$OUT/calibration-runs-mps" --mps
-  grep -h "nccl_one_gpu.sh: MPS" "$OUT"/calibration-runs-mps/*.txt "$OUT"/calibration-runs-mps/*.log \
-    2>/dev/null | sort | uniq -c | tee -a "$LOG" || true
+# With one GPU, under NVIDIA's MPS where it starts: the ranks' kernels run side by side
+# instead of taking turns in time slices (scripts/nccl_one_gpu.sh --mps; without MPS the
+# phases depend on the other processes' turns: BENCHMARKS.md, 2026-11-27).
+MPS=()
+if [ "$NGPU" -lt 2 ] && command -v nvidia-cuda-mps-control >/dev/null; then MPS=(--mps); fi
+say "calibration loop: measurements (2 x 2 ranks on one GPU${MPS:+, MPS})"
+cal_measure "$OUT/calibration-runs" "${MPS[@]}"
+grep -h "nccl_one_gpu.sh: MPS" "$OUT"/calibration-runs/*.txt "$OUT"/calibration-runs/*.log \
+  2>/dev/null | sort | uniq -c | tee -a "$LOG" || true
+
 fi
 
+if want emulate; then
 # --- 7. the machine: runtime, and network namespaces for prunex emulate ---------------------
 say "runtime and namespaces"
 { uname -r; grep -o 'gVisor' /proc/version 2>/dev/null || true; } | tee -a "$LOG"
@@ -399,13 +459,34 @@ if ! command -v ip >/dev/null || ! command -v tc >/dev/null; then
 elif ip netns add prunex-gpucheck 2>/dev/null; then
   ip netns del prunex-gpucheck
   echo "network namespaces: allowed" | tee -a "$LOG"
-  timeout 120 "$BUILD/bin/prunex" emulate --topology puhti --nodes 2 --gpus-per-node 1 --slowdown 1000 -- \
-    train --backend nccl --strategy ddp --gpus-per-node 1 "${SMALL[@]}" --out "$OUT/emulated-ddp" \
-    > "$OUT/emulated-ddp.log" 2>&1 && echo "emulated 2 x 1, ddp over NCCL sockets on the shaped links: exit 0" | tee -a "$LOG" ||
-    { echo "emulated 2 x 1, ddp over NCCL: failed (log: emulated-ddp.log)" | tee -a "$LOG"; tail -5 "$OUT/emulated-ddp.log"; }
-  "$BUILD/bin/prunex" emulate --cleanup > /dev/null 2>&1 || true
+  # 2 emulated nodes of one rank each (ranks of one node share a host name, and NCCL would
+  # refuse two of them on one GPU), links of Puhti's 100 Gbit/s slowed 1000x: NCCL's sockets
+  # cross the shaped veth links (NCCL_SOCKET_IFNAME=rail).
+  for st in ddp hsadmm; do
+    timeout 120 "$BUILD/bin/prunex" emulate --topology puhti --nodes 2 --gpus-per-node 1 --slowdown 1000 -- \
+      train --backend nccl --strategy "$st" --gpus-per-node 1 "${SMALL[@]}" --out "$OUT/emulated-$st" \
+      > "$OUT/emulated-$st.log" 2>&1 && rc=0 || rc=$?
+    python3 - "$OUT/emulated-$st/metrics.json" "$st" "$rc" <<'PY' | tee -a "$LOG" || true
+import json, sys
+path, st, rc = sys.argv[1:4]
+try:
+    m = json.load(open(path))
+    it = m["iterations"][-1]
+    emu = m["config"].get("emulation", {})
+    print(f"emulated 2 x 1, {st} over NCCL on the shaped links: exit {rc}, "
+          f"{m['summary']['time_per_iteration_s']:.2f} s per iteration, loss {it['loss']:.4f}, "
+          f"inter {it['bytes']['inter'] / 1e6:.3f} MB, device {m['config'].get('device')}, "
+          f"emulation {json.dumps(emu)[:160]}")
+except Exception as e:
+    print(f"emulated 2 x 1, {st} over NCCL: exit {rc}, no record ({type(e).__name__})")
+PY
+    [ "$rc" = 0 ] || tail -5 "$OUT/emulated-$st.log" | tee -a "$LOG"
+    "$BUILD/bin/prunex" emulate --cleanup > /dev/null 2>&1 || true
+  done
 else
   echo "network namespaces: not allowed here (ip netns add failed)" | tee -a "$LOG"
+fi
+
 fi
 
 # --- table -------------------------------------------------------------------------------
@@ -458,7 +539,7 @@ cat "$TABLE"
 if [ "$WRITE" = 1 ]; then cat "$TABLE" >> "$ROOT/BENCHMARKS.md"; echo "appended to BENCHMARKS.md"; fi
 # Nothing may skip on a machine with a device, except the multi-rank tests in the one-process
 # run (they need 2 ranks); with 2 or more GPUs their mpirun run may skip nothing.
-ALLOWED_SKIPS=$(grep -cE '^\[  SKIPPED \] NcclMultiRank\..* \([0-9]+ ms\)' "$OUT/test_nccl.log" || true)
+want tests && ALLOWED_SKIPS=$(grep -cE '^\[  SKIPPED \] NcclMultiRank\..* \([0-9]+ ms\)' "$OUT/test_nccl.log" || true)
 if [ "$NGPU" -ge 2 ] && [ -e "$OUT/test_nccl_multirank.log" ] &&
   grep -qE '^\[  (SKIPPED|FAILED) \] [A-Za-z].* \([0-9]+ ms\)' "$OUT/test_nccl_multirank.log"; then
   TEST_RC=1

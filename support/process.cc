@@ -124,7 +124,9 @@ std::string find_program(const std::string& name) {
 }
 
 std::string find_system_program(const std::string& name) {
-  return find_in("/usr/sbin:/sbin:/usr/bin:/bin", name);
+  const char* extra = std::getenv("PRUNEX_SYSTEM_PROGRAMS");
+  const std::string system = "/usr/sbin:/sbin:/usr/bin:/bin";
+  return find_in(extra && *extra ? std::string(extra) + ":" + system : system, name);
 }
 
 std::string self_executable() {

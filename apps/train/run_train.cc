@@ -20,7 +20,7 @@
 
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/cuda_consensus_math.h"
-#include "backends/nccl/host_staged_communicator.h"
+#include "backends/cuda/cuda_peer_kernels.h"
 #include "backends/nccl/nccl_communicator.h"
 #endif
 #include "records/config_fields.h"
@@ -73,18 +73,18 @@ struct Backend {
   TrainBackend train;
 #if defined(PRUNEX_HAVE_NCCL)
   std::unique_ptr<NcclCommunicator> nccl;
-  std::unique_ptr<HostStagedCommunicator> staged;
+  std::unique_ptr<PeerKernels> peer_kernels;
 #endif
 };
 
 void attach_nccl([[maybe_unused]] Backend& b, [[maybe_unused]] const NodeGrouping& grouping) {
 #if defined(PRUNEX_HAVE_NCCL)
   b.nccl = std::make_unique<NcclCommunicator>(MPI_COMM_WORLD, grouping);
-  b.staged = std::make_unique<HostStagedCommunicator>(*b.nccl);
   b.train.data = b.nccl.get();
-  b.train.host_data = b.staged.get();
   PRUNEX_CUDA_CHECK(cudaGetDevice(&b.train.cuda_device));
   b.train.consensus_math = [] { return make_cuda_consensus_math(); };
+  b.peer_kernels = make_cuda_peer_kernels();
+  b.train.peer_kernels = b.peer_kernels.get();
 #endif
 }
 

@@ -2,8 +2,8 @@
 // copies (engine/memory_space.h, backends/cuda/device_space.h): each buffer is copied to the
 // device, the NCCL call runs, the result is copied back.
 // It records its own calls as the inner one does. For what keeps its payload in host memory
-// while NCCL moves it: train --backend nccl's peer strategies (their codecs and selections run
-// on the host) and the communicator conformance suite. Asynchronous all-reduces complete
+// while NCCL moves it: the communicator conformance suite (no training strategy: they all
+// keep their payload on the device). Asynchronous all-reduces complete
 // before they return (a staged buffer would otherwise outlive its caller's).
 #pragma once
 

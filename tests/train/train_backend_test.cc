@@ -16,7 +16,6 @@ TEST(LiveTraining, SeparateControlAndPayloadCommunicatorsChangeNothing) {
   auto one = make_mpi_communicator(2);
   if (one->size(Group::world) != 4) GTEST_SKIP() << "written for 4 ranks (2 nodes x 2)";
   auto control = make_mpi_communicator(2), data = make_mpi_communicator(2);
-  auto host_data = make_mpi_communicator(2);
   for (const char* name :
        {"hsadmm", "hsadmm-flat", "hsadmm-rail", "ddp", "fp16", "topk", "pactrain", "cgx"}) {
     SCOPED_TRACE(name);
@@ -33,7 +32,6 @@ TEST(LiveTraining, SeparateControlAndPayloadCommunicatorsChangeNothing) {
     TrainBackend split;
     split.control = control.get();
     split.data = data.get();
-    split.host_data = host_data.get();
     const RunRecord b = run_training(c, split);
     if (one->world_rank() != 0) continue;  // the records are complete on rank 0
     ASSERT_EQ(a.iterations.size(), 2u);

@@ -3,11 +3,13 @@
 // during backward; launch; wait; the averaged gradients back into the parameters) and one
 // codec per strategy with the small interface of a DDP communication hook: how a bucket's
 // fp32 gradients go over the wire and come back.
-//   ddp       ddp_strategy.cc      the bucket in fp32, summed                     (device-native)
-//   fp16      fp16_codec.cc        PyTorch's fp16_compress_hook: averaged, cast,  (device-native)
-//                                  summed in fp16
+//   ddp       ddp_strategy.cc      the bucket in fp32, summed
+//   fp16      fp16_codec.cc        PyTorch's fp16_compress_hook: averaged, cast, summed in fp16
 //   pactrain  pactrain_codec.cc    masked gradients; compact once stable; TernGrad levels
 //   cgx       cgx_codec.cc         quantized, reduced by CGX's chain of hops after backward
+// Every codec is device-native: it works on the bucket where the payload communicator's
+// memory is (the GPU under --backend nccl, host memory on MPI), with LibTorch ops and the
+// peers' kernels (engine/peer_kernels.h), and keeps what it sends there too.
 // The plan side mirrors them: engine/plan_<strategy>.cc.
 #pragma once
 
@@ -27,28 +29,19 @@ struct GradBucket {
   std::vector<int> layers;       // layout indices, in the bucket's order
   std::vector<int64_t> offsets;  // each layer's first float in data
   int64_t floats = 0;
-  // The bucket's floats: the gradients, after land() the reduced ones. Host codecs: in
-  // `data` (host memory; payload == data.data()). Device-native codecs (device_native()):
-  // in the payload communicator's memory space (device memory on NCCL, host memory on MPI),
-  // owned by the reducer; `data` stays empty.
+  // The bucket's floats: the gradients, after land() the reduced ones, in the payload
+  // communicator's memory space (device memory on NCCL, host memory on MPI), owned by the
+  // reducer.
   float* payload = nullptr;
-  std::vector<float> data;
 };
 
 class BucketCodec {
  public:
   virtual ~BucketCodec() = default;
-  // Whether launch() and land() work on b.payload in the payload communicator's memory
-  // space alone (ddp, fp16): the reducer then keeps the buckets there, on the GPU under
-  // --backend nccl, and never calls on_gradient(). Otherwise the buckets are host memory.
-  virtual bool device_native() const { return false; }
-  // Host codecs: layer l's gradient was just copied into its bucket at g (n floats); the
-  // codec may edit it.
-  virtual void on_gradient(int /*layer*/, float* /*g*/, int64_t /*n*/) {}
   // Starts bucket b's reduction at local step `step`: the pending Work when async, nullptr
   // once it completed (blocking).
   virtual std::unique_ptr<Work> launch(GradBucket& b, int64_t step, bool async) = 0;
-  // After the reduction completed: b.data holds the world's sum, or its average when
+  // After the reduction completed: b.payload holds the world's sum, or its average when
   // averages() (the reducer divides by the world size otherwise).
   virtual void land(GradBucket& /*b*/) {}
   // Whether land() decodes (a pass over the bucket): the reducer then times it as the compress

@@ -5,14 +5,10 @@
 // backward pass (unless --sync-phases or the codec says otherwise), and what travels is the
 // codec's (bucket_codec.h). ddp sends the bucket in fp32, summed; the division by the world
 // size rides on the copy back into the gradients.
-// Device-native codecs (ddp, fp16) keep the buckets where the parameters live: on the GPU
-// under --backend nccl a gradient is copied into its bucket on LibTorch's stream, and the
-// bucket's NCCL all-reduce waits for that copy on the device (nccl_communicator.h), so it
-// overlaps the rest of backward as PyTorch's Reducer does. Host codecs (pactrain, cgx) get
-// host buckets: each gradient is copied to host memory in its hook.
-#include <cmath>
-#include <cstring>
-
+// The buckets live where the parameters do (every codec is device-native): on the GPU under
+// --backend nccl a gradient is copied into its bucket on LibTorch's stream, and the bucket's
+// NCCL all-reduce waits for that copy on the device (nccl_communicator.h), so it overlaps the
+// rest of backward as PyTorch's Reducer does.
 #include "engine/ddp_buckets.h"
 #include "engine/error.h"
 #include "engine/pactrain.h"
@@ -26,7 +22,6 @@ namespace {
 class DenseCodec : public BucketCodec {
  public:
   explicit DenseCodec(Communicator& comm) : comm_(comm) {}
-  bool device_native() const override { return true; }
   std::unique_ptr<Work> launch(GradBucket& b, int64_t, bool async) override {
     const auto n = static_cast<std::size_t>(b.floats);
     if (async) return comm_.allreduce_async(b.payload, n, DType::f32, ReduceOp::sum, Group::world);
@@ -83,17 +78,11 @@ class BucketReducer : public LiveStrategy {
     pending_.assign(buckets_.size(), 0);
     work_.resize(buckets_.size());
     codec_ = make_codec(s, comm, buckets_);
-    native_ = codec_->device_native();
-    if (native_) check_payload_memory(s, comm, "device-native buckets");
+    check_payload_memory(s, comm, "the buckets");
     const auto opts = torch::TensorOptions().dtype(torch::kFloat32).device(s.device);
     for (auto& b : buckets_) {
-      if (native_) {
-        flat_.push_back(torch::zeros({b.floats}, opts));
-        b.payload = flat_.back().data_ptr<float>();
-      } else {
-        b.data.assign(static_cast<size_t>(b.floats), 0.f);
-        b.payload = b.data.data();
-      }
+      flat_.push_back(torch::zeros({b.floats}, opts));
+      b.payload = flat_.back().data_ptr<float>();
     }
     for (int l = 0; l < static_cast<int>(s.params.size()); ++l)
       s.params[l].register_hook([this, l](torch::Tensor grad) { on_grad(l, grad); });
@@ -137,14 +126,9 @@ class BucketReducer : public LiveStrategy {
     const int i = slot_[l].bucket;
     GradBucket& b = buckets_[i];
     if (pending_[i] == 0) pending_[i] = static_cast<int>(b.layers.size());
-    if (native_) {  // on the gradient's device and stream
+    {  // on the gradient's device and stream
       torch::NoGradGuard no_grad;
       flat_[i].narrow(0, slot_[l].offset, grad.numel()).copy_(grad.reshape({-1}));
-    } else {  // host buckets
-      auto g = host_tensor(grad);
-      float* dst = b.data.data() + slot_[l].offset;
-      std::memcpy(dst, g.data_ptr<float>(), g.numel() * sizeof(float));
-      codec_->on_gradient(l, dst, g.numel());
     }
     // --sync-phases: reduced after backward instead (finish_step), so that the phase times
     // the collective alone.
@@ -184,33 +168,15 @@ class BucketReducer : public LiveStrategy {
       torch::NoGradGuard no_grad;
       const float inv =
           codec_->averages() ? 1.0f : 1.0f / static_cast<float>(comm_.size(Group::world));
-      if (native_) {
-        gradients_from_device_buckets(inv);
-        codec_->after_gradients();
-        return;
-      }
-      for (size_t l = 0; l < s_.params.size(); ++l) {
-        auto& gr = s_.params[l].mutable_grad();
-        // On a device: written in host memory, then copied over.
-        torch::Tensor h = gr.device().is_cpu() ? gr : torch::empty(gr.sizes());
-        const float* src = buckets_[slot_[l].bucket].data.data() + slot_[l].offset;
-        float* dst = h.data_ptr<float>();
-        for (int64_t i = 0, n = gr.numel(); i < n; ++i) {
-          dst[i] = src[i] * inv;
-          // The averaged gradient is the same on every rank: all stop alike.
-          if (!std::isfinite(dst[i]))
-            throw_non_finite(s_.layout, l, "the averaged gradient", iteration_);
-        }
-        if (!gr.device().is_cpu()) gr.copy_(h);
-      }
+      gradients_from_buckets(inv);
       codec_->after_gradients();
     });
     ++steps_per_iteration_;
   }
 
-  // Device-native buckets: averaged in place, checked for non-finite values with one host
+  // The buckets averaged in place, checked for non-finite values with one host
   // synchronisation, then copied into the gradients, all on the buckets' device.
-  void gradients_from_device_buckets(float inv) {
+  void gradients_from_buckets(float inv) {
     std::vector<torch::Tensor> finite;
     for (auto& f : flat_) {
       if (inv != 1.0f) f.mul_(inv);
@@ -234,7 +200,6 @@ class BucketReducer : public LiveStrategy {
   TrainSetup& s_;
   Communicator& comm_;
   std::vector<GradBucket> buckets_;
-  bool native_ = false;                      // the codec is device-native: buckets in flat_
   std::vector<torch::Tensor> flat_;          // per bucket, on the parameters' device
   std::vector<Slot> slot_;                   // per layer
   std::vector<int> pending_;                 // per bucket: gradients still to come

@@ -19,7 +19,6 @@ class Fp16Codec : public BucketCodec {
     const auto opts = torch::TensorOptions().dtype(torch::kFloat16).device(device_);
     for (const auto& b : buckets) wire_.push_back(torch::zeros({b.floats}, opts));
   }
-  bool device_native() const override { return true; }
   std::unique_ptr<Work> launch(GradBucket& b, int64_t, bool async) override {
     torch::NoGradGuard no_grad;
     torch::Tensor& w = wire_[b.index];

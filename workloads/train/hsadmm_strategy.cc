@@ -147,17 +147,6 @@ class HsadmmStrategy : public LiveStrategy {
 
 }  // namespace
 
-Communicator& strategy_communicator(const TrainSetup& s) {
-  switch (s.cfg.strategy) {
-    case Strategy::pactrain:
-    case Strategy::cgx:
-      return *s.backend.host_data;  // host codecs
-    default:
-      return *s.backend.data;  // H-SADMM's consensus; ddp's, fp16's and topk's device-native
-                               // buckets and messages
-  }
-}
-
 std::unique_ptr<LiveStrategy> make_live_strategy(TrainSetup& s, Communicator& comm) {
   switch (s.cfg.strategy) {
     case Strategy::hsadmm:

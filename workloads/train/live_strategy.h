@@ -52,11 +52,8 @@ std::unique_ptr<LiveStrategy> make_hsadmm(TrainSetup& s, Communicator& comm, Str
 // (bucket_codec.h).
 std::unique_ptr<LiveStrategy> make_ddp(TrainSetup& s, Communicator& comm);
 std::unique_ptr<LiveStrategy> make_topk(TrainSetup& s, Communicator& comm);
-// The strategy s.cfg.strategy names, its payload on comm.
+// The strategy s.cfg.strategy names, its payload on comm (every strategy keeps its payload
+// in comm's memory space: the data communicator's, the GPU under --backend nccl).
 std::unique_ptr<LiveStrategy> make_live_strategy(TrainSetup& s, Communicator& comm);
-// What that payload travels on: H-SADMM's consensus, the device-native bucket codecs (ddp,
-// fp16) and Top-K keep their buffers in the data communicator's memory space; pactrain and
-// cgx keep theirs in host memory (host_data).
-Communicator& strategy_communicator(const TrainSetup& s);
 
 }  // namespace prunex

@@ -2,9 +2,15 @@
 // whose mask (the nonzero weights of its pruned layers) has been unchanged for --stable-steps
 // steps travels as its kept values only, packed in layout order; --ternary sends TernGrad
 // levels (a MAX all-reduce of the bucket's scaler first, then an int8 SUM).
+// Device-native: the masks, the compaction (a gather of the kept positions) and the levels are
+// LibTorch ops and PeerKernels (engine/peer_kernels.h) where the bucket lives, the GPU under
+// --backend nccl; the host keeps the masks' copies that decide stability and checkpoints.
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 
 #include "engine/pactrain.h"
+#include "engine/peer_kernels.h"
 #include "workloads/train/bucket_codec.h"
 #include "workloads/train/pactrain_prune.h"
 #include "workloads/train/train_setup.h"
@@ -15,7 +21,7 @@ namespace {
 class PactrainCodec : public BucketCodec {
  public:
   PactrainCodec(TrainSetup& s, Communicator& comm, const std::vector<GradBucket>& buckets)
-      : s_(s), comm_(comm), buckets_(buckets), state_(buckets.size()) {
+      : s_(s), comm_(comm), kernels_(peer_kernels(s)), buckets_(buckets), state_(buckets.size()) {
     if (!s.cfg.init.empty()) {
       const int k = pactrain_init_model(s, comm);
       if (comm.world_rank() == 0)
@@ -29,45 +35,40 @@ class PactrainCodec : public BucketCodec {
     for (const auto& b : buckets_) remember_mask(b);
   }
 
-  void on_gradient(int l, float* g, int64_t n) override {  // g <- g * m
-    if (!masks_[l].defined()) return;
-    const float* m = masks_[l].data_ptr<float>();
-    for (int64_t i = 0; i < n; ++i) g[i] *= m[i];
-  }
-
   std::unique_ptr<Work> launch(GradBucket& b, int64_t step, bool async) override {
+    torch::NoGradGuard no_grad;
     State& st = state_[b.index];
     st.compacted = st.stable >= s_.cfg.stable_steps;
-    float* payload = b.data.data();
-    int64_t n = b.floats;
-    if (st.compacted) {
-      st.compact.resize(st.kept.size());
-      for (size_t i = 0; i < st.kept.size(); ++i) st.compact[i] = b.data[st.kept[i]];
-      payload = st.compact.data();
-      n = static_cast<int64_t>(st.compact.size());
-    }
+    torch::Tensor bucket = flat_view(s_, b.payload, b.floats);
+    if (st.mask.defined()) bucket.mul_(st.mask);  // g <- g * m
+    st.wire = st.compacted ? bucket.index_select(0, st.kept) : bucket;
+    float* payload = st.wire.data_ptr<float>();
+    const int64_t n = st.wire.numel();
     if (!s_.cfg.ternary) return start(payload, static_cast<std::size_t>(n), DType::f32, async);
-    st.scaler = max_abs(payload, n);
-    comm_.allreduce(&st.scaler, 1, DType::f32, ReduceOp::max, Group::world);
-    st.levels.resize(static_cast<std::size_t>(n));
+    // max |g|; a NaN or an Inf makes it Inf on every rank (MAX), as engine/pactrain.h's max_abs.
+    torch::Tensor scaler = n ? st.wire.abs().max() : torch::zeros({}, bucket.options());
+    const double inf = std::numeric_limits<double>::infinity();
+    scaler = torch::nan_to_num(scaler, inf, inf).reshape({1});
+    comm_.allreduce(scaler.data_ptr<float>(), 1, DType::f32, ReduceOp::max, Group::world);
+    st.scaler = scaler.item<float>();
+    st.levels = torch::empty({n}, bucket.options().dtype(torch::kInt8));
     const uint64_t seed = (static_cast<uint64_t>(s_.cfg.seed) << 40) ^
                           (static_cast<uint64_t>(comm_.world_rank()) << 32) ^
                           (static_cast<uint64_t>(step) << 8) ^ static_cast<uint64_t>(b.index);
-    ternarize(payload, n, st.scaler, seed, st.levels.data());
-    return start(st.levels.data(), st.levels.size(), DType::i8, async);
+    kernels_.ternarize(payload, n, st.scaler, seed, st.levels.data_ptr<int8_t>());
+    return start(st.levels.data_ptr(), static_cast<std::size_t>(n), DType::i8, async);
   }
 
   bool decodes() const override { return true; }
   void land(GradBucket& b) override {
+    torch::NoGradGuard no_grad;
     State& st = state_[b.index];
-    float* payload = st.compacted ? st.compact.data() : b.data.data();
-    const int64_t n = st.compacted ? static_cast<int64_t>(st.compact.size()) : b.floats;
-    if (s_.cfg.ternary)
-      for (int64_t i = 0; i < n; ++i) payload[i] = st.scaler * static_cast<float>(st.levels[i]);
+    if (s_.cfg.ternary) st.wire.copy_(st.levels.to(torch::kFloat32).mul_(st.scaler));
     if (st.compacted) {
-      std::fill(b.data.begin(), b.data.end(), 0.f);
-      for (size_t i = 0; i < st.kept.size(); ++i) b.data[st.kept[i]] = st.compact[i];
+      torch::Tensor bucket = flat_view(s_, b.payload, b.floats);
+      bucket.zero_().index_copy_(0, st.kept, st.wire);
     }
+    st.wire = st.levels = torch::Tensor();
   }
 
   void after_step(int64_t) override {
@@ -108,14 +109,15 @@ class PactrainCodec : public BucketCodec {
   }
 
  private:
-  // Per bucket: the mask last seen (one byte per value), how many steps it has stayed, the
-  // kept positions in the bucket, the compact values, the ternary levels and scaler.
+  // Per bucket: the mask last seen (one byte per value, host) and how many steps it has
+  // stayed; where the bucket lives: the mask as 0/1 floats (undefined when the bucket has no
+  // pruned layer) and the kept positions (int64); this step's wire values (the bucket or its
+  // compact copy), ternary levels and scaler.
   struct State {
-    std::vector<uint8_t> mask;
+    std::vector<uint8_t> mask_bytes;
     int64_t stable = 0;
-    std::vector<int64_t> kept;
-    std::vector<float> compact;
-    std::vector<int8_t> levels;
+    torch::Tensor mask, kept;
+    torch::Tensor wire, levels;
     float scaler = 0;
     bool compacted = false;  // this step's payload is the compact one
   };
@@ -141,14 +143,19 @@ class PactrainCodec : public BucketCodec {
   }
   void remember_mask(const GradBucket& b) {
     State& st = state_[b.index];
-    st.mask = mask_of(b);
-    st.kept.clear();
+    st.mask_bytes = mask_of(b);
+    std::vector<int64_t> kept;
+    std::vector<float> mask(st.mask_bytes.begin(), st.mask_bytes.end());
     for (int64_t i = 0; i < b.floats; ++i)
-      if (st.mask[i]) st.kept.push_back(i);
+      if (st.mask_bytes[i]) kept.push_back(i);
+    st.kept = torch::tensor(kept, torch::kInt64).to(s_.device);
+    const bool pruned =
+        std::any_of(b.layers.begin(), b.layers.end(), [&](int l) { return masks_[l].defined(); });
+    st.mask = pruned ? torch::tensor(mask, torch::kFloat32).to(s_.device) : torch::Tensor();
   }
   void track_mask(const GradBucket& b) {
     State& st = state_[b.index];
-    if (mask_of(b) == st.mask) {
+    if (mask_of(b) == st.mask_bytes) {
       ++st.stable;
       return;
     }
@@ -158,6 +165,7 @@ class PactrainCodec : public BucketCodec {
 
   TrainSetup& s_;
   Communicator& comm_;
+  PeerKernels& kernels_;
   const std::vector<GradBucket>& buckets_;
   std::vector<State> state_;          // per bucket
   std::vector<torch::Tensor> masks_;  // per layer (undefined: not pruned)

@@ -8,6 +8,7 @@
 
 #include "engine/communicator.h"
 #include "engine/consensus_math.h"
+#include "engine/peer_kernels.h"
 
 namespace prunex {
 
@@ -17,19 +18,17 @@ struct TrainBackend {
   Communicator* control = nullptr;
   // The strategies' payload in its memory space (H-SADMM's consensus: device buffers on NCCL).
   Communicator* data = nullptr;
-  // The same transport for payload the strategy keeps in host memory (the peers' host codecs
-  // and selections): on NCCL, staged through device buffers (backends/nccl/
-  // host_staged_communicator.h); on MPI, the same communicator as data.
-  Communicator* host_data = nullptr;
   // The CUDA device of this rank's tensors, or -1: the CPU.
   int cuda_device = -1;
   // The consensus math of data's memory space (null: the host's).
   std::function<std::unique_ptr<ConsensusMath>()> consensus_math;
+  // The peers' codec kernels in data's memory space (null: the host's, host_peer_kernels()).
+  PeerKernels* peer_kernels = nullptr;
 
   // Everything on one host communicator (--backend mpi, tests).
   static TrainBackend host(Communicator& comm) {
     TrainBackend b;
-    b.control = b.data = b.host_data = &comm;
+    b.control = b.data = &comm;
     return b;
   }
 };

@@ -99,7 +99,7 @@ void check_fits(const TrainSetup& s, const DatasetSpec& spec, Communicator& comm
 }  // namespace
 
 TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
-  PRUNEX_CHECK(backend.control && backend.data && backend.host_data, "incomplete TrainBackend");
+  PRUNEX_CHECK(backend.control && backend.data, "incomplete TrainBackend");
   Communicator& comm = *backend.control;
   torch::set_num_threads(cfg.threads);
   const NodeGrouping& g = comm.grouping();
@@ -234,6 +234,13 @@ void sgd_step(TrainSetup& s) {
 void check_payload_memory(const TrainSetup& s, const Communicator& comm, const char* what) {
   PRUNEX_CHECK((comm.memory_space() == MemorySpace::device) == s.device.is_cuda(), what, " on ",
                s.device.str(), " needs a payload communicator of that memory space");
+}
+
+PeerKernels& peer_kernels(const TrainSetup& s) {
+  PeerKernels& k = s.backend.peer_kernels ? *s.backend.peer_kernels : host_peer_kernels();
+  PRUNEX_CHECK(k.memory().space() == s.backend.data->memory_space(),
+               "the peers' kernels and the payload communicator live in different memory");
+  return k;
 }
 
 void device_sync(const TrainSetup& s) {

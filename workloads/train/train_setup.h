@@ -70,6 +70,8 @@ inline TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
 nlohmann::json run_facts(const TrainSetup& s);
 
 void device_sync(const TrainSetup& s);
+// The peers' codec kernels where the payload lives (TrainBackend::peer_kernels, else the host's).
+PeerKernels& peer_kernels(const TrainSetup& s);
 // One SGD step of s.optimizer: its own step() on the CPU, sgd_step_foreach on a GPU
 // (sgd_step.h).
 void sgd_step(TrainSetup& s);

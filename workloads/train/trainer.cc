@@ -77,7 +77,7 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
       cfg.checkpoint_dir.empty() ? cfg.out + "/checkpoint" : cfg.checkpoint_dir;
   TrainSetup setup = make_setup(cfg, backend);
   // The strategy's payload travels on `payload`, whose calls are the iteration's bytes.
-  Communicator& payload = strategy_communicator(setup);
+  Communicator& payload = *backend.data;
   auto strategy = make_live_strategy(setup, payload);
 
   run.config.update(run_facts(setup));  // what the run was, beside its settings
@@ -134,7 +134,7 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
     for (auto& group : setup.optimizer->param_groups())
       static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
     // The iteration's calls start here; the other logs are cleared too, so they stay short.
-    for (Communicator* c : {backend.control, backend.data, backend.host_data}) c->clear_calls();
+    for (Communicator* c : {backend.control, backend.data}) c->clear_calls();
     const double start = now_seconds();
     LocalIteration local = strategy->iterate(k, clock);
     const double wall = now_seconds() - start;
