@@ -195,6 +195,7 @@ std::unique_ptr<Work> NcclCommunicator::send(const void* data, std::size_t count
   PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "send to rank ", peer,
                " outside the group of ", size(g));
   open_p2p();
+  order_after_default_stream();  // what the caller queued since the group opened, too
   PRUNEX_NCCL_CHECK(ncclSend(data, count, nccl_type(dtype), peer, comm(g), stream()));
   return std::make_unique<NcclP2pWork>(*this, record(CollectiveOp::send, g, dtype, count, 0),
                                        p2p_start_, p2p_stop_);
@@ -205,6 +206,7 @@ std::unique_ptr<Work> NcclCommunicator::recv(void* data, std::size_t count, DTyp
   PRUNEX_CHECK(peer >= 0 && peer < size(g) && peer != rank(g), "recv from rank ", peer,
                " outside the group of ", size(g));
   open_p2p();
+  order_after_default_stream();
   PRUNEX_NCCL_CHECK(ncclRecv(data, count, nccl_type(dtype), peer, comm(g), stream()));
   return std::make_unique<NcclP2pWork>(*this, record(CollectiveOp::recv, g, dtype, count, 0),
                                        p2p_start_, p2p_stop_);
@@ -212,7 +214,6 @@ std::unique_ptr<Work> NcclCommunicator::recv(void* data, std::size_t count, DTyp
 
 void NcclCommunicator::open_p2p() {
   if (p2p_stop_) return;
-  order_after_default_stream();
   p2p_start_ = std::make_shared<CudaEvent>();
   p2p_start_->record(stream());
   PRUNEX_NCCL_CHECK(ncclGroupStart());

@@ -2,8 +2,9 @@
 // (nccl_grouping.h: the unique id, the device, the four groups split from the world).
 //
 // Every data pointer passed to this communicator is a DEVICE pointer on this rank's GPU.
-// Each collective (and each group of sends and receives) first makes the communicator's
-// stream wait, on the device, for the work queued so far on the legacy default stream, the
+// Each collective, send and receive first makes the communicator's stream wait, on the
+// device, for the work queued so far on the legacy default stream (a send that joins an open
+// group waits for what was queued before it, not only before the group opened), the
 // stream LibTorch computes on: buffers LibTorch (or a kernel on that stream) just wrote are
 // ready without a host synchronisation, and backward kernels queued later still overlap the
 // collective (as PyTorch's DDP orders its buckets). Work on any other stream that produces

@@ -22,15 +22,16 @@ class PactrainCodec : public BucketCodec {
  public:
   PactrainCodec(TrainSetup& s, Communicator& comm, const std::vector<GradBucket>& buckets)
       : s_(s), comm_(comm), kernels_(peer_kernels(s)), buckets_(buckets), state_(buckets.size()) {
+    // The one-off pruning moves host copies: the control communicator's traffic.
     if (!s.cfg.init.empty()) {
-      const int k = pactrain_init_model(s, comm);
+      const int k = pactrain_init_model(s, s.control());
       if (comm.world_rank() == 0)
         std::printf("pactrain: pruning the ddp model of %s (iteration %d)\n", s.cfg.init.c_str(),
                     k);
     } else if (comm.world_rank() == 0) {
       std::printf("pactrain: pruning the freshly initialised model (no --init)\n");
     }
-    masks_ = pactrain_prune(s, comm);
+    masks_ = pactrain_prune(s, s.control());
     masks_.resize(s.params.size());
     for (const auto& b : buckets_) remember_mask(b);
   }

@@ -14,7 +14,7 @@
 namespace prunex {
 
 // Per layout layer: a float 0/1 mask of the weight's shape, or an undefined tensor for layers
-// that are not pruned. Applies the masks to s.params.
+// that are not pruned. Applies the masks to s.params. comm moves host memory (s.control()).
 std::vector<torch::Tensor> pactrain_prune(TrainSetup& s, Communicator& comm);
 
 // --init: rank 0 reads the newest checkpoint of a ddp run (load_init_model), and every rank
