@@ -42,13 +42,16 @@ print(c["nodes"], c["gpus-per-node"], c["model"], c["input"], c["input-channels"
       c["iterations"], c["local-steps"], c["batch"], c["samples"], c["t-freeze"], c["keep"])
 PY
   )
-  masks=()
-  case $strategy in hsadmm*) masks=(--masks "$live/metrics.json") ;; esac
+  # The options of the run's strategy only (simulate warns about the others).
+  extra=()
+  case $strategy in
+    hsadmm*) extra=(--masks "$live/metrics.json" --t-freeze "$t_freeze" --keep "$keep") ;;
+    ddp|fp16|pactrain|cgx) extra=(--ddp-overlap false --ddp-overhead-passes 0) ;;
+  esac
   $prunex simulate --topology localhost --calibration "$out/calibration.json" --nodes "$nodes" \
     --gpus-per-node "$gpn" --model "$model" --input "$input" --input-channels "$channels" \
     --strategy "$strategy" --iterations "$iterations" --local-steps "$steps_n" --batch "$batch" \
-    --samples "$samples" --t-freeze "$t_freeze" --keep "$keep" --ddp-overlap false \
-    --ddp-overhead-passes 0 --interference 1 "${masks[@]}" --out "$out/sim/$name" \
+    --samples "$samples" --interference 1 "${extra[@]}" --out "$out/sim/$name" \
     > "$out/sim_$name.log"
   pairs+=("$live/metrics.json:$out/sim/$name/metrics.json")
 done
