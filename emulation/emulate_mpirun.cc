@@ -23,7 +23,9 @@ std::vector<std::string> emulated_mpirun_argv(const EmulatedCluster& cluster,
                                    "--uts",
                                    "sh",
                                    "-c",
-                                   "hostname " + cluster.hostname(0) + " && exec \"$@\"",
+                                   "hostname " + cluster.hostname(0) +
+                                       " && export NCCL_HOSTID=" + cluster.prefix() + "-" +
+                                       cluster.hostname(0) + " && exec \"$@\"",
                                    "sh",
                                    mpirun};
   const std::vector<std::pair<std::string, std::string>> mpirun_options = {

@@ -206,7 +206,9 @@ void EmulatedCluster::write_launch_files() {
   std::ofstream a(agent_);
   a << "#!/bin/sh\n"
        "# prunex emulate: Open MPI's rsh agent. Enters the emulated node's network namespace\n"
-       "# (with its own hostname) instead of logging in over ssh.\n"
+       "# (with its own hostname, and that node's NCCL_HOSTID: NCCL takes each emulated node\n"
+       "# for a host of its own even where its hostname check would not) instead of logging\n"
+       "# in over ssh.\n"
        "while [ $# -gt 0 ]; do case \"$1\" in -*) shift ;; *) break ;; esac; done\n"
        "host=$1; shift\n"
        "case \"$host\" in\n";
@@ -216,7 +218,7 @@ void EmulatedCluster::write_launch_files() {
        "esac\n"
        "exec "
     << find_system_program("ip") << " netns exec \"$ns\" " << find_system_program("unshare")
-    << " --uts sh -c \"hostname $name && $*\"\n";
+    << " --uts sh -c \"hostname $name && export NCCL_HOSTID=" << prefix_ << "-$name && $*\"\n";
   a.close();
   fs::permissions(agent_, fs::perms::owner_all);
 }

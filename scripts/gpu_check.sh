@@ -463,6 +463,12 @@ elif ip netns add prunex-gpucheck 2>/dev/null; then
   # 2 emulated nodes of one rank each (ranks of one node share a host name, and NCCL would
   # refuse two of them on one GPU), links of Puhti's 100 Gbit/s slowed 1000x: NCCL's sockets
   # cross the shaped veth links (NCCL_SOCKET_IFNAME=rail).
+  # Where each rank runs and which host NCCL will take it for (the 05:07Z run saw NCCL refuse
+  # two emulated nodes as one host), and any NCCL_ variable the machine sets.
+  env | grep '^NCCL_' | sed 's/^/machine environment: /' | tee -a "$LOG" || true
+  timeout 60 "$BUILD/bin/prunex" emulate --topology puhti --nodes 2 --gpus-per-node 1 --program -- \
+    sh -c 'echo "rank $OMPI_COMM_WORLD_RANK: host $(hostname), NCCL_HOSTID ${NCCL_HOSTID:-unset}"' \
+    2>&1 | grep '^rank ' | tee -a "$LOG" || true
   for st in ddp hsadmm; do
     timeout 120 "$BUILD/bin/prunex" emulate --topology puhti --nodes 2 --gpus-per-node 1 --slowdown 1000 -- \
       train --backend nccl --strategy "$st" --gpus-per-node 1 "${SMALL[@]}" --out "$OUT/emulated-$st" \

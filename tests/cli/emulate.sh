@@ -126,14 +126,19 @@ assert e['rate_mbits'] == 100 and e['slowdown'] == 1 and e['nodes'] == 2, e" ||
   fail "train under emulate: $(tail -3 "$work/train.log")"
 
 # --program: a program of its own runs as the ranks, in each node's namespace, and finds the
-# nodes' addresses in PRUNEX_EMULATION (how scripts/pytorch_ddp.py meets its peers).
-emulate "$work/program.log" --topology ethernet-100m --nodes 2 --gpus-per-node 1 --program -- \
-  sh -c 'echo "rank $OMPI_COMM_WORLD_RANK on $(hostname): $PRUNEX_EMULATION" > "$0/rank$OMPI_COMM_WORLD_RANK"' "$work"
+# nodes' addresses in PRUNEX_EMULATION (how scripts/pytorch_ddp.py meets its peers). Each
+# node is one host to NCCL too: its own NCCL_HOSTID, whatever the caller's environment says.
+NCCL_HOSTID=inherited emulate "$work/program.log" --topology ethernet-100m --nodes 2 \
+  --gpus-per-node 2 --program -- \
+  sh -c 'echo "rank $OMPI_COMM_WORLD_RANK on $(hostname) as ${NCCL_HOSTID:-unset}: $PRUNEX_EMULATION" > "$0/rank$OMPI_COMM_WORLD_RANK"' "$work"
 python3 - "$work" <<'PY' || fail "--program: $(cat "$work/program.log" "$work"/rank* 2>&1)"
 import json, sys
-lines = [open("%s/rank%d" % (sys.argv[1], r)).read() for r in (0, 1)]
-hosts = [l.split(" on ")[1].split(":")[0] for l in lines]
-assert hosts[0] != hosts[1], hosts  # one rank per node, each in its own namespace
+lines = [open("%s/rank%d" % (sys.argv[1], r)).read() for r in range(4)]
+hosts = [l.split(" on ")[1].split(" as ")[0] for l in lines]
+ids = [l.split(" as ")[1].split(":")[0] for l in lines]
+# Ranks 0, 1 on one node and 2, 3 on the other, each node in its own namespace.
+assert hosts[0] == hosts[1] != hosts[2] == hosts[3], hosts
+assert ids[0] == ids[1] != ids[2] == ids[3] and "inherited" not in ids, ids
 e = json.loads(lines[0].split(": ", 1)[1])
 assert e["addresses"] == ["198.18.0.1", "198.18.0.2"] and e["interface"] == "rail0", e
 PY
