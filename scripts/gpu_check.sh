@@ -2,8 +2,9 @@
 # The one script for a machine with a GPU (the lent GPU, or a cluster node): builds the
 # NCCL/CUDA backend, runs every GPU test, times the kernels, trains every strategy on the GPU
 # against the CPU, compares ddp with PyTorch's DDP, measures for the calibration loop, and
-# appends the results (date, GPU, numbers) to BENCHMARKS.md. About 6 minutes on an H200 with
-# 16 cores, build included (2026-11-27).
+# appends the results (date, GPU, numbers) to BENCHMARKS.md. About 7 minutes on an H200 with
+# 16 cores, build included (the sum of the parts' times in the 2026-11-27 runs; a first full
+# run was cut off at 540 s by two bugs' hangs, since fixed).
 #
 #   scripts/gpu_check.sh [--deps FILE] [--out DIR] [--no-write] [--only STEPS|repeat]
 #   scripts/gpu_check.sh --pack-deps FILE     (here, on the Debian 12 development machine)
