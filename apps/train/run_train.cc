@@ -26,6 +26,7 @@
 #include "records/config_fields.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
+#include "support/peer_watch.h"
 #include "workloads/train/train_config.h"
 #include "workloads/train/trainer.h"
 
@@ -88,6 +89,60 @@ void attach_nccl([[maybe_unused]] Backend& b, [[maybe_unused]] const NodeGroupin
 #endif
 }
 
+// The watch on the other ranks (support/peer_watch.h): the endpoints go round over MPI, then
+// each rank connects to its ring neighbours. A rank that dies is named in one line by its
+// predecessor, which then exits 1 (mpirun, or srun with --kill-on-bad-exit, ends the others).
+// PRUNEX_PEER_WATCH=0 turns it off; a watch that cannot start is a warning, not an error.
+std::unique_ptr<PeerWatch> start_peer_watch(int rank) {
+  int size = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const char* env = std::getenv("PRUNEX_PEER_WATCH");
+  if (size < 2 || (env && std::string(env) == "0")) return nullptr;
+  constexpr int kLen = 320;
+  std::unique_ptr<PeerWatch> watch;
+  std::string why;
+  std::vector<char> mine(kLen, '\0'), all(static_cast<size_t>(kLen) * size, '\0');
+  try {
+    watch = std::make_unique<PeerWatch>();
+    const std::string e = watch->endpoint();
+    std::copy_n(e.begin(), std::min<size_t>(e.size(), kLen - 1), mine.begin());
+  } catch (const std::exception& e) {
+    why = e.what();
+  }
+  MPI_Allgather(mine.data(), kLen, MPI_CHAR, all.data(), kLen, MPI_CHAR, MPI_COMM_WORLD);
+  int ok = watch && !all.empty() ? 1 : 0, all_ok = 0;
+  for (int r = 0; r < size; ++r) ok = ok && all[static_cast<size_t>(r) * kLen] != '\0';
+  MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  int started = 0, all_started = 0;
+  if (all_ok) {
+    std::vector<std::string> endpoints;
+    for (int r = 0; r < size; ++r) endpoints.emplace_back(&all[static_cast<size_t>(r) * kLen]);
+    try {
+      watch->start(
+          rank, endpoints,
+          [rank](int lost, const std::string& host, const std::string& how) {
+            fmt::print(stderr, "prunex train: rank {}: rank {} (on {}) is lost: {}; stopping\n",
+                       rank, lost, host, how);
+            std::fflush(stderr);
+            std::_Exit(1);
+          },
+          20);
+      started = 1;
+    } catch (const std::exception& e) {
+      why = e.what();
+    }
+  }
+  // All or none: a rank without a watch would be reported lost by its predecessor.
+  MPI_Allreduce(&started, &all_started, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (all_started) return watch;
+  if (watch) watch->stop();
+  if (!why.empty())
+    fmt::print(stderr,
+               "prunex train: warning: rank {} runs without a watch on its neighbours: {}\n", rank,
+               why);
+  return nullptr;
+}
+
 int run_train(const Args& args) {
   MpiEnv env;
   TrainConfig cfg;
@@ -124,6 +179,9 @@ int run_train(const Args& args) {
   }
   MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!out_ok) return 2;
+  // Stopped (goodbye to the neighbours) on every way out below, so only a rank that dies
+  // is reported.
+  std::unique_ptr<PeerWatch> watch = start_peer_watch(rank);
   try {
     // After every outer iteration: the record so far, marked unfinished.
     auto so_far = [&](const RunRecord& r) {
@@ -141,14 +199,17 @@ int run_train(const Args& args) {
     }
   } catch (const UsageError& e) {
     // Data errors are found by every rank alike before any collective: exit 2 cleanly.
+    if (watch) watch->stop();
     if (rank == 0) fmt::print(stderr, "prunex train: error: {}\n", e.what());
     return 2;
   } catch (const std::exception& e) {
     // A failure on one rank must not leave the others waiting in a collective.
+    if (watch) watch->stop();
     fmt::print(stderr, "prunex train: rank {} failed: {}\n", rank, e.what());
     std::fflush(stderr);
     comm->abort(1);
   }
+  if (watch) watch->stop();
   return 0;
 }
 

@@ -102,7 +102,12 @@ ranks="prunex(-train)? train"
 left=$(in_netns "$(readlink /proc/self/ns/net)" "$ranks"; in_netns "$ns" "$ranks")
 [[ -z $left ]] || fail "ranks left running after job $job ended: pids $(echo $left)"
 echo "slurm: node1 killed in job $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*') after $took s; $(sinfo -h -N -n node1 -o '%N %T %E' | head -1)"
-grep -v '^\s*$' "$work/slurm_killed.log" | grep -iE "error|fail|abort" | head -3 | sed 's/^/slurm: job output: /'
+# The trainer names the lost rank in one line: node1 held ranks 2 and 3, and rank 2's
+# predecessor (rank 1, on node0) reports it (support/peer_watch.h).
+lost=$(grep -E "^prunex train: rank [0-9]+: rank [0-9]+ \(on node1\) is lost" "$work/slurm_killed.log" || true)
+[[ $(printf '%s' "$lost" | grep -c '^prunex') -eq 1 ]] ||
+  fail "no one line naming the lost rank: $(cat "$work/slurm_killed.log")"
+echo "slurm: job output: $lost"
 touch "$state/restart-node1"
 for _ in $(seq 1 120); do
   [[ $(sinfo -h -N -t idle -o %N | sort -u | wc -l) -ge 2 ]] && break
