@@ -25,6 +25,17 @@ echo "setup: installing ${missing[*]}"
 sudo_cmd=()
 [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
 export DEBIAN_FRONTEND=noninteractive
+# The daemons (munge, slurmd, slurmctld) must not start as system services on installation:
+# local_cluster.sh runs its own, with their own state and keys. Debian's maintainer scripts
+# ask /usr/sbin/policy-rc.d (invoke-rc.d and deb-systemd-invoke alike); exit status 101 means
+# "not allowed". One is put in place for the installation only, where there is none.
+policy=/usr/sbin/policy-rc.d
+if [ ! -e "$policy" ]; then
+  printf '#!/bin/sh\n# scripts/setup.sh, during its apt-get install only\nexit 101\n' |
+    "${sudo_cmd[@]}" tee "$policy" >/dev/null
+  "${sudo_cmd[@]}" chmod 755 "$policy"
+  trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT
+fi
 "${sudo_cmd[@]}" apt-get update -qq
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup: done"
