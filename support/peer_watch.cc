@@ -165,9 +165,20 @@ void PeerWatch::start(int rank, const std::vector<std::string>& endpoints, OnLos
   if (inet_pton(AF_INET, address.c_str(), &to.sin_addr) != 1)
     throw std::runtime_error("peer watch: bad address '" + address + "'");
   for (;;) {
-    succ_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    // Non-blocking, so that a peer behind a firewall that drops packets costs `connect_s`,
+    // not the kernel's SYN timeout.
+    succ_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (succ_fd_ < 0) throw sys_error("socket");
-    if (::connect(succ_fd_, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0) break;
+    int err = ::connect(succ_fd_, reinterpret_cast<sockaddr*>(&to), sizeof to) == 0 ? 0 : errno;
+    if (err == EINPROGRESS) {
+      err = ETIMEDOUT;
+      if (wait_fd(succ_fd_, POLLOUT, deadline)) {
+        socklen_t len = sizeof err;
+        if (::getsockopt(succ_fd_, SOL_SOCKET, SO_ERROR, &err, &len) != 0) err = errno;
+      }
+    }
+    if (err == 0) break;
+    errno = err;
     close_fd(succ_fd_);
     if (now_s() > deadline)
       throw std::runtime_error("peer watch: cannot connect to rank " + std::to_string(succ_rank_) +
@@ -175,7 +186,7 @@ void PeerWatch::start(int rank, const std::vector<std::string>& endpoints, OnLos
                                std::strerror(errno));
     ::usleep(50000);
   }
-  const int32_t me = rank;
+  const int32_t me = rank;  // 4 bytes into an empty send buffer: never short
   if (::send(succ_fd_, &me, sizeof me, MSG_NOSIGNAL) != sizeof me) throw sys_error("send");
   // From the predecessor.
   if (!wait_fd(listen_fd_, POLLIN, deadline))
@@ -187,7 +198,7 @@ void PeerWatch::start(int rank, const std::vector<std::string>& endpoints, OnLos
   if (!read_exact(pred_fd_, &from, sizeof from, deadline) || from != pred_rank_)
     throw std::runtime_error("peer watch: expected rank " + std::to_string(pred_rank_) +
                              ", a connection said " + std::to_string(from));
-  for (int fd : {succ_fd_, pred_fd_}) ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+  ::fcntl(pred_fd_, F_SETFL, ::fcntl(pred_fd_, F_GETFL) | O_NONBLOCK);
   thread_ = std::thread([this] { run(); });
 }
 
