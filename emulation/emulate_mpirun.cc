@@ -23,9 +23,8 @@ std::vector<std::string> emulated_mpirun_argv(const EmulatedCluster& cluster,
                                    "--uts",
                                    "sh",
                                    "-c",
-                                   "hostname " + cluster.hostname(0) +
-                                       " && export NCCL_HOSTID=" + cluster.prefix() + "-" +
-                                       cluster.hostname(0) + " && exec \"$@\"",
+                                   "hostname " + cluster.hostname(0) + " && export NCCL_HOSTID=" +
+                                       cluster.nccl_host_id(0) + " && exec \"$@\"",
                                    "sh",
                                    mpirun};
   const std::vector<std::pair<std::string, std::string>> mpirun_options = {

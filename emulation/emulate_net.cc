@@ -213,12 +213,13 @@ void EmulatedCluster::write_launch_files() {
        "host=$1; shift\n"
        "case \"$host\" in\n";
   for (int k = 0; k < spec_.nodes; ++k)
-    a << "  " << address(k, 0) << ") ns=" << netns(k) << "; name=" << hostname(k) << " ;;\n";
+    a << "  " << address(k, 0) << ") ns=" << netns(k) << "; name=" << hostname(k)
+      << "; id=" << nccl_host_id(k) << " ;;\n";
   a << "  *) echo \"prunex emulate agent: unknown host $host\" >&2; exit 255 ;;\n"
        "esac\n"
        "exec "
     << find_system_program("ip") << " netns exec \"$ns\" " << find_system_program("unshare")
-    << " --uts sh -c \"hostname $name && export NCCL_HOSTID=" << prefix_ << "-$name && $*\"\n";
+    << " --uts sh -c \"hostname $name && export NCCL_HOSTID=$id && $*\"\n";
   a.close();
   fs::permissions(agent_, fs::perms::owner_all);
 }

@@ -48,6 +48,9 @@ class EmulatedCluster {
   std::string prefix() const { return prefix_; }
   std::string netns(int node) const;
   std::string hostname(int node) const;
+  // The NCCL_HOSTID of node's processes: NCCL takes each emulated node for a host of its own,
+  // whatever the caller's environment says.
+  std::string nccl_host_id(int node) const { return prefix_ + "-" + hostname(node); }
   std::string address(int node, int rail) const;
   // The rsh agent Open MPI calls instead of ssh (written into a private temporary folder).
   std::string agent_path() const { return agent_; }

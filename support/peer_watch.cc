@@ -149,9 +149,8 @@ void PeerWatch::start(int rank, const std::vector<std::string>& endpoints, OnLos
                       double connect_s) {
   const int n = static_cast<int>(endpoints.size());
   if (n < 2) return;
-  rank_ = rank;
   succ_rank_ = (rank + 1) % n;
-  pred_rank_ = (rank + n - 1) % n;
+  const int pred_rank = (rank + n - 1) % n;
   on_lost_ = std::move(on_lost);
   const Endpoint succ = parse_endpoint(endpoints[succ_rank_]);
   succ_host_ = succ.host;
@@ -190,13 +189,13 @@ void PeerWatch::start(int rank, const std::vector<std::string>& endpoints, OnLos
   if (::send(succ_fd_, &me, sizeof me, MSG_NOSIGNAL) != sizeof me) throw sys_error("send");
   // From the predecessor.
   if (!wait_fd(listen_fd_, POLLIN, deadline))
-    throw std::runtime_error("peer watch: rank " + std::to_string(pred_rank_) +
+    throw std::runtime_error("peer watch: rank " + std::to_string(pred_rank) +
                              " did not connect within " + std::to_string(connect_s) + " s");
   pred_fd_ = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
   if (pred_fd_ < 0) throw sys_error("accept");
   int32_t from = -1;
-  if (!read_exact(pred_fd_, &from, sizeof from, deadline) || from != pred_rank_)
-    throw std::runtime_error("peer watch: expected rank " + std::to_string(pred_rank_) +
+  if (!read_exact(pred_fd_, &from, sizeof from, deadline) || from != pred_rank)
+    throw std::runtime_error("peer watch: expected rank " + std::to_string(pred_rank) +
                              ", a connection said " + std::to_string(from));
   ::fcntl(pred_fd_, F_SETFL, ::fcntl(pred_fd_, F_GETFL) | O_NONBLOCK);
   thread_ = std::thread([this] { run(); });

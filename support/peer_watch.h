@@ -53,7 +53,7 @@ class PeerWatch {
 
   double silence_s_;
   int listen_fd_ = -1, succ_fd_ = -1, pred_fd_ = -1, wake_[2] = {-1, -1};
-  int rank_ = 0, succ_rank_ = 0, pred_rank_ = 0;
+  int succ_rank_ = 0;
   std::string succ_host_;
   std::string hostname_, address_;
   int port_ = 0;

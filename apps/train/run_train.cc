@@ -110,7 +110,7 @@ std::unique_ptr<PeerWatch> start_peer_watch(int rank) {
     why = e.what();
   }
   MPI_Allgather(mine.data(), kLen, MPI_CHAR, all.data(), kLen, MPI_CHAR, MPI_COMM_WORLD);
-  int ok = watch && !all.empty() ? 1 : 0, all_ok = 0;
+  int ok = watch ? 1 : 0, all_ok = 0;
   for (int r = 0; r < size; ++r) ok = ok && all[static_cast<size_t>(r) * kLen] != '\0';
   MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   int started = 0, all_started = 0;

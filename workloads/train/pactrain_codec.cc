@@ -72,8 +72,10 @@ class PactrainCodec : public BucketCodec {
     st.wire = st.levels = torch::Tensor();
   }
 
+  // The masks change only when they are made or restored (both remember_mask), never during
+  // training (engine/pactrain.h): each step is one more step of an unchanged mask.
   void after_step(int64_t) override {
-    for (const auto& b : buckets_) track_mask(b);
+    for (State& st : state_) ++st.stable;
   }
 
   // The nonzero fraction of each pruned weight (stays <= 1 - ratio: pruned weights never
@@ -110,12 +112,10 @@ class PactrainCodec : public BucketCodec {
   }
 
  private:
-  // Per bucket: the mask last seen (one byte per value, host) and how many steps it has
-  // stayed; where the bucket lives: the mask as 0/1 floats (undefined when the bucket has no
-  // pruned layer) and the kept positions (int64); this step's wire values (the bucket or its
-  // compact copy), ternary levels and scaler.
+  // Per bucket: how many steps its mask has stayed; where the bucket lives: the mask as 0/1
+  // floats (undefined when the bucket has no pruned layer) and the kept positions (int64);
+  // this step's wire values (the bucket or its compact copy), ternary levels and scaler.
   struct State {
-    std::vector<uint8_t> mask_bytes;
     int64_t stable = 0;
     torch::Tensor mask, kept;
     torch::Tensor wire, levels;
@@ -144,24 +144,15 @@ class PactrainCodec : public BucketCodec {
   }
   void remember_mask(const GradBucket& b) {
     State& st = state_[b.index];
-    st.mask_bytes = mask_of(b);
+    const std::vector<uint8_t> bytes = mask_of(b);
     std::vector<int64_t> kept;
-    std::vector<float> mask(st.mask_bytes.begin(), st.mask_bytes.end());
+    std::vector<float> mask(bytes.begin(), bytes.end());
     for (int64_t i = 0; i < b.floats; ++i)
-      if (st.mask_bytes[i]) kept.push_back(i);
+      if (bytes[i]) kept.push_back(i);
     st.kept = torch::tensor(kept, torch::kInt64).to(s_.device);
     const bool pruned =
         std::any_of(b.layers.begin(), b.layers.end(), [&](int l) { return masks_[l].defined(); });
     st.mask = pruned ? torch::tensor(mask, torch::kFloat32).to(s_.device) : torch::Tensor();
-  }
-  void track_mask(const GradBucket& b) {
-    State& st = state_[b.index];
-    if (mask_of(b) == st.mask_bytes) {
-      ++st.stable;
-      return;
-    }
-    remember_mask(b);
-    st.stable = 0;
   }
 
   TrainSetup& s_;
