@@ -163,7 +163,8 @@ void combine_scaling(const std::vector<std::array<std::string, 3>>& parts,  // p
   write_file_atomic(out, doc.dump(2) + "\n");
 }
 
-std::vector<Step> plot_steps(const ReproduceOptions& o, std::vector<std::string>& figures) {
+// The scaling figures' inputs, from the sweeps' records (after the simulations).
+void combine_sweeps(const ReproduceOptions& o) {
   const std::string alt = "fig9_sweep_e" + std::to_string(o.alt_local_epochs);
   combine_scaling({{run_path(o, "fig9_sweep") + "/scaling.json", "hsadmm", "hsadmm"},
                    {run_path(o, alt) + "/scaling.json", "hsadmm",
@@ -172,6 +173,19 @@ std::vector<Step> plot_steps(const ReproduceOptions& o, std::vector<std::string>
                    {run_path(o, "fig9_sweep") + "/scaling.json", "ddp", "ddp"},
                    {run_path(o, "fig9_sweep") + "/scaling.json", "topk", "topk"}},
                   runs_dir(o) + "/fig9_scaling.json");
+  if (o.max_gpus == 0) return;
+  const std::string sweep = run_path(o, "projection_sweep") + "/scaling.json";
+  std::vector<std::array<std::string, 3>> parts = {{sweep, "hsadmm", "hsadmm"}};
+  for (const auto& g : o.growth)
+    parts.push_back({run_path(o, "projection_sweep_" + growth_tag(g)) + "/scaling.json", "hsadmm",
+                     "hsadmm g=" + g});
+  parts.push_back({sweep, "ddp", "ddp"});
+  parts.push_back({sweep, "topk", "topk"});
+  combine_scaling(parts, runs_dir(o) + "/projection_scaling.json");
+}
+
+// The figures, as steps to run once combine_sweeps has written their inputs.
+std::vector<Step> plot_steps(const ReproduceOptions& o, std::vector<std::string>& figures) {
   auto metrics = [&](const std::string& run) { return run_path(o, run) + "/metrics.json"; };
   std::vector<Step> s;
   auto plot = [&](const std::string& file, const std::string& kind,
@@ -193,15 +207,6 @@ std::vector<Step> plot_steps(const ReproduceOptions& o, std::vector<std::string>
       "fig6_message_size.png", "message-size",
       {metrics("resnet18_hsadmm"), metrics("wide_resnet50_2_hsadmm"), metrics("resnet152_hsadmm")});
   if (o.max_gpus == 0) return s;
-
-  const std::string sweep = run_path(o, "projection_sweep") + "/scaling.json";
-  std::vector<std::array<std::string, 3>> parts = {{sweep, "hsadmm", "hsadmm"}};
-  for (const auto& g : o.growth)
-    parts.push_back({run_path(o, "projection_sweep_" + growth_tag(g)) + "/scaling.json", "hsadmm",
-                     "hsadmm g=" + g});
-  parts.push_back({sweep, "ddp", "ddp"});
-  parts.push_back({sweep, "topk", "topk"});
-  combine_scaling(parts, runs_dir(o) + "/projection_scaling.json");
   const std::string dir = "projection_" + std::to_string(o.max_gpus) + "/";
   std::vector<std::string> hs = {metrics(dir + "g0")};
   for (const auto& g : o.growth) hs.push_back(metrics(dir + growth_tag(g)));
@@ -239,14 +244,14 @@ int run_reproduce(const Args& args) {
   fs::create_directories(o.out + "/logs");
   fs::create_directories(runs_dir(o));
   std::vector<Step> sims = simulation_steps(o);
-  const std::size_t plots = o.max_gpus == 0 ? 4 : 8;
-  const std::size_t total = sims.size() + plots;
-  fmt::print(stderr, "reproduce: {} simulations and {} figures on {} into {}\n", sims.size(), plots,
-             o.topology.name, o.out);
-  std::size_t done = 0;
-  run_steps(o, sims, done, total, exe);
   std::vector<std::string> figures;
   std::vector<Step> plot = plot_steps(o, figures);
+  const std::size_t total = sims.size() + plot.size();
+  fmt::print(stderr, "reproduce: {} simulations and {} figures on {} into {}\n", sims.size(),
+             plot.size(), o.topology.name, o.out);
+  std::size_t done = 0;
+  run_steps(o, sims, done, total, exe);
+  combine_sweeps(o);
   run_steps(o, plot, done, total, exe);
   sims.insert(sims.end(), plot.begin(), plot.end());
   write_reproduction_report(o, sims, figures, [&] { return seconds_since(t0); });

@@ -60,7 +60,7 @@ $prunex plot accuracy "${runs[0]}/metrics.json" "${runs[1]}/metrics.json" --out 
   sed 's/^/  /'
 
 section "The paper's Figs. 6-9 on a modeled Puhti (SimGrid), compared with the paper"
-echo "  (prunex reproduce: 14 simulations and 8 figures, about a minute on 2 cores)"
+echo "  (prunex reproduce: 14 simulations and 9 figures, about a minute on 2 cores)"
 $prunex reproduce --out $out/reproduce
 
 section "Outputs"
