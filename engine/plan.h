@@ -39,6 +39,9 @@ struct PlanStep {
   // Earliest start inside the overlapped step, as a fraction of its duration (DDP: a bucket
   // is ready when the backward pass has produced its gradients).
   double ready_fraction = 0;
+  // The step starts this long after it could: a framework that starts collectives on a timer
+  // (Horovod's background cycle, PlanInputs::cycle_wait_s) waits on average half a cycle.
+  double start_delay_s = 0;
   // When not empty (and overlap_with is -1): the step starts once all these earlier steps
   // have ended, not after everything before it (pipelined buckets: bucket b's all-reduce
   // after its pack and the previous all-reduce, while bucket b + 1 is packed).

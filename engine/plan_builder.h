@@ -85,6 +85,11 @@ struct PlanInputs {
   // memory bandwidth, after the backward pass (simulate --ddp-overhead-passes; prunex's own
   // trainer: 0).
   double framework_passes = 0;
+  // ddp and fp16 under a framework that starts its collectives on a timer (Horovod's
+  // HOROVOD_CYCLE_TIME, simulate --horovod-cycle-ms): every bucket's all-reduce waits this long
+  // after its gradients are ready, half a cycle on average. Not at world size 1: Horovod's
+  // DistributedOptimizer does not all-reduce then. 0: none (PyTorch DDP, prunex's trainer).
+  double cycle_wait_s = 0;
   // hsadmm / hsadmm-rail: the compact payload's type on the wire (f32, bf16 or f16): its
   // collectives carry dtype_size bytes per value (the memory passes are counted as fp32).
   DType wire_dtype = DType::f32;

@@ -27,6 +27,7 @@ void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward
       collective_step(phase::allreduce, Group::world, CollectiveOp::allreduce, bytes, dtype);
   if (in.ddp_overlap) s.overlap_with = backward;
   s.ready_fraction = total > 0 ? std::min(1.0, done / total) : 1.0;
+  if (world_size(in) > 1) s.start_delay_s = in.cycle_wait_s;
   plan.steps.push_back(s);
 }
 

@@ -156,6 +156,7 @@ strategy_specific_settings() {
       {{"bucket-mib", "wire-dtype", "pipeline-buckets"}, {S::hsadmm, S::hsadmm_rail}},
       {{"bucket-cap-mb", "ddp-overlap", "ddp-overhead-passes"},
        {S::ddp, S::fp16, S::pactrain, S::cgx}},
+      {{"horovod-cycle-ms"}, {S::ddp, S::fp16}},
       {{"topk-ratio"}, {S::topk}},
       {{"prune-ratio", "ternary", "prune-method", "init", "stable-steps"}, {S::pactrain}},
       {{"bits", "bucket-size", "stochastic-rounding", "adaptive-bits", "adapt-every"}, {S::cgx}},

@@ -58,6 +58,8 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.sim.plan_algo = cfg.algo;
   s.sim.overlap_slowdown = cfg.interference;
   s.plan.framework_passes = cfg.ddp_overhead_passes;
+  if (cfg.strategy == Strategy::ddp || cfg.strategy == Strategy::fp16)
+    s.plan.cycle_wait_s = cfg.horovod_cycle_ms / 1000 / 2;
   if (cfg.achieved_bandwidth) topology = achieved_bandwidths(topology);
   apply_what_if(cfg, topology, s.sim);
   s.failures = {cfg.mtbf_hours * 3600, cfg.checkpoint_minutes * 60, cfg.checkpoint_seconds,

@@ -69,6 +69,9 @@ struct SimulateConfig {
   bool achieved_bandwidth = true;
   double interference = kDefaultInterference;
   double ddp_overhead_passes = kDefaultDdpOverheadPasses;
+  // Horovod's HOROVOD_CYCLE_TIME in ms (ddp, fp16): each bucket's all-reduce waits half a cycle
+  // on average; 0: collectives start when their gradients are ready (PyTorch DDP).
+  double horovod_cycle_ms = 0;
   std::string calibration;  // calibration.json (empty: the topology's numbers)
   Algo algo = Algo::ring;
   // What-if studies: slow GPUs, degraded NIC rails, node failures (failures.h).

@@ -97,6 +97,12 @@ const std::vector<SimulateField>& simulate_fields() {
              "fp32 gradients at memory bandwidth (PyTorch 1.4 DDP on a V100: 26.4, fitted on "
              "resnet50's 0.097 s without and 0.100 s with DDP); 0: none (prunex's own trainer)",
              &C::ddp_overhead_passes, 0, 1e6, false),
+        real("horovod-cycle-ms", "MS",
+             "ddp and fp16 as Horovod runs them: its background thread starts the all-reduces of "
+             "the gradients that became ready once per cycle (HOROVOD_CYCLE_TIME: 5 ms in Horovod "
+             "0.13.3-0.20, 1 ms from 0.21), so each bucket waits half a cycle on average; not at "
+             "1 GPU, where Horovod does not all-reduce; 0: none (PyTorch DDP)",
+             &C::horovod_cycle_ms, 0, 1e6, false),
         text("calibration", "FILE",
              "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
              "memory speeds replace the topology's",

@@ -3,7 +3,8 @@
 // the timeline: a step starts when the previous one ends, or, with overlap_with = j, once
 // step j has run ready_fraction of its duration (and after the previous step if that one is
 // not j itself: overlapped buckets queue on one stream, as in DDP), or, with `after`, once
-// the listed steps have ended (pipelined buckets).
+// the listed steps have ended (pipelined buckets). start_delay_s (a framework's timer) comes
+// on top of when the step could start, before an overlapped step queues behind the previous.
 #include <algorithm>
 
 #include "backends/simgrid/sim_cluster.h"
@@ -47,8 +48,9 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
                      phase_name(step.phase), ") waits for step ", j, ", which is not before it");
         st.start_s = std::max(st.start_s, timing.steps[j].start_s + timing.steps[j].seconds);
       }
+      st.start_s += step.start_delay_s;
     } else if (step.overlap_with < 0) {
-      st.start_s = frontier;
+      st.start_s = frontier + step.start_delay_s;
     } else {
       PRUNEX_USAGE(step.overlap_with < static_cast<int>(i), "plan step ", i, " (",
                    phase_name(step.phase), ") overlaps step ", step.overlap_with,
@@ -56,7 +58,9 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
       PRUNEX_USAGE(step.ready_fraction >= 0 && step.ready_fraction <= 1, "plan step ", i,
                    ": ready_fraction must be in [0, 1] (got ", step.ready_fraction, ")");
       StepTiming& base = timing.steps[step.overlap_with];
-      st.start_s = base.start_s + step.ready_fraction * base.seconds;
+      // A bucket waits for its gradients (and its framework's timer), then for the bucket
+      // before it on the stream.
+      st.start_s = base.start_s + step.ready_fraction * base.seconds + step.start_delay_s;
       if (step.overlap_with != static_cast<int>(i) - 1) {
         const StepTiming& prev = timing.steps.back();
         st.start_s = std::max(st.start_s, prev.start_s + prev.seconds);

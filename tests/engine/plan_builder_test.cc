@@ -267,6 +267,31 @@ TEST(PlanBuilder, FrameworkOverheadIsPassesOverTheGradients) {
   }
 }
 
+// A framework's timer (PlanInputs::cycle_wait_s, Horovod's cycle) delays every bucket of the
+// strategies built on DDP's buckets, by the same wait each; none at world size 1 (Horovod does
+// not all-reduce there) and none on other steps.
+TEST(PlanBuilder, CycleWaitDelaysEveryBucketButNotAtOneGpu) {
+  const ModelLayout layout = four_layers();
+  for (Strategy st : {Strategy::ddp, Strategy::fp16}) {
+    PlanInputs in;
+    in.layout = &layout;
+    in.strategy = st;
+    in.nodes = 2;
+    in.gpus_per_node = 2;
+    in.cycle_wait_s = 0.0025;
+    int buckets = 0;
+    for (const PlanStep& s : build_plan(in).steps) {
+      const bool bucket = s.kind == StepKind::collective && s.overlap_with >= 0;
+      buckets += bucket;
+      EXPECT_DOUBLE_EQ(s.start_delay_s, bucket ? 0.0025 : 0.0) << strategy_name(st);
+    }
+    EXPECT_EQ(buckets, static_cast<int>(ddp_buckets(layout, in.ddp_bucket_bytes).size()))
+        << strategy_name(st);
+    in.nodes = in.gpus_per_node = 1;
+    for (const PlanStep& s : build_plan(in).steps) EXPECT_EQ(s.start_delay_s, 0.0);
+  }
+}
+
 TEST(PlanBuilder, TopkAllgatherBlock) {
   Fixture f;
   // ceil(0.01 n) per tensor: 9, 1, 1, 93, 1, 1, 185, 1, 1, 369, 1, 1, 7, 1 = 672 entries.

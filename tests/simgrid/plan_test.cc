@@ -104,6 +104,35 @@ TEST(SimPlan, InterferenceStretchesTheOverlappedCompute) {
   EXPECT_NEAR(r[9], compute_s, 1e-9);  // local_compute's phase time includes the stretch
 }
 
+// A start delay (a framework's timer) comes on top of a bucket's ready time, before it queues
+// behind the bucket ahead of it: the first bucket starts at 0.5 + w; the second, ready at 0.5 +
+// w too, waits for the first to end; the pass after the step waits for both.
+TEST(SimPlan, StartDelayComesBeforeTheQueue) {
+  const double s = 1e8, w = 0.01;
+  IterationPlan plan;
+  plan.steps = {compute(5e12),                                         // 1 s
+                allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // ready at 0.5 s
+                allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // queued behind
+                allreduce(Phase::allreduce, Group::intra, s, 0, 1.0),  // at the end, + w
+                memory(8e8)};                                          // 1 ms after all
+  for (int i = 1; i <= 3; ++i) plan.steps[i].start_delay_s = w;
+  plan.steps[4].start_delay_s = w;  // a sequential step waits too
+  const auto r = sim::fork_run([&] {
+    sim::SimCluster c(star_topology(4, 2), {4, 2});
+    const sim::PlanTiming t = c.run_plan(plan);
+    std::vector<double> v{t.iteration_seconds};
+    for (const auto& st : t.steps) v.push_back(st.start_s);
+    return v;
+  });
+  const double d = 2 * kPortLat + s / kPortBw;
+  ASSERT_LT(2 * d + w, 0.5);
+  EXPECT_NEAR(r[2], 0.5 + w, 1e-9);
+  EXPECT_NEAR(r[3], 0.5 + w + d, 1e-9);
+  EXPECT_NEAR(r[4], 1.0 + w, 1e-9);
+  EXPECT_NEAR(r[5], 1.0 + w + d + w, 1e-9);
+  EXPECT_NEAR(r[0], 1.0 + 2 * w + d + 1e-3, 1e-9);
+}
+
 // Pipelined buckets: a pack of 1 ms, its inter all-reduce after it, the next pack after the
 // first (so it runs during that all-reduce), the second all-reduce after both its pack and the
 // first all-reduce, a final pass after everything.
