@@ -73,17 +73,17 @@ std::vector<BenchPoint> read_bench_points(const std::string& path) {
     const auto& r = j[i];
     const std::string where = path + " row " + std::to_string(i);
     PRUNEX_USAGE(r.is_object(), where, ": not an object");
-    const std::string group = r.value("group", std::string());
+    const std::string group = json_text_or(r, "group", "", where);
     if (group == "-") continue;  // a memory row
     // Live collectives: MPI's, or NCCL's on GPUs (the same harness and rows).
-    const std::string backend = r.value("backend", std::string());
+    const std::string backend = json_text_or(r, "backend", "", where);
     PRUNEX_USAGE(backend == "mpi" || backend == "nccl", where,
                  ": not a live measurement (backend '", backend,
                  "'; rerun `prunex bench --backend mpi --json` or `--backend nccl`)");
     BenchPoint p;
     p.file = path;
     try {
-      p.op = parse_op(r.value("op", std::string()));
+      p.op = parse_op(json_text_or(r, "op", "", where));
       p.group = parse_group(group);
     } catch (const UsageError& e) {
       throw UsageError(where + ": " + e.what());
@@ -96,7 +96,7 @@ std::vector<BenchPoint> read_bench_points(const std::string& path) {
     PRUNEX_USAGE(
         p.nodes >= 1 && p.gpus_per_node >= 1 && p.ranks >= 1 && p.bytes > 0 && p.seconds > 0, where,
         ": sizes, ranks and time must be positive");
-    PRUNEX_USAGE(r.value("wrong", 0L) == 0, where, ": the row has wrong elements");
+    PRUNEX_USAGE(json_number_or(r, "wrong", 0, where) == 0, where, ": the row has wrong elements");
     if (p.ranks >= 2) out.push_back(p);
   }
   PRUNEX_USAGE(!out.empty(), path, ": no collective rows of 2 or more ranks");

@@ -32,7 +32,19 @@ PlanInputs plan_inputs_of(const nlohmann::json& cfg, const std::string& where,
   return in;
 }
 
+void load_steps_run_fields(const std::string& path, StepsRun& r);
+
+// A run's record that is JSON but holds a value of the wrong type where the reader expects
+// another is one line naming the file, like every other malformed input.
 void load_steps_run(const std::string& path, StepsRun& r) {
+  try {
+    load_steps_run_fields(path, r);
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError("--steps " + path + ": not a metrics.json of prunex train (" + e.what() + ")");
+  }
+}
+
+void load_steps_run_fields(const std::string& path, StepsRun& r) {
   const std::string where = "--steps " + path;
   r.path = path;
   r.metrics = read_json_file(path, "--steps");
@@ -158,9 +170,11 @@ sim::MemoryFit fit_memory(const std::string& path) {
   // The CPU bench's memcpy row, or the GPU bench's (--device cuda) device-to-device copy: both
   // count the bytes read and written.
   for (const auto& r : j["rows"]) {
-    const std::string op = r.value("op", std::string());
+    const std::string where = "--memory " + path;
+    const std::string op = json_text_or(r, "op", "", where);
     if (op == "memcpy" || op == "memcpyD2D") {
-      const double bytes = r.value("bytes", 0.0), us = r.value("time_us", 0.0);
+      const double bytes = json_number_or(r, "bytes", 0, where),
+                   us = json_number_or(r, "time_us", 0, where);
       PRUNEX_USAGE(bytes > 0 && us > 0, "--memory ", path, ": ", op, " row without size or time");
       return {bytes / (us * 1e-6), 1,
               op + " row of " + path + " (bytes read + written per second, one process)"};

@@ -38,4 +38,18 @@ nlohmann::json read_json_file(const std::string& path, const std::string& kind,
   }
 }
 
+std::string json_text_or(const nlohmann::json& row, const char* key, const std::string& fallback,
+                         const std::string& where) {
+  if (!row.is_object() || !row.contains(key) || row[key].is_null()) return fallback;
+  PRUNEX_USAGE(row[key].is_string(), where, ": field '", key, "' is not a text");
+  return row[key].get<std::string>();
+}
+
+double json_number_or(const nlohmann::json& row, const char* key, double fallback,
+                      const std::string& where) {
+  if (!row.is_object() || !row.contains(key) || row[key].is_null()) return fallback;
+  PRUNEX_USAGE(row[key].is_number(), where, ": field '", key, "' is not a number");
+  return row[key].get<double>();
+}
+
 }  // namespace prunex

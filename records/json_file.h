@@ -19,4 +19,12 @@ namespace prunex {
 nlohmann::json read_json_file(const std::string& path, const std::string& kind,
                               const std::string& origin = "");
 
+// A row's optional field, for readers of rows another command wrote (bench --json, the
+// compaction bench): absent or null gives the fallback; a value of another type is one
+// UsageError line, "WHERE: field 'KEY' is not a text" (or "not a number").
+std::string json_text_or(const nlohmann::json& row, const char* key, const std::string& fallback,
+                         const std::string& where);
+double json_number_or(const nlohmann::json& row, const char* key, double fallback,
+                      const std::string& where);
+
 }  // namespace prunex

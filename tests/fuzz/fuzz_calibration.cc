@@ -1,6 +1,7 @@
 // The files `prunex calibrate` reads and the one `simulate --calibration FILE` applies: the
 // same bytes as a calibration.json (read, then applied to puhti for a 2 x 2 run), as
-// `bench --json` rows (calibrate --from) and as a memory bench (calibrate --memory).
+// `bench --json` rows (calibrate --from), as a memory bench (calibrate --memory) and as a live
+// run's metrics.json (calibrate --steps: loaded, then its compute fitted).
 #include "calibration/calibration.h"
 #include "calibration/calibration_runs.h"
 #include "engine/error.h"
@@ -21,6 +22,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   try {
     (void)prunex::sim::fit_memory(file.path());
+  } catch (const prunex::UsageError&) {
+  }
+  try {
+    (void)prunex::sim::load_steps_runs({file.path()});
   } catch (const prunex::UsageError&) {
   }
   return 0;
