@@ -61,6 +61,13 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   if (cfg.strategy == Strategy::ddp || cfg.strategy == Strategy::fp16)
     s.plan.cycle_wait_s = cfg.horovod_cycle_ms / 1000 / 2;
   if (cfg.achieved_bandwidth) topology = achieved_bandwidths(topology);
+  topology = apply_precision(topology, cfg.precision);
+  PRUNEX_USAGE(cfg.precision == Precision::fp32 || cfg.calibration.empty() ||
+                   !read_calibration(cfg.calibration).compute,
+               "--precision ", precision_name(cfg.precision), " and --calibration ",
+               cfg.calibration,
+               ": the calibration's compute speed is its live run's, at that run's precision "
+               "(leave --precision out, or use a calibration without --steps)");
   apply_what_if(cfg, topology, s.sim);
   s.failures = {cfg.mtbf_hours * 3600, cfg.checkpoint_minutes * 60, cfg.checkpoint_seconds,
                 cfg.restart_seconds};

@@ -74,6 +74,8 @@ struct SimulateConfig {
   double horovod_cycle_ms = 0;
   std::string calibration;  // calibration.json (empty: the topology's numbers)
   Algo algo = Algo::ring;
+  // The GPU's arithmetic (apply_precision in topologies/topology_io.h): fp32, tf32 or amp.
+  Precision precision = Precision::fp32;
   // What-if studies: slow GPUs, degraded NIC rails, node failures (failures.h).
   std::string straggler_gpus;     // world ranks, comma-separated (empty: none)
   double straggler_fraction = 0;  // or this fraction of the GPUs, drawn with straggler_seed

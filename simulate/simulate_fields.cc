@@ -112,6 +112,13 @@ const std::vector<SimulateField>& simulate_fields() {
          "a calibration fitted with --algo mpi sets it)",
          [](C& c, const std::string& v) { c.algo = parse_algo(v); },
          [](const C& c) { return nlohmann::json(algo_name(c.algo)); }},
+        {"precision", "P",
+         "the GPU's arithmetic: fp32 (the topology's fp32 peak x efficiency), tf32 (its "
+         "gpu.tf32_tflops x tf32_efficiency: A100 and later) or amp (automatic mixed precision: "
+         "gpu.fp16_tflops x amp_efficiency, fp32 master weights; the gradients travel as the "
+         "strategy sends them, ddp fp32 as PyTorch's AMP, fp16 halved)",
+         [](C& c, const std::string& v) { c.precision = parse_precision(v); },
+         [](const C& c) { return nlohmann::json(precision_name(c.precision)); }},
         text("straggler-gpus", "LIST",
              "what-if: these GPUs (world ranks, comma-separated) compute --straggler-factor "
              "times slower",

@@ -21,8 +21,19 @@ struct GpuType {
   double mem_bandwidth_Bps = 0;
   // Sustained training throughput as a fraction of fp32 peak (a calibration value).
   double efficiency = 0.5;
+  // Optional (0: not stated): the TF32 tensor-core peak (A100 and later), and the sustained
+  // training throughput as a fraction of the TF32 peak and of the fp16 peak under automatic
+  // mixed precision (simulate --precision tf32 | amp; apply_precision in topology_io.h).
+  double tf32_flops = 0;
+  double tf32_efficiency = 0;
+  double amp_efficiency = 0;
   double effective_flops() const { return fp32_flops * efficiency; }
 };
+
+// The arithmetic a run's compute uses (simulate --precision): fp32; TF32 tensor cores for the
+// matrix products (fp32 storage); AMP, fp16 tensor-core math with fp32 master weights (the
+// gradients travel as the strategy sends them: ddp fp32, as PyTorch's AMP does, fp16 halved).
+enum class Precision { fp32, tf32, amp };
 
 // How the GPUs of one node are connected.
 enum class IntraKind {

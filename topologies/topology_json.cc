@@ -62,6 +62,9 @@ nlohmann::json topology_to_json(const Topology& t) {
   w.number(gpu, "gpu.fp16_tflops", t.gpu.fp16_flops, kTera);
   w.number(gpu, "gpu.memory_bandwidth_gbs", t.gpu.mem_bandwidth_Bps, kGigaBytes);
   w.number(gpu, "gpu.efficiency", t.gpu.efficiency);
+  if (t.gpu.tf32_flops > 0) w.number(gpu, "gpu.tf32_tflops", t.gpu.tf32_flops, kTera);
+  if (t.gpu.tf32_efficiency > 0) w.number(gpu, "gpu.tf32_efficiency", t.gpu.tf32_efficiency);
+  if (t.gpu.amp_efficiency > 0) w.number(gpu, "gpu.amp_efficiency", t.gpu.amp_efficiency);
   doc["gpu"] = gpu;
 
   nlohmann::json intra;

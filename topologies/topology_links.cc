@@ -1,5 +1,6 @@
-// Numbers derived from a topology's links: the achieved rates it runs at
-// (achieved_bandwidths) and what a ring gets from an NVLink matrix (ring_links).
+// Numbers derived from a topology: the achieved rates its links run at (achieved_bandwidths),
+// the GPU's speed at a precision (apply_precision) and what a ring gets from an NVLink matrix
+// (ring_links).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -31,6 +32,50 @@ Topology achieved_bandwidths(const Topology& t) {
     note("fabric.bandwidth_gbits", t.nic.achieved, "nic.achieved_fraction");
     a.nic.achieved = 1;
   }
+  return a;
+}
+
+Precision parse_precision(const std::string& name) {
+  if (name == "fp32") return Precision::fp32;
+  if (name == "tf32") return Precision::tf32;
+  if (name == "amp") return Precision::amp;
+  throw UsageError("unknown precision '" + name + "' (fp32, tf32, amp)");
+}
+
+const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::tf32:
+      return "tf32";
+    case Precision::amp:
+      return "amp";
+    default:
+      return "fp32";
+  }
+}
+
+Topology apply_precision(const Topology& t, Precision p) {
+  if (p == Precision::fp32) return t;
+  const bool tf32 = p == Precision::tf32;
+  const double peak = tf32 ? t.gpu.tf32_flops : t.gpu.fp16_flops;
+  const double efficiency = tf32 ? t.gpu.tf32_efficiency : t.gpu.amp_efficiency;
+  const std::string peak_key = tf32 ? "gpu.tf32_tflops" : "gpu.fp16_tflops";
+  const std::string eff_key = tf32 ? "gpu.tf32_efficiency" : "gpu.amp_efficiency";
+  const std::string what = std::string("--precision ") + precision_name(p) + ": topology " + t.name;
+  PRUNEX_USAGE(peak > 0, what, " states no ", peak_key, " (", t.gpu.name,
+               " has no TF32 tensor cores, or the file leaves it out)");
+  PRUNEX_USAGE(efficiency > 0, what, " states no ", eff_key,
+               " (the sustained fraction of that peak: add it with its source, or calibrate "
+               "compute from a live run at that precision)");
+  Topology a = t;
+  auto source = [&](const std::string& key) {
+    return t.sources.count(key) ? t.sources.at(key) : std::string("not stated");
+  };
+  a.gpu.fp32_flops = peak;
+  a.gpu.efficiency = efficiency;
+  a.sources["gpu.fp32_tflops"] =
+      fmt::format("--precision {}: {} ({})", precision_name(p), peak_key, source(peak_key));
+  a.sources["gpu.efficiency"] =
+      fmt::format("--precision {}: {} ({})", precision_name(p), eff_key, source(eff_key));
   return a;
 }
 

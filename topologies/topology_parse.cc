@@ -17,6 +17,9 @@ GpuType parse_gpu(JsonFields f) {
   g.fp16_flops = f.number("fp16_tflops", kTera);
   g.mem_bandwidth_Bps = f.number("memory_bandwidth_gbs", kGigaBytes);
   g.efficiency = f.number("efficiency");
+  g.tf32_flops = f.optional_number("tf32_tflops", kTera).value_or(0);
+  g.tf32_efficiency = f.optional_number("tf32_efficiency").value_or(0);
+  g.amp_efficiency = f.optional_number("amp_efficiency").value_or(0);
   f.finish();
   return g;
 }

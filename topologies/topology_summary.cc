@@ -96,6 +96,18 @@ std::string describe_topology(const Topology& t) {
   row("gpu", fmt::format("{}: fp32 {} peak, {} effective (efficiency {:g}); fp16 {}; memory {}",
                          t.gpu.name, tflops(t.gpu.fp32_flops), tflops(t.gpu.effective_flops()),
                          t.gpu.efficiency, tflops(t.gpu.fp16_flops), gbs(t.gpu.mem_bandwidth_Bps)));
+  // The precisions simulate --precision can run here (topologies/topology_io.h apply_precision).
+  std::string precisions;
+  if (t.gpu.tf32_flops > 0)
+    precisions += fmt::format(
+        "tf32 {} peak{}", tflops(t.gpu.tf32_flops),
+        t.gpu.tf32_efficiency > 0
+            ? fmt::format(", {} effective", tflops(t.gpu.tf32_flops * t.gpu.tf32_efficiency))
+            : std::string(" (no efficiency stated)"));
+  if (t.gpu.amp_efficiency > 0)
+    precisions += fmt::format("{}amp {} effective", precisions.empty() ? "" : "; ",
+                              tflops(t.gpu.fp16_flops * t.gpu.amp_efficiency));
+  if (!precisions.empty()) row("precisions", precisions);
   auto achieved = [](double f, const std::string& rate) {
     return f == 1 ? std::string() : fmt::format("; achieved {:g} of signalling = {}", f, rate);
   };

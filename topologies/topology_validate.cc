@@ -138,6 +138,12 @@ void validate(const Topology& t, const std::string& origin) {
   c.positive(t.gpu.mem_bandwidth_Bps / kGigaBytes, "gpu.memory_bandwidth_gbs");
   c.require(t.gpu.efficiency > 0 && t.gpu.efficiency <= 1, "gpu.efficiency",
             "must be in (0, 1] (got " + num(t.gpu.efficiency) + ")");
+  c.non_negative(t.gpu.tf32_flops / kTera, "gpu.tf32_tflops");
+  for (const auto& [value, key] : {std::pair{t.gpu.tf32_efficiency, "gpu.tf32_efficiency"},
+                                   std::pair{t.gpu.amp_efficiency, "gpu.amp_efficiency"}})
+    c.require(value >= 0 && value <= 1, key, "must be in (0, 1] (got " + num(value) + ")");
+  c.require(t.gpu.tf32_efficiency == 0 || t.gpu.tf32_flops > 0, "gpu.tf32_efficiency",
+            "needs gpu.tf32_tflops (the peak it is a fraction of)");
 
   c.positive(t.intra.link.bandwidth_Bps / kGigaBytes, "intra.bandwidth_gbs");
   c.non_negative(t.intra.link.latency_s / kMicro, "intra.latency_us");

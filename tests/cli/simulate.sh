@@ -168,6 +168,24 @@ assert 2.9 < c[1] / c[0] <= 3 and c[0] == c[2] == c[3], c
 f = m['summary']['failures']
 assert f['system_mtbf_s'] == 18000 and f['expected_s'] > f['failure_free_s'] > 0, f
 assert m['summary']['completed'] is True" || fail "what-if record"
+# --precision amp: the GPU at its fp16 peak x the preset's amp_efficiency (dgx1-v100: 125
+# TFLOP/s x 0.238); one step of resnet50 at batch 256 computes 3 x 8.2228 GFLOPs per image,
+# then the SGD pass, 7 x 25,557,032 x 4 bytes at 900 GB/s. Volta has no TF32; a calibration's
+# compute speed is its live run's, so it does not go with another precision.
+"$prunex" simulate --topology dgx1-v100 --nodes 1 --gpus-per-node 1 --model resnet50 --input 224 \
+  --classes 1000 --batch 256 --local-steps 1 --iterations 1 --strategy ddp \
+  --ddp-overhead-passes 0 --precision amp --out "$work/amp" > "$work/log" 2>&1 ||
+  fail "--precision amp: $(cat "$work/log")"
+python3 -c "
+import json; m = json.load(open('$work/amp/metrics.json'))
+c = m['iterations'][0]['phases']['local_compute']['per_rank_s'][0]
+want = 3 * 8.2228e9 * 256 / (125e12 * 0.238) + 7 * 25557032 * 4 / 900e9
+assert abs(c / want - 1) < 1e-4, (c, want)
+assert m['config']['precision'] == 'amp', m['config']['precision']" || fail "--precision amp record"
+expect_exit2 "states no gpu.tf32_tflops" simulate --topology dgx1-v100 --nodes 2 --precision tf32
+expect_exit2 "unknown precision 'bf16'" simulate --topology dgx-a100 --nodes 2 --precision bf16
+expect_exit2 "the calibration's compute speed is its live run's" simulate --topology puhti \
+  --nodes 2 --precision amp --calibration "$here/../../results/validate_2x1/2x1/calibration.json"
 # (-f barely above 1: a table of 159 million rows, refused before any work)
 for bad in "--compare nccl" "--compare nccl-model --protocol LL64" "--protocol LL" \
            "-b 8 -e 64M -f 1.0000001"; do

@@ -73,6 +73,21 @@ TEST(TopologyErrors, UnknownKeys) {
                "unknown key");
 }
 
+// The per-precision fields: efficiencies are fractions, and a TF32 efficiency needs the TF32
+// peak it is a fraction of.
+TEST(TopologyErrors, PrecisionFields) {
+  expect_error([](json& d) { d["gpu"]["amp_efficiency"] = 1.5; }, "gpu.amp_efficiency",
+               "must be in (0, 1]");
+  expect_error([](json& d) { d["gpu"]["tf32_efficiency"] = 0.2; }, "gpu.tf32_efficiency",
+               "needs gpu.tf32_tflops");
+  expect_error([](json& d) { d["gpu"]["tf32_tflops"] = -1; }, "gpu.tf32_tflops", ">= 0");
+  json ok = base();
+  ok["gpu"]["tf32_tflops"] = 150;
+  ok["gpu"]["tf32_efficiency"] = 0.2;
+  ok["gpu"]["amp_efficiency"] = 0.25;
+  EXPECT_EQ(error_of(ok), "");
+}
+
 TEST(TopologyErrors, MissingFields) {
   expect_error([](json& d) { d["gpu"].erase("fp32_tflops"); }, "gpu.fp32_tflops", "is missing");
   expect_error([](json& d) { d.erase("fabric"); }, "fabric", "is missing");

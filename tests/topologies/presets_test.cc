@@ -20,6 +20,9 @@ void expect_same(const Topology& a, const Topology& b) {
   EXPECT_DOUBLE_EQ(a.gpu.fp16_flops, b.gpu.fp16_flops);
   EXPECT_DOUBLE_EQ(a.gpu.mem_bandwidth_Bps, b.gpu.mem_bandwidth_Bps);
   EXPECT_DOUBLE_EQ(a.gpu.efficiency, b.gpu.efficiency);
+  EXPECT_DOUBLE_EQ(a.gpu.tf32_flops, b.gpu.tf32_flops);
+  EXPECT_DOUBLE_EQ(a.gpu.tf32_efficiency, b.gpu.tf32_efficiency);
+  EXPECT_DOUBLE_EQ(a.gpu.amp_efficiency, b.gpu.amp_efficiency);
   EXPECT_EQ(a.intra.kind, b.intra.kind);
   EXPECT_DOUBLE_EQ(a.intra.link.bandwidth_Bps, b.intra.link.bandwidth_Bps);
   EXPECT_DOUBLE_EQ(a.intra.link.latency_s, b.intra.link.latency_s);
@@ -135,6 +138,34 @@ TEST(TopologyPresets, AchievedBandwidthsScaleTheSignallingRates) {
   // A file without fractions runs at its signalling rates.
   Topology e = load_topology("ethernet-1g");
   EXPECT_DOUBLE_EQ(achieved_bandwidths(e).nic.link.bandwidth_Bps, e.nic.link.bandwidth_Bps);
+}
+
+// --precision: the GPU runs at the precision's peak times its sustained fraction (the numbers
+// as the dgx-a100 file states them: TF32 156 TFLOP/s x 0.149, fp16 312 x 0.196); fp32 is the
+// file's own speed; a precision the file states no peak or no efficiency for is refused with
+// the field to add.
+TEST(TopologyPresets, PrecisionPicksThePeakAndItsEfficiency) {
+  const Topology a = load_topology("dgx-a100");
+  EXPECT_DOUBLE_EQ(apply_precision(a, Precision::fp32).gpu.effective_flops(), 19.5e12 * 0.5);
+  EXPECT_DOUBLE_EQ(apply_precision(a, Precision::tf32).gpu.effective_flops(), 156e12 * 0.149);
+  const Topology amp = apply_precision(a, Precision::amp);
+  EXPECT_DOUBLE_EQ(amp.gpu.effective_flops(), 312e12 * 0.196);
+  EXPECT_NE(amp.sources.at("gpu.efficiency").find("dgxa100-amp"), std::string::npos);
+  EXPECT_DOUBLE_EQ(
+      apply_precision(load_topology("dgx1-v100"), Precision::amp).gpu.effective_flops(),
+      125e12 * 0.238);
+  auto refused = [](const char* preset, Precision p, const std::string& field) {
+    try {
+      (void)apply_precision(load_topology(preset), p);
+      ADD_FAILURE() << preset << ": not refused";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+  };
+  refused("dgx1-v100", Precision::tf32, "gpu.tf32_tflops");  // Volta has no TF32
+  refused("h100", Precision::amp, "gpu.amp_efficiency");     // no published source yet
+  EXPECT_EQ(parse_precision("amp"), Precision::amp);
+  EXPECT_THROW(parse_precision("bf16"), UsageError);
 }
 
 TEST(TopologyPresets, RoundTripThroughJson) {
