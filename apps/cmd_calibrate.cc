@@ -104,13 +104,8 @@ int run_calibrate(const Args& args) {
   }
   if (!steps.empty()) {
     const auto runs = sim::load_steps_runs(steps);
-    try {  // the records' iterations, read as they are fitted
-      cal.compute = sim::fit_compute(runs);
-      cal.memory_phases = sim::fit_memory_phases(runs);
-    } catch (const nlohmann::json::exception& e) {
-      throw UsageError("--steps: a run's iteration records hold a value of the wrong type (" +
-                       std::string(e.what()) + ")");
-    }
+    cal.compute = sim::fit_compute(runs);
+    cal.memory_phases = sim::fit_memory_phases(runs);
   }
   if (memory) cal.memory = sim::fit_memory(*memory);
   cal.inputs = bench;

@@ -82,20 +82,25 @@ std::vector<BenchPoint> read_bench_points(const std::string& path) {
                  "'; rerun `prunex bench --backend mpi --json` or `--backend nccl`)");
     BenchPoint p;
     p.file = path;
+    const std::string op = json_text_or(r, "op", "", where);
     try {
-      p.op = parse_op(json_text_or(r, "op", "", where));
+      p.op = parse_op(op);
       p.group = parse_group(group);
     } catch (const UsageError& e) {
       throw UsageError(where + ": " + e.what());
     }
-    p.nodes = static_cast<int>(number(r, "nodes", where));
-    p.gpus_per_node = static_cast<int>(number(r, "gpus_per_node", where));
-    p.ranks = static_cast<int>(number(r, "ranks", where));
+    auto count = [&](const char* key) {  // checked before the cast to int
+      const double x = number(r, key, where);
+      PRUNEX_USAGE(x >= 1 && x <= 1 << 24, where, ": field '", key, "' must be a count in [1, ",
+                   1 << 24, "] (got ", x, ")");
+      return static_cast<int>(x);
+    };
+    p.nodes = count("nodes");
+    p.gpus_per_node = count("gpus_per_node");
+    p.ranks = count("ranks");
     p.bytes = number(r, "bytes", where);
     p.seconds = number(r, "time_us", where) * 1e-6;
-    PRUNEX_USAGE(
-        p.nodes >= 1 && p.gpus_per_node >= 1 && p.ranks >= 1 && p.bytes > 0 && p.seconds > 0, where,
-        ": sizes, ranks and time must be positive");
+    PRUNEX_USAGE(p.bytes > 0 && p.seconds > 0, where, ": sizes and time must be positive");
     PRUNEX_USAGE(json_number_or(r, "wrong", 0, where) == 0, where, ": the row has wrong elements");
     if (p.ranks >= 2) out.push_back(p);
   }

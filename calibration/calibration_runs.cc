@@ -65,6 +65,18 @@ void load_steps_run_fields(const std::string& path, StepsRun& r) {
   }
 }
 
+// Runs `read` on one run's records: a value of the wrong type where a fit reads it is one line
+// naming the file.
+template <class Read>
+void reading_run(const StepsRun& r, Read read) {
+  try {
+    read();
+  } catch (const nlohmann::json::exception& e) {
+    throw UsageError("--steps " + r.path + ": a value of the wrong type in its records (" +
+                     e.what() + ")");
+  }
+}
+
 // "N live run(s) (first.json, ...), I iterations, slowest rank, R ranks"
 std::string runs_source(const std::vector<std::unique_ptr<StepsRun>>& runs, int iterations,
                         int ranks) {
@@ -111,19 +123,20 @@ std::vector<std::unique_ptr<StepsRun>> load_steps_runs(const std::vector<std::st
 sim::ComputeFit fit_compute(const std::vector<std::unique_ptr<StepsRun>>& runs) {
   sim::ComputeFit f;
   double flops = 0, seconds = 0;
-  for (const auto& r : runs) {
-    const double per_iteration =
-        step_flops(r->in) * static_cast<double>(steps_per_iteration(r->in));
-    const auto& its = r->metrics["iterations"];
-    for (size_t k = first_fitted(its); k < its.size(); ++k) {
-      const auto& ph = its[k].value("phases", nlohmann::json::object());
-      PRUNEX_USAGE(ph.contains("local_compute"), "--steps ", r->path, ": iteration ", k + 1,
-                   " has no local_compute phase");
-      seconds += ph["local_compute"].value("critical_path_s", 0.0);
-      flops += per_iteration;
-      ++f.iterations;
-    }
-  }
+  for (const auto& r : runs)
+    reading_run(*r, [&] {
+      const double per_iteration =
+          step_flops(r->in) * static_cast<double>(steps_per_iteration(r->in));
+      const auto& its = r->metrics["iterations"];
+      for (size_t k = first_fitted(its); k < its.size(); ++k) {
+        const auto& ph = its[k].value("phases", nlohmann::json::object());
+        PRUNEX_USAGE(ph.contains("local_compute"), "--steps ", r->path, ": iteration ", k + 1,
+                     " has no local_compute phase");
+        seconds += ph["local_compute"].value("critical_path_s", 0.0);
+        flops += per_iteration;
+        ++f.iterations;
+      }
+    });
   PRUNEX_USAGE(seconds > 0 && f.iterations > 0, "--steps: no local_compute time recorded");
   f.flops_per_rank = flops / seconds;
   f.ranks = runs.front()->metrics["config"].value("world-size", 0);
@@ -139,20 +152,21 @@ sim::ComputeFit fit_compute(const std::vector<std::unique_ptr<StepsRun>>& runs) 
 std::map<std::string, sim::MemoryFit> fit_memory_phases(
     const std::vector<std::unique_ptr<StepsRun>>& runs) {
   std::map<std::string, std::vector<sim::MemorySample>> samples;  // by phase
-  for (const auto& r : runs) {
-    const int ranks = r->metrics["config"].value("world-size", 1);
-    const auto& its = r->metrics["iterations"];
-    auto frozen_after = [&](long k) { return k >= 0 && its[k].value("mask_frozen", false); };
-    for (size_t k = first_fitted(its); k < its.size(); ++k) {
-      const long i = static_cast<long>(k);
-      set_freeze_state(r->in, frozen_after(i - 2), frozen_after(i - 1), frozen_after(i));
-      if (!r->masks.empty()) r->in.global_mask = &r->masks.of(static_cast<int>(k) + 1);
-      const auto& ph = its[k].value("phases", nlohmann::json::object());
-      for (const auto& [phase, bytes] : memory_bytes(r->in))
-        if (ph.contains(phase))
-          samples[phase].push_back({bytes, ph[phase].value("critical_path_s", 0.0), ranks});
-    }
-  }
+  for (const auto& r : runs)
+    reading_run(*r, [&] {
+      const int ranks = r->metrics["config"].value("world-size", 1);
+      const auto& its = r->metrics["iterations"];
+      auto frozen_after = [&](long k) { return k >= 0 && its[k].value("mask_frozen", false); };
+      for (size_t k = first_fitted(its); k < its.size(); ++k) {
+        const long i = static_cast<long>(k);
+        set_freeze_state(r->in, frozen_after(i - 2), frozen_after(i - 1), frozen_after(i));
+        if (!r->masks.empty()) r->in.global_mask = &r->masks.of(static_cast<int>(k) + 1);
+        const auto& ph = its[k].value("phases", nlohmann::json::object());
+        for (const auto& [phase, bytes] : memory_bytes(r->in))
+          if (ph.contains(phase))
+            samples[phase].push_back({bytes, ph[phase].value("critical_path_s", 0.0), ranks});
+      }
+    });
   std::map<std::string, sim::MemoryFit> fits;
   for (const auto& [phase, ss] : samples)
     for (auto& [key, f] : sim::fit_memory_speeds(ss)) {

@@ -87,7 +87,8 @@ struct PlanInputs {
   double framework_passes = 0;
   // ddp and fp16 under a framework that starts its collectives on a timer (Horovod's
   // HOROVOD_CYCLE_TIME, simulate --horovod-cycle-ms): every bucket's all-reduce waits this long
-  // after its gradients are ready, half a cycle on average. Not at world size 1: Horovod's
+  // after its gradients are ready, half a cycle on average (without ddp_overlap: the first
+  // bucket only, as one tick starts them all). Not at world size 1: Horovod's
   // DistributedOptimizer does not all-reduce then. 0: none (PyTorch DDP, prunex's trainer).
   double cycle_wait_s = 0;
   // hsadmm / hsadmm-rail: the compact payload's type on the wire (f32, bf16 or f16): its

@@ -27,7 +27,11 @@ void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward
       collective_step(phase::allreduce, Group::world, CollectiveOp::allreduce, bytes, dtype);
   if (in.ddp_overlap) s.overlap_with = backward;
   s.ready_fraction = total > 0 ? std::min(1.0, done / total) : 1.0;
-  if (world_size(in) > 1) s.start_delay_s = in.cycle_wait_s;
+  // A framework's timer (Horovod's cycle): each overlapped bucket waits for the tick after its
+  // gradients are ready; without overlap every gradient is ready at once and one tick starts
+  // them all, so only the first bucket waits.
+  const bool first = plan.steps.empty() || plan.steps.back().kind != StepKind::collective;
+  if (world_size(in) > 1 && (in.ddp_overlap || first)) s.start_delay_s = in.cycle_wait_s;
   plan.steps.push_back(s);
 }
 

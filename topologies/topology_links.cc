@@ -64,8 +64,9 @@ Topology apply_precision(const Topology& t, Precision p) {
   PRUNEX_USAGE(peak > 0, what, " states no ", peak_key, " (", t.gpu.name,
                " has no TF32 tensor cores, or the file leaves it out)");
   PRUNEX_USAGE(efficiency > 0, what, " states no ", eff_key,
-               " (the sustained fraction of that peak: add it with its source, or calibrate "
-               "compute from a live run at that precision)");
+               " (the sustained fraction of that peak: add it with its source, or leave "
+               "--precision out and pass a --calibration whose compute was measured at that "
+               "precision)");
   Topology a = t;
   auto source = [&](const std::string& key) {
     return t.sources.count(key) ? t.sources.at(key) : std::string("not stated");

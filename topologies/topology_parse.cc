@@ -1,5 +1,6 @@
 // parse_topology: a topology document -> Topology (SI units), then validate().
 #include <algorithm>
+#include <cstdio>
 
 #include <nlohmann/json.hpp>
 
@@ -17,9 +18,19 @@ GpuType parse_gpu(JsonFields f) {
   g.fp16_flops = f.number("fp16_tflops", kTera);
   g.mem_bandwidth_Bps = f.number("memory_bandwidth_gbs", kGigaBytes);
   g.efficiency = f.number("efficiency");
-  g.tf32_flops = f.optional_number("tf32_tflops", kTera).value_or(0);
-  g.tf32_efficiency = f.optional_number("tf32_efficiency").value_or(0);
-  g.amp_efficiency = f.optional_number("amp_efficiency").value_or(0);
+  // Optional: absent is 0 ("not stated"), so a stated value must be above 0.
+  auto stated = [&f](const std::string& key, double scale) {
+    const auto v = f.optional_number(key, scale);
+    if (v && !(*v > 0)) {
+      char got[32];
+      std::snprintf(got, sizeof got, "%g", *v / scale);
+      f.fail(key, std::string("must be > 0, or left out (got ") + got + ")");
+    }
+    return v.value_or(0);
+  };
+  g.tf32_flops = stated("tf32_tflops", kTera);
+  g.tf32_efficiency = stated("tf32_efficiency", 1);
+  g.amp_efficiency = stated("amp_efficiency", 1);
   f.finish();
   return g;
 }

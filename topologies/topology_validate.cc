@@ -141,7 +141,8 @@ void validate(const Topology& t, const std::string& origin) {
   c.non_negative(t.gpu.tf32_flops / kTera, "gpu.tf32_tflops");
   for (const auto& [value, key] : {std::pair{t.gpu.tf32_efficiency, "gpu.tf32_efficiency"},
                                    std::pair{t.gpu.amp_efficiency, "gpu.amp_efficiency"}})
-    c.require(value >= 0 && value <= 1, key, "must be in (0, 1] (got " + num(value) + ")");
+    c.require(value >= 0 && value <= 1, key,
+              "must be in (0, 1], or left out (got " + num(value) + ")");
   c.require(t.gpu.tf32_efficiency == 0 || t.gpu.tf32_flops > 0, "gpu.tf32_efficiency",
             "needs gpu.tf32_tflops (the peak it is a fraction of)");
 

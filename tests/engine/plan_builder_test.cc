@@ -279,6 +279,7 @@ TEST(PlanBuilder, CycleWaitDelaysEveryBucketButNotAtOneGpu) {
     in.nodes = 2;
     in.gpus_per_node = 2;
     in.cycle_wait_s = 0.0025;
+    in.ddp_bucket_bytes = 64;  // several buckets
     int buckets = 0;
     for (const PlanStep& s : build_plan(in).steps) {
       const bool bucket = s.kind == StepKind::collective && s.overlap_with >= 0;
@@ -287,6 +288,13 @@ TEST(PlanBuilder, CycleWaitDelaysEveryBucketButNotAtOneGpu) {
     }
     EXPECT_EQ(buckets, static_cast<int>(ddp_buckets(layout, in.ddp_bucket_bytes).size()))
         << strategy_name(st);
+    ASSERT_GE(buckets, 2);
+    // Without overlap every bucket is ready at once: one tick starts them all, so only the
+    // first waits.
+    in.ddp_overlap = false;
+    int waiting = 0;
+    for (const PlanStep& s : build_plan(in).steps) waiting += s.start_delay_s == 0.0025;
+    EXPECT_EQ(waiting, 1) << strategy_name(st);
     in.nodes = in.gpus_per_node = 1;
     for (const PlanStep& s : build_plan(in).steps) EXPECT_EQ(s.start_delay_s, 0.0);
   }

@@ -25,7 +25,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const prunex::UsageError&) {
   }
   try {
-    (void)prunex::sim::load_steps_runs({file.path()});
+    const auto runs = prunex::sim::load_steps_runs({file.path()});
+    (void)prunex::sim::fit_memory_phases(runs);
+    (void)prunex::sim::fit_compute(runs);
   } catch (const prunex::UsageError&) {
   }
   return 0;

@@ -77,10 +77,13 @@ TEST(TopologyErrors, UnknownKeys) {
 // peak it is a fraction of.
 TEST(TopologyErrors, PrecisionFields) {
   expect_error([](json& d) { d["gpu"]["amp_efficiency"] = 1.5; }, "gpu.amp_efficiency",
-               "must be in (0, 1]");
+               "must be in (0, 1], or left out");
   expect_error([](json& d) { d["gpu"]["tf32_efficiency"] = 0.2; }, "gpu.tf32_efficiency",
                "needs gpu.tf32_tflops");
-  expect_error([](json& d) { d["gpu"]["tf32_tflops"] = -1; }, "gpu.tf32_tflops", ">= 0");
+  expect_error([](json& d) { d["gpu"]["tf32_tflops"] = -1; }, "gpu.tf32_tflops",
+               "must be > 0, or left out (got -1)");
+  expect_error([](json& d) { d["gpu"]["amp_efficiency"] = 0; }, "gpu.amp_efficiency",
+               "must be > 0, or left out (got 0)");
   json ok = base();
   ok["gpu"]["tf32_tflops"] = 150;
   ok["gpu"]["tf32_efficiency"] = 0.2;
