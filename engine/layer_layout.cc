@@ -36,6 +36,27 @@ double ModelLayout::forward_flops() const {
   return f;
 }
 
+double ModelLayout::matrix_forward_flops() const {
+  double f = 0;
+  for (const auto& l : layers)
+    if (l.role == LayerRole::conv_weight || l.role == LayerRole::fc_weight) f += l.forward_flops;
+  return f;
+}
+
+int64_t ModelLayout::batch_norm_outputs() const {
+  int64_t n = 0;
+  for (const auto& l : layers)
+    if (l.role == LayerRole::bn_weight) n += l.shape.at(0) * l.out_h * l.out_w;
+  return n;
+}
+
+int64_t ModelLayout::conv_outputs() const {
+  int64_t n = 0;
+  for (const auto& l : layers)
+    if (l.role == LayerRole::conv_weight) n += l.shape.at(0) * l.out_h * l.out_w;
+  return n;
+}
+
 int ModelLayout::find(const std::string& name) const {
   for (size_t i = 0; i < layers.size(); ++i)
     if (layers[i].name == name) return static_cast<int>(i);

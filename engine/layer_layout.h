@@ -37,6 +37,12 @@ struct ModelLayout {
 
   int64_t parameters() const;
   double forward_flops() const;  // per sample
+  // Per sample: the FLOPs of the convolutions and linear layers (the matrix products), and
+  // the output values of the batch norms and of the convolutions (layers/layout_builder.h's
+  // shapes; what the simulator's per-layer compute model counts, plan_builder.h).
+  double matrix_forward_flops() const;
+  int64_t batch_norm_outputs() const;
+  int64_t conv_outputs() const;
   int64_t fp32_bytes() const { return parameters() * 4; }
   // Index of a layer by name, or -1.
   int find(const std::string& name) const;

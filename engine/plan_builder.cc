@@ -69,9 +69,18 @@ IterationPlan strategy_plan(const PlanInputs& in) {
 
 }  // namespace
 
+void plan_detail::add_elementwise(const PlanInputs& in, double steps, IterationPlan& plan) {
+  const double bytes = steps * step_elementwise_bytes(in);
+  if (bytes <= 0) return;
+  PlanStep s = memory_step(phase::local_compute, bytes);
+  s.memory_key = kElementwiseKey;
+  plan.steps.push_back(s);
+}
+
 void plan_detail::add_local_steps(const PlanInputs& in, bool proximal, IterationPlan& plan) {
   const double steps = static_cast<double>(steps_per_iteration(in));
   const double d = static_cast<double>(in.layout->fp32_bytes());
+  add_elementwise(in, steps, plan);
   plan.steps.push_back(compute_step(phase::local_compute, steps * step_flops(in)));
   plan.steps.push_back(memory_step(phase::local_compute, steps * (proximal ? 10 : 5) * d));
 }
@@ -100,12 +109,25 @@ long plan_repeats(const PlanInputs& in) {
   return is_consensus(in.strategy) ? 1 : steps_per_iteration(in);
 }
 
+double step_samples(const PlanInputs& in) {
+  if (in.local_steps > 0) return static_cast<double>(std::min<long>(in.batch, shard_samples(in)));
+  return static_cast<double>(shard_samples(in)) / static_cast<double>(steps_per_epoch(in));
+}
+
 double step_flops(const PlanInputs& in) {
-  if (in.local_steps > 0)
-    return 3.0 * in.layout->forward_flops() *
-           static_cast<double>(std::min<long>(in.batch, shard_samples(in)));
-  return 3.0 * in.layout->forward_flops() * static_cast<double>(shard_samples(in)) /
-         static_cast<double>(steps_per_epoch(in));
+  const double fwd =
+      in.layer_compute ? in.layout->matrix_forward_flops() : in.layout->forward_flops();
+  return 3.0 * fwd * step_samples(in);
+}
+
+double step_elementwise_bytes(const PlanInputs& in) {
+  if (!in.layer_compute) return 0;
+  constexpr double kBatchNormPasses = 8, kReluPasses = 5;  // per value (header)
+  const ModelLayout& l = *in.layout;
+  const int64_t bn = l.batch_norm_outputs();
+  const double passes = bn > 0 ? (kBatchNormPasses + kReluPasses) * static_cast<double>(bn)
+                               : kReluPasses * static_cast<double>(l.conv_outputs());
+  return passes * in.activation_bytes * step_samples(in);
 }
 
 void set_freeze_state(PlanInputs& in, bool frozen_after_k2, bool frozen_after_k1,

@@ -34,6 +34,17 @@
 //   every phase timer; simulated records count its bytes but not its time (a KB-sized
 //   all-reduce; on a 16384-rank ring its 2(n-1) latency terms would dominate, which NCCL
 //   avoids with trees).
+// - Per-layer compute (PlanInputs::layer_compute, simulate --compute-model layers; off by
+//   default, docs/simulation.md has the suite's verdict): the matrix products (convolutions
+//   and linear layers: 3 x their forward FLOPs) at the effective FLOP/s, and the element-wise
+//   layers as passes over their outputs at memory bandwidth, in a memory step before the
+//   forward pass. Passes per value in a training step, PyTorch's eager kernels: batch norm 8
+//   (forward: read for the statistics, read and write to normalise; backward: read dy and x
+//   for the reductions, read both again and write dx) and the ReLU after it 5 (forward read and
+//   write in place; backward read dy and y, write dx). Models without batch norm (VGG,
+//   AlexNet): a ReLU on every convolution's output. Pooling, residual adds and the ReLUs of
+//   linear layers are not counted, nor batch norms without a ReLU (MobileNet's projections).
+//   Values of PlanInputs::activation_bytes each (4; 2 under AMP).
 // - ddp / topk: the plan is ONE local step (they synchronise every step); an iteration is
 //   steps_per_iteration() copies of it, which the caller multiplies (the steps are identical).
 #pragma once
@@ -85,6 +96,10 @@ struct PlanInputs {
   // memory bandwidth, after the backward pass (simulate --ddp-overhead-passes; prunex's own
   // trainer: 0).
   double framework_passes = 0;
+  // Per-layer compute (see the header): matrix FLOPs at the GPU's rate, element-wise layers'
+  // passes of activation_bytes per value at memory bandwidth. false: 3 x all forward FLOPs.
+  bool layer_compute = false;
+  int activation_bytes = 4;
   // ddp and fp16 under a framework that starts its collectives on a timer (Horovod's
   // HOROVOD_CYCLE_TIME, simulate --horovod-cycle-ms): every bucket's all-reduce waits this long
   // after its gradients are ready, half a cycle on average (without ddp_overlap: the first
@@ -118,9 +133,16 @@ long steps_per_iteration(const PlanInputs& in);
 long plan_repeats(const PlanInputs& in);
 // Samples one GPU trains on per epoch: ceil(samples / world).
 long shard_samples(const PlanInputs& in);
-// FLOPs of one (average) local step on one GPU: 3 x forward x shard / steps per epoch, or
-// 3 x forward x min(batch, shard) with local_steps.
+// Samples one (average) local step on one GPU computes: shard / steps per epoch, or
+// min(batch, shard) with local_steps.
+double step_samples(const PlanInputs& in);
+// FLOPs of one (average) local step on one GPU: 3 x forward x step_samples (layer_compute:
+// the matrix products' forward FLOPs only).
 double step_flops(const PlanInputs& in);
+// layer_compute: bytes the element-wise layers of one local step move (0 otherwise).
+double step_elementwise_bytes(const PlanInputs& in);
+// The memory_key of that traffic (a calibration without it runs it at local_compute's speed).
+inline constexpr const char* kElementwiseKey = "elementwise";
 
 // Bytes of the per-iteration residual all-reduce of the hsadmm strategies (world, f64).
 int64_t residual_allreduce_bytes(const ModelLayout& layout);

@@ -8,6 +8,9 @@ namespace prunex::plan_detail {
 
 // Local epochs of steps: the model's compute, then the per-step SGD (and proximal) passes.
 void add_local_steps(const PlanInputs& in, bool proximal, IterationPlan& plan);
+// layer_compute: the element-wise layers' traffic of `steps` local steps, a local_compute memory
+// step (memory_key kElementwiseKey) before the compute; nothing otherwise.
+void add_elementwise(const PlanInputs& in, double steps, IterationPlan& plan);
 
 IterationPlan hsadmm_plan(const PlanInputs& in);
 IterationPlan hsadmm_flat_plan(const PlanInputs& in);

@@ -11,6 +11,7 @@ IterationPlan topk_plan(const PlanInputs& in) {
   const double d = static_cast<double>(layout.fp32_bytes());
   const int64_t block = topk_block_bytes(topk_total_k(layout, in.topk_ratio));
   IterationPlan plan;
+  add_elementwise(in, 1, plan);
   plan.steps.push_back(compute_step(phase::local_compute, step_flops(in)));
   plan.steps.push_back(memory_step(phase::compress, 4 * d));  // g + e (3D), selection (D)
   plan.steps.push_back(

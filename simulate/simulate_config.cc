@@ -58,6 +58,8 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.sim.plan_algo = cfg.algo;
   s.sim.overlap_slowdown = cfg.interference;
   s.plan.framework_passes = cfg.ddp_overhead_passes;
+  s.plan.layer_compute = cfg.compute_cost == "layers";
+  s.plan.activation_bytes = cfg.precision == Precision::amp ? 2 : 4;
   if (cfg.strategy == Strategy::ddp || cfg.strategy == Strategy::fp16)
     s.plan.cycle_wait_s = cfg.horovod_cycle_ms / 1000 / 2;
   if (cfg.achieved_bandwidth) topology = achieved_bandwidths(topology);
@@ -114,7 +116,11 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
     return it != t.sources.end() ? it->second : std::string("not stated");
   };
   s.config["compute-model"] =
-      "3 x forward FLOPs per sample x the GPU's shard per epoch, at the effective FLOP/s";
+      cfg.compute_cost == "layers"
+          ? "3 x the convolutions' and linear layers' forward FLOPs per sample at the effective "
+            "FLOP/s, and the batch norms' and ReLUs' passes over their outputs at memory "
+            "bandwidth, x the GPU's shard per epoch"
+          : "3 x forward FLOPs per sample x the GPU's shard per epoch, at the effective FLOP/s";
   s.config["parameters"] = s.layout.parameters();
   s.config["forward-gflops-per-sample"] = s.layout.forward_flops() / 1e9;
   s.config["compute-calibration"] = {{"gpu", t.gpu.name},

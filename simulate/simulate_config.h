@@ -76,6 +76,10 @@ struct SimulateConfig {
   Algo algo = Algo::ring;
   // The GPU's arithmetic (apply_precision in topologies/topology_io.h): fp32, tf32 or amp.
   Precision precision = Precision::fp32;
+  // How a local step's compute is costed (engine/plan_builder.h): "flops" (3 x the model's
+  // forward FLOPs at the effective FLOP/s) or "layers" (matrix products at that speed, the
+  // element-wise layers' passes at memory bandwidth).
+  std::string compute_cost = "flops";
   // What-if studies: slow GPUs, degraded NIC rails, node failures (failures.h).
   std::string straggler_gpus;     // world ranks, comma-separated (empty: none)
   double straggler_fraction = 0;  // or this fraction of the GPUs, drawn with straggler_seed

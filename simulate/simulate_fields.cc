@@ -119,6 +119,16 @@ const std::vector<SimulateField>& simulate_fields() {
          "strategy sends them, ddp fp32 as PyTorch's AMP, fp16 halved)",
          [](C& c, const std::string& v) { c.precision = parse_precision(v); },
          [](const C& c) { return nlohmann::json(precision_name(c.precision)); }},
+        {"compute-cost", "M",
+         "flops (3 x the model's forward FLOPs at the GPU's effective FLOP/s) or layers (the "
+         "convolutions and linear layers at that speed, batch norms and ReLUs as passes over "
+         "their outputs at memory bandwidth, 2 bytes a value under --precision amp)",
+         [](C& c, const std::string& v) {
+           PRUNEX_USAGE(v == "flops" || v == "layers", "unknown compute cost '", v,
+                        "' (flops, layers)");
+           c.compute_cost = v;
+         },
+         [](const C& c) { return nlohmann::json(c.compute_cost); }},
         text("straggler-gpus", "LIST",
              "what-if: these GPUs (world ranks, comma-separated) compute --straggler-factor "
              "times slower",

@@ -182,6 +182,20 @@ c = m['iterations'][0]['phases']['local_compute']['per_rank_s'][0]
 want = 3 * 8.2228e9 * 256 / (125e12 * 0.238) + 7 * 25557032 * 4 / 900e9
 assert abs(c / want - 1) < 1e-4, (c, want)
 assert m['config']['precision'] == 'amp', m['config']['precision']" || fail "--precision amp record"
+# --compute-cost layers: the matrix products (forward 8,222,825,448 FLOPs less the batch
+# norms' 4 x 11,113,984) at that speed, and 13 passes of 2 bytes over the 11,113,984 batch-norm
+# outputs per image at 900 GB/s.
+"$prunex" simulate --config "$work/amp/metrics.json" --compute-cost layers --out "$work/layers" \
+  > "$work/log" 2>&1 || fail "--compute-cost layers: $(cat "$work/log")"
+python3 -c "
+import json; m = json.load(open('$work/layers/metrics.json'))
+c = m['iterations'][0]['phases']['local_compute']['per_rank_s'][0]
+matrix = 8222825448 - 4 * 11113984
+want = (3 * matrix * 256 / (125e12 * 0.238) + 13 * 11113984 * 2 * 256 / 900e9
+        + 7 * 25557032 * 4 / 900e9)
+assert abs(c / want - 1) < 1e-6, (c, want)
+assert m['config']['compute-cost'] == 'layers'" || fail "--compute-cost layers record"
+expect_exit2 "unknown compute cost 'roofline'" simulate --topology puhti --nodes 2 --compute-cost roofline
 expect_exit2 "states no gpu.tf32_tflops" simulate --topology dgx1-v100 --nodes 2 --precision tf32
 expect_exit2 "unknown precision 'bf16'" simulate --topology dgx-a100 --nodes 2 --precision bf16
 expect_exit2 "the calibration's compute speed is its live run's" simulate --topology puhti \

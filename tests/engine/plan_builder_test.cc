@@ -300,6 +300,35 @@ TEST(PlanBuilder, CycleWaitDelaysEveryBucketButNotAtOneGpu) {
   }
 }
 
+// Per-layer compute (PlanInputs::layer_compute): the compute is the matrix products' FLOPs and
+// a memory step before it carries the element-wise passes, (8 + 5) per batch-norm output
+// value, of 4 bytes (2 under AMP), for every sample of the step; nothing of it otherwise.
+TEST(PlanBuilder, LayerComputeSplitsMatrixFlopsAndElementwiseTraffic) {
+  const ModelLayout layout = make_layout("resnet18", 10, 32);
+  PlanInputs in;
+  in.layout = &layout;
+  in.strategy = Strategy::ddp;
+  in.nodes = 2;
+  in.gpus_per_node = 2;
+  in.batch = 32;
+  in.local_steps = 1;
+  const IterationPlan flops = build_plan(in);
+  EXPECT_EQ(flops.steps.front().kind, StepKind::compute);
+  in.layer_compute = true;
+  for (int bytes : {4, 2}) {
+    in.activation_bytes = bytes;
+    const IterationPlan plan = build_plan(in);
+    ASSERT_EQ(plan.steps.front().kind, StepKind::memory);
+    EXPECT_EQ(plan.steps.front().memory_key, kElementwiseKey);
+    EXPECT_DOUBLE_EQ(plan.steps.front().mem_bytes,
+                     13.0 * static_cast<double>(layout.batch_norm_outputs()) * bytes * 32);
+    // forward + backward = 3 x the matrix FLOPs of 32 samples
+    EXPECT_DOUBLE_EQ(plan.steps[1].flops + plan.steps[2].flops,
+                     3.0 * layout.matrix_forward_flops() * 32);
+  }
+  EXPECT_LT(layout.matrix_forward_flops(), layout.forward_flops());
+}
+
 TEST(PlanBuilder, TopkAllgatherBlock) {
   Fixture f;
   // ceil(0.01 n) per tensor: 9, 1, 1, 93, 1, 1, 185, 1, 1, 369, 1, 1, 7, 1 = 672 entries.

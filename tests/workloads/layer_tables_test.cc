@@ -140,6 +140,27 @@ TEST(LayerTables, Vgg19FlopsAt224) {
   EXPECT_EQ(l.layers[l.find("features.34.weight")].out_h, 14);
 }
 
+// The output values of the batch norms and convolutions per sample at 224x224 (what the
+// per-layer compute model counts), against torchvision 0.14's modules: the numel of every
+// BatchNorm2d and Conv2d output summed by forward hooks on one 1x3x224x224 input.
+TEST(LayerTables, ActivationCountsMatchTorchvision) {
+  const struct {
+    const char* model;
+    int64_t bn, conv;
+  } want[] = {{"resnet50", 11113984, 11113984},
+              {"vgg16", 0, 13547520},
+              {"densenet121", 15667456, 6899200},
+              {"mobilenet_v2", 6678112, 6678112}};
+  for (const auto& w : want) {
+    const ModelLayout l = make_layout(w.model, 1000, 224);
+    EXPECT_EQ(l.batch_norm_outputs(), w.bn) << w.model;
+    EXPECT_EQ(l.conv_outputs(), w.conv) << w.model;
+  }
+  // The matrix products' FLOPs are the forward FLOPs without the batch norms' 4 per value.
+  const ModelLayout r = make_layout("resnet50", 1000, 224);
+  EXPECT_DOUBLE_EQ(r.matrix_forward_flops(), r.forward_flops() - 4.0 * 11113984);
+}
+
 // Published MAC counts (torchvision docs, "GFLOPS" column) for the bottleneck ResNets at
 // 224x224; the table's conv + fc MACs should land within 0.5%.
 TEST(LayerTables, BottleneckFlopsNearPublished) {
