@@ -32,21 +32,24 @@ PlanInputs plan_inputs_of(const nlohmann::json& cfg, const std::string& where,
   return in;
 }
 
-void load_steps_run_fields(const std::string& path, StepsRun& r);
+// The fits' words for a record holding a value of the wrong type (reading_run).
+constexpr const char* kWrongType = "a value of the wrong type in its records";
 
-// A run's record that is JSON but holds a value of the wrong type where the reader expects
-// another is one line naming the file, like every other malformed input.
-void load_steps_run(const std::string& path, StepsRun& r) {
+// Runs `read` on run r's record: a value of the wrong type where the reader expects another is
+// one line naming the file ("--steps PATH: WHAT (json's message)"), like every other malformed
+// input.
+template <class Read>
+void reading_run(const StepsRun& r, const char* what, Read read) {
   try {
-    load_steps_run_fields(path, r);
+    read();
   } catch (const nlohmann::json::exception& e) {
-    throw UsageError("--steps " + path + ": not a metrics.json of prunex train (" + e.what() + ")");
+    throw UsageError("--steps " + r.path + ": " + what + " (" + e.what() + ")");
   }
 }
 
-void load_steps_run_fields(const std::string& path, StepsRun& r) {
+void load_steps_run_fields(StepsRun& r) {
+  const std::string& path = r.path;
   const std::string where = "--steps " + path;
-  r.path = path;
   r.metrics = read_json_file(path, "--steps");
   PRUNEX_USAGE(
       r.metrics.is_object() && r.metrics.contains("config") && r.metrics.contains("iterations"),
@@ -62,18 +65,6 @@ void load_steps_run_fields(const std::string& path, StepsRun& r) {
         KeepRate::of_fraction(cfg.value("keep", 0.5)));
     r.masks = payload_masks(r.metrics, r.layout, spec, where);
     r.in.global_mask = &r.masks.of(1);
-  }
-}
-
-// Runs `read` on one run's records: a value of the wrong type where a fit reads it is one line
-// naming the file.
-template <class Read>
-void reading_run(const StepsRun& r, Read read) {
-  try {
-    read();
-  } catch (const nlohmann::json::exception& e) {
-    throw UsageError("--steps " + r.path + ": a value of the wrong type in its records (" +
-                     e.what() + ")");
   }
 }
 
@@ -111,8 +102,13 @@ std::vector<std::unique_ptr<StepsRun>> load_steps_runs(const std::vector<std::st
   std::vector<std::unique_ptr<StepsRun>> runs;
   for (const auto& path : files) {
     runs.push_back(std::make_unique<StepsRun>());
-    load_steps_run(path, *runs.back());
-    const int w = runs.back()->metrics["config"].value("world-size", 0);
+    StepsRun& r = *runs.back();
+    r.path = path;
+    int w = 0;
+    reading_run(r, "not a metrics.json of prunex train", [&] {
+      load_steps_run_fields(r);
+      w = r.metrics["config"].value("world-size", 0);
+    });
     const int first = runs.front()->metrics["config"].value("world-size", 0);
     PRUNEX_USAGE(w == first, "--steps: ", path, " ran on ", w, " ranks, an earlier file on ", first,
                  "; calibrate each world size separately");
@@ -124,7 +120,7 @@ sim::ComputeFit fit_compute(const std::vector<std::unique_ptr<StepsRun>>& runs) 
   sim::ComputeFit f;
   double flops = 0, seconds = 0;
   for (const auto& r : runs)
-    reading_run(*r, [&] {
+    reading_run(*r, kWrongType, [&] {
       const double per_iteration =
           step_flops(r->in) * static_cast<double>(steps_per_iteration(r->in));
       const auto& its = r->metrics["iterations"];
@@ -153,7 +149,7 @@ std::map<std::string, sim::MemoryFit> fit_memory_phases(
     const std::vector<std::unique_ptr<StepsRun>>& runs) {
   std::map<std::string, std::vector<sim::MemorySample>> samples;  // by phase
   for (const auto& r : runs)
-    reading_run(*r, [&] {
+    reading_run(*r, kWrongType, [&] {
       const int ranks = r->metrics["config"].value("world-size", 1);
       const auto& its = r->metrics["iterations"];
       auto frozen_after = [&](long k) { return k >= 0 && its[k].value("mask_frozen", false); };
@@ -183,8 +179,8 @@ sim::MemoryFit fit_memory(const std::string& path) {
                ": not a `prunex bench --op compaction --json` file");
   // The CPU bench's memcpy row, or the GPU bench's (--device cuda) device-to-device copy: both
   // count the bytes read and written.
+  const std::string where = "--memory " + path;
   for (const auto& r : j["rows"]) {
-    const std::string where = "--memory " + path;
     const std::string op = json_text_or(r, "op", "", where);
     if (op == "memcpy" || op == "memcpyD2D") {
       const double bytes = json_number_or(r, "bytes", 0, where),

@@ -13,6 +13,7 @@
 #include "simulate/footprint.h"
 #include "support/host_memory.h"
 #include "topologies/topology_io.h"
+#include "topologies/topology_names.h"
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex::sim {

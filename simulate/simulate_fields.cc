@@ -7,6 +7,7 @@
 #include "records/run_fields.h"
 #include "simulate/simulate_config.h"
 #include "topologies/topology_io.h"
+#include "topologies/topology_names.h"
 
 namespace prunex::sim {
 namespace {

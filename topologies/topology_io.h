@@ -45,14 +45,11 @@ Topology scale_to_nodes(const Topology& t, int nodes);
 // the change is recorded in sources. What `prunex simulate --achieved-bandwidth` runs on.
 Topology achieved_bandwidths(const Topology& t);
 
-// --precision: "fp32", "tf32", "amp" (UsageError naming the choices otherwise).
-Precision parse_precision(const std::string& name);
-const char* precision_name(Precision p);
-
-// The GPU computing at precision p: its fp32_flops and efficiency become that precision's
-// peak (TF32 or fp16 tensor cores) and sustained fraction, so effective_flops() is the speed a
-// run at p gets; the change is recorded in sources. fp32 changes nothing. UsageError naming
-// the field to add when the topology does not state the precision's peak or efficiency.
+// The GPU computing at precision p (its names: topology_names.h): its fp32_flops and efficiency
+// become that precision's peak (TF32 or fp16 tensor cores) and sustained fraction, so
+// effective_flops() is the speed a run at p gets; the change is recorded in sources. fp32 changes
+// nothing. UsageError naming the field to add when the topology does not state the precision's peak
+// or efficiency.
 Topology apply_precision(const Topology& t, Precision p);
 
 // The most links that every hop of some ring through all GPUs can have, given the NVLink

@@ -10,6 +10,7 @@
 
 #include "engine/error.h"
 #include "topologies/topology_io.h"
+#include "topologies/topology_names.h"
 
 namespace prunex {
 
@@ -33,24 +34,6 @@ Topology achieved_bandwidths(const Topology& t) {
     a.nic.achieved = 1;
   }
   return a;
-}
-
-Precision parse_precision(const std::string& name) {
-  if (name == "fp32") return Precision::fp32;
-  if (name == "tf32") return Precision::tf32;
-  if (name == "amp") return Precision::amp;
-  throw UsageError("unknown precision '" + name + "' (fp32, tf32, amp)");
-}
-
-const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::tf32:
-      return "tf32";
-    case Precision::amp:
-      return "amp";
-    default:
-      return "fp32";
-  }
 }
 
 Topology apply_precision(const Topology& t, Precision p) {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "engine/error.h"
+
 namespace prunex {
 namespace {
 
@@ -10,6 +12,11 @@ constexpr std::pair<IntraKind, const char*> kIntra[] = {
     {IntraKind::nvswitch, "nvswitch"},
     {IntraKind::pcie, "pcie"},
     {IntraKind::loopback, "loopback"},
+};
+constexpr std::pair<Precision, const char*> kPrecision[] = {
+    {Precision::fp32, "fp32"},
+    {Precision::tf32, "tf32"},
+    {Precision::amp, "amp"},
 };
 constexpr std::pair<FabricKind, const char*> kFabric[] = {
     {FabricKind::fat_tree, "fat_tree"},
@@ -61,6 +68,16 @@ std::string intra_kind_names() {
 }
 std::string fabric_kind_names() {
   return all_names(kFabric);
+}
+
+Precision parse_precision(const std::string& name) {
+  Precision p = Precision::fp32;
+  if (!kind_of(kPrecision, name, &p))
+    throw UsageError("unknown precision '" + name + "' (" + all_names(kPrecision) + ")");
+  return p;
+}
+std::string precision_name(Precision p) {
+  return name_of(kPrecision, p);
 }
 
 }  // namespace prunex

@@ -16,4 +16,8 @@ bool fabric_kind_from_name(const std::string& name, FabricKind* out);
 std::string intra_kind_names();
 std::string fabric_kind_names();
 
+// simulate --precision: "fp32", "tf32", "amp" (UsageError naming the choices otherwise).
+Precision parse_precision(const std::string& name);
+std::string precision_name(Precision p);
+
 }  // namespace prunex

@@ -180,7 +180,7 @@ int run_train(const Args& args) {
   MPI_Bcast(&out_ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!out_ok) return 2;
   // Stopped (goodbye to the neighbours) on every way out below, so only a rank that dies
-  // is reported.
+  // is reported: by its destructor on the returns, by hand before an abort.
   std::unique_ptr<PeerWatch> watch = start_peer_watch(rank);
   try {
     // After every outer iteration: the record so far, marked unfinished.
@@ -199,7 +199,6 @@ int run_train(const Args& args) {
     }
   } catch (const UsageError& e) {
     // Data errors are found by every rank alike before any collective: exit 2 cleanly.
-    if (watch) watch->stop();
     if (rank == 0) fmt::print(stderr, "prunex train: error: {}\n", e.what());
     return 2;
   } catch (const std::exception& e) {
@@ -209,7 +208,6 @@ int run_train(const Args& args) {
     std::fflush(stderr);
     comm->abort(1);
   }
-  if (watch) watch->stop();
   return 0;
 }
 

@@ -6,6 +6,7 @@
 
 #include "engine/error.h"
 #include "topologies/topology_io.h"
+#include "topologies/topology_names.h"
 
 namespace prunex {
 namespace {

@@ -4,7 +4,8 @@
 // levels (a MAX all-reduce of the bucket's scaler first, then an int8 SUM).
 // Device-native: the masks, the compaction (a gather of the kept positions) and the levels are
 // LibTorch ops and PeerKernels (engine/peer_kernels.h) where the bucket lives, the GPU under
-// --backend nccl; the host keeps the masks' copies that decide stability and checkpoints.
+// --backend nccl. A mask is stable for as many steps as have run since it was made or restored
+// (the masks change at no other time).
 #include <algorithm>
 #include <cstdio>
 #include <limits>
