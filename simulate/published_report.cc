@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <vector>
 
 #include <fmt/core.h>
 
@@ -62,6 +63,14 @@ nlohmann::json trend_of(const std::vector<const PublishedRow*>& rows) {
           {"agrees", trend_sign(pub) == trend_sign(pred)}};
 }
 
+// The median (the mean of the two middle values for an even count); 0 for none.
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t h = v.size() / 2;
+  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
+}
+
 }  // namespace
 
 nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
@@ -94,6 +103,9 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
   }
   nlohmann::json entries = nlohmann::json::array();
   int trends = 0, agree = 0, unmodelled = 0;
+  // How much more the published per-GPU cost grows than the predicted one, per entry: a
+  // model that misses a cost growing with the GPU count is short on most entries at once.
+  std::vector<double> shortfall;
   for (const auto& e : suite) {
     nlohmann::json j = {{"id", e.id},
                         {"title", e.title},
@@ -114,6 +126,8 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
       if (!j["trend"].is_null()) {
         ++trends;
         agree += j["trend"]["agrees"].get<bool>();
+        shortfall.push_back(j["trend"]["published_cost_change"].get<double>() -
+                            j["trend"]["predicted_cost_change"].get<double>());
       }
     }
     entries.push_back(j);
@@ -128,6 +142,9 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
                             {"rows_over_20_percent", over},
                             {"trends_checked", trends},
                             {"trends_agreeing", agree},
+                            {"trends_short", std::count_if(shortfall.begin(), shortfall.end(),
+                                                           [](double d) { return d > 0; })},
+                            {"median_trend_shortfall", median_of(shortfall)},
                             {"entries_not_modelled", unmodelled}};
   return {{"rows", rows}, {"entries", entries}, {"summary", summary}};
 }
@@ -147,12 +164,15 @@ std::string published_markdown(const nlohmann::json& report) {
   s += fmt::format(
       "\nheld-out rows: {} (fit rows: {}); geometric-mean error {:.1f}% (training {:.1f}%, "
       "collectives {:.1f}%); rows beyond 20%: {}; efficiency trend right in sign on {} of {} "
-      "entries\n",
+      "entries\n"
+      "scaling loss (per-GPU cost, fewest to most GPUs): predicted smaller than published on {} "
+      "of {} entries, median shortfall {:+.1f} points\n",
       m["held_out_rows"].get<int>(), m["fit_rows"].get<int>(),
       100 * m["geomean_abs_error"].get<double>(),
       100 * m["training_geomean_abs_error"].get<double>(),
       100 * m["collective_geomean_abs_error"].get<double>(), m["rows_over_20_percent"].size(),
-      m["trends_agreeing"].get<int>(), m["trends_checked"].get<int>());
+      m["trends_agreeing"].get<int>(), m["trends_checked"].get<int>(), m["trends_short"].get<int>(),
+      m["trends_checked"].get<int>(), 100 * m["median_trend_shortfall"].get<double>());
   std::string notes;
   for (const auto& e : report["entries"]) {
     if (e.contains("not_modelled"))

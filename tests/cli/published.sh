@@ -64,7 +64,30 @@ assert all(abs(r["error"]) < 0.2 for r in lat), lat
 ent = {e["id"]: e for e in rep["entries"]}
 assert "parameter server" in ent["tf-benchmarks-p100/resnet50-batch64"]["not_modelled"]
 assert rep["summary"]["entries_not_modelled"] == 1
+# The scaling-loss shortfall, recomputed from the rows: per entry, the per-GPU cost at the
+# most GPUs over the fewest (a held-out row first at equal counts), published minus
+# predicted; the count above 0 and the median.
+def change(lo, hi, key):
+    def cost(r):
+        q, v = r["quantity"], r[key]
+        return r["gpus"] / v if q == "images_per_second" else 1 / v if q == "busbw_GBps" else v
+    return cost(hi) / cost(lo) - 1
+short = []
+for e in sorted({r["entry"] for r in rows}):
+    rs = [r for r in rows if r["entry"] == e]
+    lo = min(rs, key=lambda r: (r["gpus"], r["fit"]))
+    hi = max(rs, key=lambda r: (r["gpus"], not r["fit"]))
+    if lo["gpus"] != hi["gpus"]:
+        short.append(change(lo, hi, "published") - change(lo, hi, "predicted"))
+short.sort()
+h = len(short) // 2
+med = short[h] if len(short) % 2 else (short[h - 1] + short[h]) / 2
+m = rep["summary"]
+assert m["trends_checked"] == len(short), (m, short)
+assert m["trends_short"] == sum(d > 0 for d in short), (m, short)
+assert abs(m["median_trend_shortfall"] - med) < 1e-12, (m, med)
 EOF
+grep -q "scaling loss .* median shortfall" "$work/v.txt" || fail "no scaling-loss line printed"
 
 # The figure: one collective entry, drawn by prunex plot published.
 "$prunex" validate --only nccl-tests/edr-two-nodes --out "$work/fig" >/dev/null 2>&1 ||
