@@ -5,7 +5,7 @@
 #include <cstring>
 #include <limits>
 
-#include "engine/counter_rng.h"
+#include "engine/codec_math.h"
 #include "engine/error.h"
 
 namespace prunex {
@@ -34,17 +34,12 @@ void cgx_quantize(const float* x, int64_t n, int bits, int bucket, bool stochast
     // A NaN or Inf makes the bucket's metadata NaN: every value decodes to NaN, and the sum
     // carries it to every rank, whose gradient check then stops all of them alike.
     if (!finite) mn = std::numeric_limits<float>::quiet_NaN();
-    const float unit = finite ? (mx - mn) / static_cast<float>(top) : mn;
-    std::memcpy(out + 8 * b, &unit, 4);
-    std::memcpy(out + 8 * b + 4, &mn, 4);
+    const float unit = finite ? codec::cgx_unit(mn, mx, top) : mn;
+    codec::store_float(out + 8 * b, unit);
+    codec::store_float(out + 8 * b + 4, mn);
     for (int64_t i = lo; i < hi; ++i) {
-      uint32_t q = 0;
-      if (finite && unit > 0) {
-        const float v = (x[i] - mn) / unit;
-        const float r = stochastic ? std::floor(v + static_cast<float>(uniform01(seed, i)))
-                                   : std::floor(v + 0.5f);
-        q = static_cast<uint32_t>(std::clamp(r, 0.0f, static_cast<float>(top)));
-      }
+      const uint32_t q =
+          codec::cgx_level(x[i], mn, unit, codec::cgx_offset(stochastic, seed, i), top);
       const int64_t bit = i * bits;
       // Up to 8 bits starting anywhere in a byte span at most two bytes.
       const uint32_t shifted = q << (bit % 8);
@@ -60,17 +55,11 @@ void cgx_dequantize(const uint8_t* in, int64_t n, int bits, int bucket, float* o
   const uint8_t* levels = in + 8 * buckets;
   const uint32_t top = (1u << bits) - 1;
   for (int64_t b = 0; b < buckets; ++b) {
-    float unit, mn;
-    std::memcpy(&unit, in + 8 * b, 4);
-    std::memcpy(&mn, in + 8 * b + 4, 4);
+    const float unit = codec::load_float(in + 8 * b), mn = codec::load_float(in + 8 * b + 4);
     const int64_t lo = b * bucket, hi = std::min(n, lo + bucket);
     for (int64_t i = lo; i < hi; ++i) {
-      const int64_t bit = i * bits;
-      uint32_t word = levels[bit / 8];
-      if ((bit % 8) + bits > 8) word |= static_cast<uint32_t>(levels[bit / 8 + 1]) << 8;
-      const uint32_t q = (word >> (bit % 8)) & top;
-      const float v = mn + static_cast<float>(q) * unit;
-      out[i] = accumulate ? out[i] + v : v;
+      const float v = codec::cgx_value(mn, codec::cgx_level_at(levels, i, bits, top), unit);
+      out[i] = accumulate ? codec::add(out[i], v) : v;
     }
   }
 }

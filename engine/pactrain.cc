@@ -5,6 +5,7 @@
 #include <limits>
 #include <numeric>
 
+#include "engine/codec_math.h"
 #include "engine/error.h"
 
 namespace prunex {
@@ -56,11 +57,8 @@ void ternarize(const float* x, int64_t n, float s, uint64_t seed, int8_t* out) {
     std::fill(out, out + n, int8_t(0));
     return;
   }
-  for (int64_t i = 0; i < n; ++i) {
-    const double p = std::fabs(x[i]) / s;
-    const bool keep = uniform01(seed, static_cast<uint64_t>(i)) < p;
-    out[i] = keep ? (x[i] > 0 ? int8_t(1) : int8_t(-1)) : int8_t(0);
-  }
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = codec::ternary(x[i], s, uniform01(seed, static_cast<uint64_t>(i)));
 }
 
 }  // namespace prunex

@@ -8,7 +8,7 @@
 #include "backends/cuda/cuda_check.h"
 #include "backends/cuda/device_space.h"
 #include "backends/cuda/grid_loop.h"
-#include "engine/counter_rng.h"
+#include "engine/codec_math.h"
 #include "engine/error.h"
 
 namespace prunex {
@@ -19,14 +19,8 @@ inline cudaStream_t stream() {
   return cudaStreamLegacy;
 }
 
-__device__ float load_float(const uint8_t* p) {  // any byte offset
-  float v;
-  memcpy(&v, p, 4);
-  return v;
-}
-__device__ void store_float(uint8_t* p, float v) {
-  memcpy(p, &v, 4);
-}
+using codec::load_float;
+using codec::store_float;
 
 // One block per max-min bucket (grid-strided): its (unit, min) metadata, as cgx_quantize:
 // min and max of the bucket's values (exact in any order), NaN for both when any value is not
@@ -61,7 +55,7 @@ __global__ void cgx_metadata_kernel(const float* x, int64_t n, int bucket, uint3
     if (threadIdx.x == 0) {
       const bool ok = s_finite[0] != 0;
       const float lo_v = ok ? s_min[0] : __int_as_float(0x7fc00000);  // quiet NaN
-      const float unit = ok ? __fdiv_rn(__fsub_rn(s_max[0], lo_v), static_cast<float>(top)) : lo_v;
+      const float unit = ok ? codec::cgx_unit(lo_v, s_max[0], top) : lo_v;
       store_float(out + 8 * b, unit);
       store_float(out + 8 * b + 4, lo_v);
     }
@@ -70,7 +64,8 @@ __global__ void cgx_metadata_kernel(const float* x, int64_t n, int bucket, uint3
 }
 
 // One thread per byte of the level stream: the bits of every level that falls in it (LSB
-// first, level i at bits [i * bits, (i + 1) * bits)), each level as cgx_quantize computes it.
+// first, level i at bits [i * bits, (i + 1) * bits)), each level by codec::cgx_level as
+// cgx_quantize computes it.
 __global__ void cgx_levels_kernel(const float* x, int64_t n, int bits, int bucket, uint32_t top,
                                   bool stochastic, uint64_t seed, const uint8_t* meta,
                                   uint8_t* levels) {
@@ -81,14 +76,8 @@ __global__ void cgx_levels_kernel(const float* x, int64_t n, int bits, int bucke
     for (int64_t i = first; i <= last; ++i) {
       const int64_t b = i / bucket;
       const float unit = load_float(meta + 8 * b), mn = load_float(meta + 8 * b + 4);
-      uint32_t q = 0;
-      if (unit > 0) {  // false for NaN: a bucket that is not finite, or one of equal values
-        const float v = __fdiv_rn(__fsub_rn(x[i], mn), unit);
-        const float u =
-            stochastic ? static_cast<float>(uniform01(seed, static_cast<uint64_t>(i))) : 0.5f;
-        const float r = floorf(__fadd_rn(v, u));
-        q = static_cast<uint32_t>(fminf(fmaxf(r, 0.0f), static_cast<float>(top)));
-      }
+      const uint32_t q =
+          codec::cgx_level(x[i], mn, unit, codec::cgx_offset(stochastic, seed, i), top);
       const int64_t shift = i * bits - 8 * j;
       byte |= (shift >= 0 ? q << shift : q >> -shift) & 0xffu;
     }
@@ -101,29 +90,24 @@ __global__ void cgx_dequantize_kernel(const uint8_t* in, int64_t n, int bits, in
   const int64_t buckets = (n + bucket - 1) / bucket;
   const uint8_t* levels = in + 8 * buckets;
   PRUNEX_GRID_LOOP(i, n) {
-    const int64_t b = i / bucket, bit = i * bits;
+    const int64_t b = i / bucket;
     const float unit = load_float(in + 8 * b), mn = load_float(in + 8 * b + 4);
-    uint32_t word = levels[bit / 8];
-    if ((bit % 8) + bits > 8) word |= static_cast<uint32_t>(levels[bit / 8 + 1]) << 8;
-    const uint32_t q = (word >> (bit % 8)) & top;
-    const float v = __fadd_rn(mn, __fmul_rn(static_cast<float>(q), unit));
-    out[i] = accumulate ? __fadd_rn(out[i], v) : v;
+    const float v = codec::cgx_value(mn, codec::cgx_level_at(levels, i, bits, top), unit);
+    out[i] = accumulate ? codec::add(out[i], v) : v;
   }
 }
 
 __global__ void floats_from_wire_kernel(const uint8_t* in, int64_t n, float* out, bool accumulate) {
   PRUNEX_GRID_LOOP(i, n) {
     const float v = load_float(in + 4 * i);
-    out[i] = accumulate ? __fadd_rn(out[i], v) : v;
+    out[i] = accumulate ? codec::add(out[i], v) : v;
   }
 }
 
-// As ternarize: p = |x| / s in float, kept when uniform01(seed, i) < p.
+// As ternarize.
 __global__ void ternarize_kernel(const float* x, int64_t n, float s, uint64_t seed, int8_t* out) {
   PRUNEX_GRID_LOOP(i, n) {
-    const double p = __fdiv_rn(fabsf(x[i]), s);
-    const bool keep = uniform01(seed, static_cast<uint64_t>(i)) < p;
-    out[i] = keep ? (x[i] > 0 ? int8_t(1) : int8_t(-1)) : int8_t(0);
+    out[i] = codec::ternary(x[i], s, uniform01(seed, static_cast<uint64_t>(i)));
   }
 }
 
