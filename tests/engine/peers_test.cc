@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <mutex>
 #include <numeric>
@@ -123,6 +124,23 @@ TEST(CgxCodec, ANonFiniteValueMakesItsBucketDecodeToNaNOnEveryRank) {
     cgx_allreduce(comm, v.data(), codec, {});
     EXPECT_TRUE(std::isnan(v[5])) << "rank " << comm.world_rank();
   });
+}
+
+// Finite values whose range overflows float: the unit is Inf, and (max - min) / unit is
+// Inf / Inf = NaN for the largest value. Its level is clamped to 0 (as on the GPU: fmaxf(NaN,
+// 0) = 0; a NaN cast to an integer would be undefined), and the bucket decodes to values that
+// are not finite (0 x Inf), so the trainer's finite check stops every rank alike.
+TEST(CgxCodec, ARangeThatOverflowsHasLevelZeroAndDecodesNonFinite) {
+  const std::vector<float> x = {-3e38f, 3e38f, 0.0f};
+  std::vector<uint8_t> wire(static_cast<size_t>(cgx_wire_bytes(3, 8, 16)));
+  cgx_quantize(x.data(), 3, 8, 16, false, 1, wire.data());
+  float unit;
+  std::memcpy(&unit, wire.data(), 4);
+  EXPECT_TRUE(std::isinf(unit));
+  EXPECT_EQ(wire[8 + 1], 0) << "the largest value's level";
+  std::vector<float> y(3);
+  cgx_dequantize(wire.data(), 3, 8, 16, y.data(), false);
+  for (float v : y) EXPECT_FALSE(std::isfinite(v));
 }
 
 // CGX's all-reduce over P x M ranks of inputs in [-1, 1] with b bits. Each quantization of a
