@@ -66,6 +66,10 @@ struct IterationPlan {
   std::vector<PlanStep> untimed;
   // How many of these iterations make one epoch of the dataset.
   double iterations_per_epoch = 1;
+  // Local steps each rank computes between two synchronisations (H-SADMM's local epochs; 1
+  // for the strategies that synchronise every step): a rank's random delays over k steps add
+  // up to sqrt(k) of one step's, relative to their sum 1 / sqrt(k) (SimConfig::sync_skew).
+  double local_steps_per_sync = 1;
 };
 
 inline PlanStep compute_step(Phase phase, double flops) {

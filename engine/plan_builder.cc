@@ -83,6 +83,7 @@ void plan_detail::add_local_steps(const PlanInputs& in, bool proximal, Iteration
   add_elementwise(in, steps, plan);
   plan.steps.push_back(compute_step(phase::local_compute, steps * step_flops(in)));
   plan.steps.push_back(memory_step(phase::local_compute, steps * (proximal ? 10 : 5) * d));
+  plan.local_steps_per_sync = steps;
 }
 
 int64_t residual_allreduce_bytes(const ModelLayout& layout) {

@@ -98,6 +98,13 @@ struct SimConfig {
   // a compute step (DDP's buckets during backward), that compute runs this many times slower
   // (collective kernels take SMs and memory bandwidth); 1: no interference.
   double overlap_slowdown = 1;
+  // Synchronisation skew (simulate --sync-skew): each rank's compute between two
+  // synchronisations varies at random, independently per local step, with this standard
+  // deviation as a fraction of its mean. A collective starts when the last rank arrives, so the
+  // first one after compute waits sync_skew x e(world) x the compute since the ranks last
+  // synchronised / sqrt(the local steps it holds) (e: expected_max_std_normal, order_stats.h);
+  // an overlapped bucket waits that times its ready fraction. 0: none; 1 rank: none.
+  double sync_skew = 0;
 };
 
 // "allreduce/intra": the key of SimConfig::op_costs (and of a calibration's ops).

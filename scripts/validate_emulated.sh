@@ -23,7 +23,8 @@
 # communication phase timed alone), twice (live/, live_repeat/: the run-to-run floor).
 # Predictions: prunex simulate on the held-out run's own emulated topology (--topology-out)
 # with the calibration (hsadmm: the live run's masks; prunex's own trainer, so no PyTorch DDP
-# overhead and no interference: --ddp-overhead-passes 0 --interference 1), OUT/VALIDATION.md
+# overhead and no interference: --ddp-overhead-passes 0 --interference 1; --sync-phases puts a
+# barrier before each phase, which takes the ranks' skew: --sync-skew 0), OUT/VALIDATION.md
 # (mean over iterations) and OUT/VALIDATION_median.md.
 # --predict-only redoes the calibration fit, the simulations and the tables on OUT's
 # measurements (a minute), e.g. after changing the simulator.
@@ -122,7 +123,7 @@ for shape in "${shapes[@]}"; do
           --nodes "${shape%x*}" --gpus-per-node "${shape#*x}" --model small_cnn --input 28 \
           --input-channels 1 --strategy $s --iterations $iters --local-steps $steps --batch 32 \
           --samples $samples --t-freeze $t_freeze --keep 0.5 --ddp-overlap false "${masks[@]}" \
-          --ddp-overhead-passes 0 --interference 1 \
+          --ddp-overhead-passes 0 --interference 1 --sync-skew 0 \
           --out "$sim" > "$dd/sim_${pass}_$s.log" 2>&1
         pairs+=("$dd/$pass/$s/metrics.json:$sim/metrics.json")
         [ $pass = live_repeat ] &&

@@ -51,7 +51,7 @@ PY
   $prunex simulate --topology localhost --calibration "$out/calibration.json" --nodes "$nodes" \
     --gpus-per-node "$gpn" --model "$model" --input "$input" --input-channels "$channels" \
     --strategy "$strategy" --iterations "$iterations" --local-steps "$steps_n" --batch "$batch" \
-    --samples "$samples" --interference 1 "${extra[@]}" --out "$out/sim/$name" \
+    --samples "$samples" --interference 1 --sync-skew 0 "${extra[@]}" --out "$out/sim/$name" \
     > "$out/sim_$name.log"
   pairs+=("$live/metrics.json:$out/sim/$name/metrics.json")
 done

@@ -169,7 +169,7 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
           --gpus-per-node $gpn --model small_cnn --input 28 --input-channels 1 --strategy $s \
           --iterations $iters --local-steps $steps --batch 32 --samples $samples \
           --t-freeze $t_freeze --keep 0.5 --ddp-overlap false "${masks[@]}" \
-          --ddp-overhead-passes 0 --interference 1 \
+          --ddp-overhead-passes 0 --interference 1 --sync-skew 0 \
           --out "$d/$simdir/$s" > "$d/${simdir}_$s.log"
         pairs[$sim]+=" $out/$shape/$pass/$s/metrics.json:$out/$shape/$simdir/$s/metrics.json"
       done

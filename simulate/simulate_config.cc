@@ -58,6 +58,7 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.sim.nccl_protocols = cfg.nccl_protocols;
   s.sim.plan_algo = cfg.algo;
   s.sim.overlap_slowdown = cfg.interference;
+  s.sim.sync_skew = cfg.sync_skew;
   s.plan.framework_passes = cfg.ddp_overhead_passes;
   s.plan.layer_compute = cfg.compute_cost == "layers";
   s.plan.activation_bytes = cfg.precision == Precision::amp ? 2 : 4;

@@ -98,6 +98,15 @@ const std::vector<SimulateField>& simulate_fields() {
              "fp32 gradients at memory bandwidth (PyTorch 1.4 DDP on a V100: 26.4, fitted on "
              "resnet50's 0.097 s without and 0.100 s with DDP); 0: none (prunex's own trainer)",
              &C::ddp_overhead_passes, 0, 1e6, false),
+        real("sync-skew", "CV",
+             "each rank's compute between synchronisations varies at random (normal, "
+             "independent per local step) with this standard deviation as a fraction of its "
+             "mean, and every collective after compute waits for the last of the world's n "
+             "ranks: CV x e(n) x that compute / sqrt(local steps), e(n) the expected maximum of n "
+             "standard normals (1.42 at 8, 3.2 at 1024); the default is fitted on "
+             "DeepLearningExamples' "
+             "MXNet ResNet-50 tables (scripts/fit_sync_skew.sh); 0: none",
+             &C::sync_skew, 0, 1, false),
         real("horovod-cycle-ms", "MS",
              "ddp and fp16 as Horovod runs them: its background thread starts the all-reduces of "
              "the gradients that became ready once per cycle (HOROVOD_CYCLE_TIME: 5 ms in Horovod "

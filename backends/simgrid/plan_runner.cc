@@ -5,12 +5,16 @@
 // not j itself: overlapped buckets queue on one stream, as in DDP), or, with `after`, once
 // the listed steps have ended (pipelined buckets). start_delay_s (a framework's timer) comes
 // on top of when the step could start, before an overlapped step queues behind the previous.
+// Synchronisation skew (SimConfig::sync_skew) delays the first collective after compute, and
+// each overlapped bucket by its ready fraction of that: the wait for the last rank.
 #include <algorithm>
+#include <cmath>
 
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/error.h"
 #include "engine/plan_builder.h"
 #include "netmodel/collectives.h"
+#include "netmodel/order_stats.h"
 
 namespace prunex::sim {
 
@@ -19,6 +23,15 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
   PlanTiming timing;
   timing.network_model = model_description();
   double frontier = 0;  // end of everything placed so far
+  // The wait for the last rank per second of compute since the ranks last synchronised.
+  const double skew_per_s =
+      cfg.sync_skew > 0
+          ? cfg.sync_skew *
+                expected_max_std_normal(static_cast<long>(cfg.nodes) * cfg.gpus_per_node) /
+                std::sqrt(std::max(1.0, plan.local_steps_per_sync))
+          : 0.0;
+  double unsynced_s = 0;          // compute seconds since the ranks last synchronised
+  bool collective_since = false;  // a collective ran since the last compute step
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     StepTiming st;
@@ -30,6 +43,9 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
         st.seconds = compute_ranks.empty()
                          ? 0.0
                          : *std::max_element(compute_ranks.begin(), compute_ranks.end());
+        if (collective_since) unsynced_s = 0;
+        collective_since = false;
+        unsynced_s += st.seconds;
         break;
       case StepKind::memory:
         st.seconds =
@@ -40,6 +56,18 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
             run_collective(step.op, cfg.plan_algo, step.group, step.bytes, step.warm).seconds;
         break;
     }
+    // The last rank's lateness: all of it before a collective that follows compute, which
+    // then has every rank in step; an overlapped bucket's gradients are late by its ready
+    // fraction of it, and the ranks stay out of step until the next compute step.
+    double skew_wait = 0;
+    if (step.kind == StepKind::collective) {
+      skew_wait = skew_per_s * unsynced_s;
+      if (step.overlap_with >= 0)
+        skew_wait *= step.ready_fraction;
+      else
+        unsynced_s = 0;
+      collective_since = true;
+    }
     if (!step.after.empty()) {
       PRUNEX_USAGE(step.overlap_with < 0, "plan step ", i, ": both after and overlap_with");
       st.start_s = 0;
@@ -48,9 +76,9 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
                      phase_name(step.phase), ") waits for step ", j, ", which is not before it");
         st.start_s = std::max(st.start_s, timing.steps[j].start_s + timing.steps[j].seconds);
       }
-      st.start_s += step.start_delay_s;
+      st.start_s += step.start_delay_s + skew_wait;
     } else if (step.overlap_with < 0) {
-      st.start_s = frontier + step.start_delay_s;
+      st.start_s = frontier + step.start_delay_s + skew_wait;
     } else {
       PRUNEX_USAGE(step.overlap_with < static_cast<int>(i), "plan step ", i, " (",
                    phase_name(step.phase), ") overlaps step ", step.overlap_with,
@@ -60,7 +88,8 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
       StepTiming& base = timing.steps[step.overlap_with];
       // A bucket waits for its gradients (and its framework's timer), then for the bucket
       // before it on the stream.
-      st.start_s = base.start_s + step.ready_fraction * base.seconds + step.start_delay_s;
+      st.start_s =
+          base.start_s + step.ready_fraction * base.seconds + step.start_delay_s + skew_wait;
       if (step.overlap_with != static_cast<int>(i) - 1) {
         const StepTiming& prev = timing.steps.back();
         st.start_s = std::max(st.start_s, prev.start_s + prev.seconds);

@@ -89,6 +89,28 @@ assert abs(m["median_trend_shortfall"] - med) < 1e-12, (m, med)
 EOF
 grep -q "scaling loss .* median shortfall" "$work/v.txt" || fail "no scaling-loss line printed"
 
+# The skew's fit (scripts/fit_sync_skew.sh) on one entry, a coarse grid: its error at 0 is
+# the geometric mean of that entry's multi-GPU rows recomputed here from a validate run with
+# --set sync-skew=0, and the best CV is the grid point with the smallest error.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+PRUNEX="$prunex" "$root/scripts/fit_sync_skew.sh" --only dle-mxnet-resnet50/dgx2-fp32 \
+  --max 0.04 --step 0.01 --out "$work/fit" >"$work/fit.txt" 2>&1 || fail "fit: $(cat "$work/fit.txt")"
+"$prunex" validate --only dle-mxnet-resnet50/dgx2-fp32 --set sync-skew=0 --no-figure \
+  --out "$work/fit0" >/dev/null 2>&1 || fail "validate at sync-skew 0"
+"$PY" - "$work/fit/fit.json" "$work/fit0/published.json" <<'EOF' || fail "the fit disagrees"
+import json, math, sys
+fit, rows = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))["rows"]
+rows = [r for r in rows if r["gpus"] > 1]
+g0 = math.exp(sum(abs(math.log(r["predicted"] / r["published"])) for r in rows) / len(rows)) - 1
+pts = fit["points"]
+assert [round(p["cv"], 6) for p in pts] == [0, 0.01, 0.02, 0.03, 0.04], pts
+assert abs(pts[0]["geomean_error"] - g0) < 1e-12, (pts[0], g0)
+assert fit["best_cv"] == min(pts, key=lambda p: p["geomean_error"])["cv"], fit
+assert fit["best_cv"] > 0, "the skew lowers the error on DGX-2's published scaling"
+EOF
+expect_refused "--max and --step" "$work/fitbad" \
+  env PRUNEX="$prunex" "$root/scripts/fit_sync_skew.sh" --step 0 --out "$work/fitbad"
+
 # The figure: one collective entry, drawn by prunex plot published.
 "$prunex" validate --only nccl-tests/edr-two-nodes --out "$work/fig" >/dev/null 2>&1 ||
   fail "validate with the figure"

@@ -2,6 +2,10 @@
 // collectives at their closed-form times, and the overlap rules of PlanStep.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <random>
+
 #include "backends/simgrid/sim_cluster.h"
 #include "engine/error.h"
 #include "simulate/fork_run.h"
@@ -131,6 +135,49 @@ TEST(SimPlan, StartDelayComesBeforeTheQueue) {
   EXPECT_NEAR(r[4], 1.0 + w, 1e-9);
   EXPECT_NEAR(r[5], 1.0 + w + d + w, 1e-9);
   EXPECT_NEAR(r[0], 1.0 + 2 * w + d + 1e-3, 1e-9);
+}
+
+// Synchronisation skew c over the world's 8 ranks (e = E[max of 8 standard normals]): the
+// first collective after 1 s of compute waits c x e x 1 s, an overlapped bucket that times its
+// ready fraction, and a collective after another collective waits nothing; local steps k
+// between synchronisations divide the wait by sqrt(k). e is taken from the definition by brute
+// force here (the mean of 8-way maxima of seeded draws), not from the code under test.
+TEST(SimPlan, SyncSkewDelaysTheFirstCollectiveAfterCompute) {
+  std::mt19937_64 rng(11);
+  std::normal_distribution<double> z;
+  double e = 0;
+  constexpr int trials = 200000;
+  for (int t = 0; t < trials; ++t) {
+    double m = -1e300;
+    for (int i = 0; i < 8; ++i) m = std::max(m, z(rng));
+    e += m / trials;
+  }
+  const double s = 1e8, c = 0.02;
+  const double d = 2 * kPortLat + s / kPortBw;  // each intra ring all-reduce, as above
+  for (double k : {1.0, 4.0}) {
+    IterationPlan plan;
+    plan.steps = {compute(5e12),                                         // 1 s
+                  allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // ready at 0.5 s
+                  allreduce(Phase::allreduce, Group::world, s),          // after the step
+                  allreduce(Phase::allreduce, Group::intra, s)};         // after that one
+    plan.local_steps_per_sync = k;
+    const auto r = sim::fork_run([&] {
+      sim::SimConfig cfg{4, 2};
+      cfg.sync_skew = c;
+      sim::SimCluster c2(star_topology(4, 2), cfg);
+      const sim::PlanTiming t = c2.run_plan(plan);
+      std::vector<double> v{t.iteration_seconds};
+      for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+      return v;
+    });
+    // 4 standard errors of the brute-force e (its spread is under 0.6): 0.4% of the wait.
+    const double wait = c * e * 1.0 / std::sqrt(k), tol = 4e-3 * wait;
+    EXPECT_NEAR(r[3], 0.5 + 0.5 * wait, tol) << "k " << k;  // half of it, ready half-way
+    EXPECT_NEAR(r[4], d, 1e-6 * d);
+    EXPECT_NEAR(r[5], 1.0 + wait, tol) << "k " << k;  // after the step, all of it
+    EXPECT_NEAR(r[7], r[5] + r[6], 1e-12) << "the next collective waits for no one";
+    EXPECT_NEAR(r[0], r[7] + r[8], 1e-12);
+  }
 }
 
 // Pipelined buckets: a pack of 1 ms, its inter all-reduce after it, the next pack after the
