@@ -103,7 +103,9 @@ struct SimConfig {
   // deviation as a fraction of its mean. A collective starts when the last rank arrives, so the
   // first one after compute waits sync_skew x e(world) x the compute since the ranks last
   // synchronised / sqrt(the local steps it holds) (e: expected_max_std_normal, order_stats.h);
-  // an overlapped bucket waits that times its ready fraction. 0: none; 1 rank: none.
+  // an overlapped bucket waits for the compute done when it is ready (the forward and its
+  // ready fraction of the backward). Compute: compute steps and the layers' element-wise work,
+  // not the optimizer's passes. 0: none; 1 rank: none.
   double sync_skew = 0;
 };
 

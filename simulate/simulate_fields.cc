@@ -101,7 +101,7 @@ const std::vector<SimulateField>& simulate_fields() {
         real("sync-skew", "CV",
              "each rank's compute between synchronisations varies at random (normal, "
              "independent per local step) with this standard deviation as a fraction of its "
-             "mean, and every collective after compute waits for the last of the world's n "
+             "mean, and the first collective after compute waits for the last of the world's n "
              "ranks: CV x e(n) x that compute / sqrt(local steps), e(n) the expected maximum of n "
              "standard normals (1.42 at 8, 3.2 at 1024); the default is fitted on "
              "DeepLearningExamples' "

@@ -6,7 +6,8 @@
 // the listed steps have ended (pipelined buckets). start_delay_s (a framework's timer) comes
 // on top of when the step could start, before an overlapped step queues behind the previous.
 // Synchronisation skew (SimConfig::sync_skew) delays the first collective after compute, and
-// each overlapped bucket by its ready fraction of that: the wait for the last rank.
+// each overlapped bucket by the share of that compute done when it is ready: the wait for
+// the last rank.
 #include <algorithm>
 #include <cmath>
 
@@ -32,6 +33,14 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
           : 0.0;
   double unsynced_s = 0;          // compute seconds since the ranks last synchronised
   bool collective_since = false;  // a collective ran since the last compute step
+  std::vector<double> own_s;      // each step's own duration, before interference stretches it
+  // Compute for the skew: compute steps and the element-wise work of the layers
+  // (--compute-cost layers moves it out of the compute step), not the optimizer's passes.
+  const auto add_compute = [&](double seconds) {
+    if (collective_since) unsynced_s = 0;
+    collective_since = false;
+    unsynced_s += seconds;
+  };
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
     StepTiming st;
@@ -43,29 +52,32 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
         st.seconds = compute_ranks.empty()
                          ? 0.0
                          : *std::max_element(compute_ranks.begin(), compute_ranks.end());
-        if (collective_since) unsynced_s = 0;
-        collective_since = false;
-        unsynced_s += st.seconds;
+        add_compute(st.seconds);
         break;
       case StepKind::memory:
         st.seconds =
             run_memory(step.mem_bytes, std::string(phase_name(step.phase)), step.memory_key);
+        if (step.memory_key == kElementwiseKey) add_compute(st.seconds);
         break;
       case StepKind::collective:
         st.seconds =
             run_collective(step.op, cfg.plan_algo, step.group, step.bytes, step.warm).seconds;
         break;
     }
-    // The last rank's lateness: all of it before a collective that follows compute, which
-    // then has every rank in step; an overlapped bucket's gradients are late by its ready
-    // fraction of it, and the ranks stay out of step until the next compute step.
+    // The last rank's lateness, in proportion to the compute done since the ranks were last in
+    // step: all of it before a collective that follows compute, which then has every rank in
+    // step; an overlapped bucket's gradients come when the overlapped step has run its ready
+    // fraction, so it waits for the compute done by then, and the ranks stay out of step until
+    // the next compute step.
+    own_s.push_back(st.seconds);
     double skew_wait = 0;
     if (step.kind == StepKind::collective) {
-      skew_wait = skew_per_s * unsynced_s;
-      if (step.overlap_with >= 0)
-        skew_wait *= step.ready_fraction;
-      else
-        unsynced_s = 0;
+      double done = unsynced_s;
+      if (step.overlap_with >= 0 && step.overlap_with < static_cast<int>(i) &&
+          plan.steps[step.overlap_with].kind == StepKind::compute)
+        done -= (1 - step.ready_fraction) * own_s[step.overlap_with];
+      skew_wait = skew_per_s * std::max(0.0, done);
+      if (step.overlap_with < 0) unsynced_s = 0;
       collective_since = true;
     }
     if (!step.after.empty()) {

@@ -123,6 +123,8 @@ TEST(PlanBuilder, BucketsFrozenMaskAndLocalEpochs) {
   EXPECT_DOUBLE_EQ(steps_of(plan, phase::local_compute)[0]->flops,
                    3.0 * f.layout.forward_flops() * 12500 * 3);
   EXPECT_DOUBLE_EQ(plan.iterations_per_epoch, 1.0 / 3);
+  // The ranks synchronise once per iteration, after all its local steps (the skew's sqrt(k)).
+  EXPECT_DOUBLE_EQ(plan.local_steps_per_sync, static_cast<double>(steps_per_iteration(in)));
 }
 
 TEST(PlanBuilder, LocalStepsReplaceEpochs) {
@@ -139,8 +141,10 @@ TEST(PlanBuilder, LocalStepsReplaceEpochs) {
   EXPECT_DOUBLE_EQ(steps_of(plan, phase::local_compute)[0]->flops,
                    3.0 * f.layout.forward_flops() * 32 * 30);
   EXPECT_DOUBLE_EQ(plan.iterations_per_epoch, 125.0 / 30);
+  EXPECT_DOUBLE_EQ(plan.local_steps_per_sync, 30);
   in.strategy = Strategy::ddp;
   EXPECT_EQ(plan_repeats(in), 30);
+  EXPECT_DOUBLE_EQ(build_plan(in).local_steps_per_sync, 1) << "ddp synchronises every step";
   in.ddp_overlap = false;  // --sync-phases: all-reduced after backward
   for (const auto* s : steps_of(build_plan(in), phase::allreduce)) EXPECT_EQ(s->overlap_with, -1);
 }

@@ -180,6 +180,36 @@ TEST(SimPlan, SyncSkewDelaysTheFirstCollectiveAfterCompute) {
   }
 }
 
+// The skew counts the compute since the ranks were last in step: a forward of 0.5 s and a
+// backward of 1 s add up; a bucket ready half-way through the backward waits for 0.5 + 0.5 s
+// of it; a compute step after a collective starts the count again, so the world all-reduce
+// after the next 1 s of compute waits for that second only; a memory pass (the optimizer's)
+// does not count.
+TEST(SimPlan, SyncSkewCountsTheComputeSinceTheRanksWereInStep) {
+  // E[max of 8 standard normals], from Harter's tables of normal order statistics (1961).
+  const double s = 1e8, c = 0.02, e8 = 1.42360;
+  IterationPlan plan;
+  plan.steps = {compute(2.5e12),                                       // 0: forward, 0.5 s
+                compute(5e12),                                         // 1: backward, 1 s
+                allreduce(Phase::allreduce, Group::intra, s, 1, 0.5),  // 2: ready half-way
+                memory(8e8),                                           // 3: 1 ms, not counted
+                compute(5e12),                                         // 4: 1 s
+                memory(8e8),                                           // 5
+                allreduce(Phase::allreduce, Group::world, s)};         // 6
+  const auto r = sim::fork_run([&] {
+    sim::SimConfig cfg{4, 2};
+    cfg.sync_skew = c;
+    sim::SimCluster c2(star_topology(4, 2), cfg);
+    const sim::PlanTiming t = c2.run_plan(plan);
+    std::vector<double> v{t.iteration_seconds};
+    for (const auto& st : t.steps) v.push_back(st.start_s);
+    return v;
+  });
+  const double tol = 1e-5 * c;  // the table's 6 digits; the rest of the timing is exact
+  EXPECT_NEAR(r[3], 0.5 + 0.5 + c * e8 * (0.5 + 0.5), tol);
+  EXPECT_NEAR(r[7], r[6] + 1e-3 + c * e8 * 1.0, tol) << "the count began again at step 4";
+}
+
 // Pipelined buckets: a pack of 1 ms, its inter all-reduce after it, the next pack after the
 // first (so it runs during that all-reduce), the second all-reduce after both its pack and the
 // first all-reduce, a final pass after everything.
