@@ -34,7 +34,7 @@
 //   every phase timer; simulated records count its bytes but not its time (a KB-sized
 //   all-reduce; on a 16384-rank ring its 2(n-1) latency terms would dominate, which NCCL
 //   avoids with trees).
-// - Per-layer compute (PlanInputs::layer_compute, simulate --compute-model layers; off by
+// - Per-layer compute (PlanInputs::layer_compute, simulate --compute-cost layers; off by
 //   default, docs/simulation.md has the suite's verdict): the matrix products (convolutions
 //   and linear layers: 3 x their forward FLOPs) at the effective FLOP/s, and the element-wise
 //   layers as passes over their outputs at memory bandwidth, in a memory step before the

@@ -113,10 +113,6 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.config = config_json(simulate_fields(), cfg);
   if (!cfg.masks.empty()) s.config["union-growth"] = nullptr;
   const Topology& t = s.topology;
-  const auto source_of = [&](const char* key) {
-    const auto it = t.sources.find(key);
-    return it != t.sources.end() ? it->second : std::string("not stated");
-  };
   s.config["compute-model"] =
       cfg.compute_cost == "layers"
           ? "3 x the convolutions' and linear layers' forward FLOPs per sample at the effective "
@@ -128,18 +124,18 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.config["compute-calibration"] = {{"gpu", t.gpu.name},
                                      {"effective_flops", t.gpu.effective_flops()},
                                      {"efficiency", t.gpu.efficiency},
-                                     {"source", source_of("gpu.efficiency")},
+                                     {"source", t.source_of("gpu.efficiency")},
                                      {"memory_bandwidth_Bps", t.gpu.mem_bandwidth_Bps},
                                      {"memory_phases_Bps", s.sim.memory_Bps}};
   s.config["links"] = {{"intra",
                         {{"latency_s", t.intra.link.latency_s},
                          {"bandwidth_Bps", t.intra.link.bandwidth_Bps},
-                         {"source", source_of("intra.bandwidth_gbs")}}},
+                         {"source", t.source_of("intra.bandwidth_gbs")}}},
                        {"nic",
                         {{"latency_s", t.nic.link.latency_s},
                          {"bandwidth_Bps", t.nic.link.bandwidth_Bps},
                          {"rails", t.nic.rails},
-                         {"source", source_of("nic.bandwidth_gbits")}}}};
+                         {"source", t.source_of("nic.bandwidth_gbits")}}}};
   return s;
 }
 

@@ -103,9 +103,8 @@ const std::vector<SimulateField>& simulate_fields() {
              "independent per local step) with this standard deviation as a fraction of its "
              "mean, and the first collective after compute waits for the last of the world's n "
              "ranks: CV x e(n) x that compute / sqrt(local steps), e(n) the expected maximum of n "
-             "standard normals (1.42 at 8, 3.2 at 1024); the default is fitted on "
-             "DeepLearningExamples' "
-             "MXNet ResNet-50 tables (scripts/fit_sync_skew.sh); 0: none",
+             "standard normals (1.42 at 8, 3.25 at 1024); the default is fitted on "
+             "DeepLearningExamples' MXNet ResNet-50 tables (scripts/fit_sync_skew.sh); 0: none",
              &C::sync_skew, 0, 1, false),
         real("horovod-cycle-ms", "MS",
              "ddp and fp16 as Horovod runs them: its background thread starts the all-reduces of "

@@ -97,6 +97,11 @@ struct Topology {
   // (free text, carried into results).
   std::map<std::string, std::string> sources;
 
+  // The source of a field ("not stated" when the file gives none).
+  std::string source_of(const std::string& key) const {
+    const auto it = sources.find(key);
+    return it != sources.end() ? it->second : "not stated";
+  }
   int gpus() const { return nodes * gpus_per_node; }
   // Per-direction injection bandwidth of one node into the fabric.
   double node_injection_Bps() const { return nic.rails * nic.link.bandwidth_Bps; }

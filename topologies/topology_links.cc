@@ -51,15 +51,12 @@ Topology apply_precision(const Topology& t, Precision p) {
                "--precision out and pass a --calibration whose compute was measured at that "
                "precision)");
   Topology a = t;
-  auto source = [&](const std::string& key) {
-    return t.sources.count(key) ? t.sources.at(key) : std::string("not stated");
-  };
   a.gpu.fp32_flops = peak;
   a.gpu.efficiency = efficiency;
   a.sources["gpu.fp32_tflops"] =
-      fmt::format("--precision {}: {} ({})", precision_name(p), peak_key, source(peak_key));
+      fmt::format("--precision {}: {} ({})", precision_name(p), peak_key, t.source_of(peak_key));
   a.sources["gpu.efficiency"] =
-      fmt::format("--precision {}: {} ({})", precision_name(p), eff_key, source(eff_key));
+      fmt::format("--precision {}: {} ({})", precision_name(p), eff_key, t.source_of(eff_key));
   return a;
 }
 

@@ -11,6 +11,23 @@
 namespace prunex::sim {
 namespace {
 
+// The mean of `trials` maxima of n draws of z, and its standard error.
+struct Sampled {
+  double mean, se;
+};
+Sampled sampled_maxima(long n, int trials, std::mt19937_64& rng,
+                       std::normal_distribution<double>& z) {
+  double sum = 0, sum_sq = 0;
+  for (int t = 0; t < trials; ++t) {
+    double m = -1e300;
+    for (long i = 0; i < n; ++i) m = std::max(m, z(rng));
+    sum += m;
+    sum_sq += m * m;
+  }
+  const double mean = sum / trials;
+  return {mean, std::sqrt((sum_sq / trials - mean * mean) / trials)};
+}
+
 TEST(ExpectedMaxNormal, ClosedFormsForTwoAndThree) {
   EXPECT_EQ(expected_max_std_normal(1), 0.0);
   EXPECT_EQ(expected_max_std_normal(0), 0.0);
@@ -22,16 +39,7 @@ TEST(ExpectedMaxNormal, EqualsTheMeanOfSampledMaxima) {
   std::mt19937_64 rng(7);
   std::normal_distribution<double> z;
   for (long n : {4L, 8L, 16L, 100L, 1000L}) {
-    constexpr int trials = 20000;
-    double sum = 0, sum_sq = 0;
-    for (int t = 0; t < trials; ++t) {
-      double m = -1e300;
-      for (long i = 0; i < n; ++i) m = std::max(m, z(rng));
-      sum += m;
-      sum_sq += m * m;
-    }
-    const double mean = sum / trials;
-    const double se = std::sqrt((sum_sq / trials - mean * mean) / trials);
+    const auto [mean, se] = sampled_maxima(n, 20000, rng, z);
     EXPECT_NEAR(expected_max_std_normal(n), mean, 4 * se) << "n = " << n;
   }
 }
@@ -42,16 +50,7 @@ TEST(ExpectedMaxNormal, EqualsSampledMaximaAtScale) {
   std::mt19937_64 rng(3);
   std::normal_distribution<double> z;
   constexpr long n = 131072;
-  constexpr int trials = 300;
-  double sum = 0, sum_sq = 0;
-  for (int t = 0; t < trials; ++t) {
-    double m = -1e300;
-    for (long i = 0; i < n; ++i) m = std::max(m, z(rng));
-    sum += m;
-    sum_sq += m * m;
-  }
-  const double mean = sum / trials;
-  const double se = std::sqrt((sum_sq / trials - mean * mean) / trials);
+  const auto [mean, se] = sampled_maxima(n, 300, rng, z);
   EXPECT_NEAR(expected_max_std_normal(n), mean, 4 * se);
   double prev = 0;  // and it grows with n
   for (long k : {2L, 8L, 64L, 1024L, 16384L, 131072L}) {
