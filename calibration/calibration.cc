@@ -99,6 +99,9 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
       t.push_back(p.seconds);
       f.min_bytes = std::min(f.min_bytes, p.bytes);
       f.max_bytes = std::max(f.max_bytes, p.bytes);
+      const bool first = c.size() == 1;
+      f.nodes = first || f.nodes == p.nodes ? p.nodes : 0;
+      f.gpus_per_node = first || f.gpus_per_node == p.gpus_per_node ? p.gpus_per_node : 0;
     }
     f.points = static_cast<int>(c.size());
     if (c.empty()) return f;

@@ -50,6 +50,9 @@ struct TierFit {
   double max_abs_rel_err = 0;  // the largest
   double geomean_rel_err = 0;  // exp(mean |ln(predicted / measured)|) - 1
   double min_bytes = 0, max_bytes = 0;
+  // The shape its rows were measured on, where they share one (else 0): a world fit made on
+  // G ranks per node does not carry to a world of one rank per node (sim_cluster.cc).
+  int nodes = 0, gpus_per_node = 0;
 };
 
 // A point with the calibrated model's prediction.

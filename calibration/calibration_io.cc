@@ -26,7 +26,9 @@ nlohmann::json fit_json(const TierFit& f) {
           {"min_bytes", f.min_bytes},
           {"max_bytes", f.max_bytes},
           {"max_abs_rel_err", f.max_abs_rel_err},
-          {"geomean_rel_err", f.geomean_rel_err}};
+          {"geomean_rel_err", f.geomean_rel_err},
+          {"nodes", f.nodes},
+          {"gpus_per_node", f.gpus_per_node}};
 }
 
 // A fit as calibration_json writes it (fit_json; max_bytes in op ranges); what the fit
@@ -40,6 +42,11 @@ TierFit read_fit(JsonFields f, bool op_range) {
   const auto max_bytes = f.optional_number("max_bytes");
   if (op_range && !max_bytes) f.fail("max_bytes", "is missing");
   t.max_bytes = max_bytes.value_or(0.0);
+  // The rows' shape (0: several, or a file written before it was recorded).
+  t.nodes = static_cast<int>(f.optional_integer("nodes").value_or(0));
+  t.gpus_per_node = static_cast<int>(f.optional_integer("gpus_per_node").value_or(0));
+  if (t.nodes < 0) f.fail("nodes", "must be >= 0");
+  if (t.gpus_per_node < 0) f.fail("gpus_per_node", "must be >= 0");
   f.optional_value("max_abs_rel_err");  // the fit's report (null when not finite)
   f.optional_value("geomean_rel_err");
   if (!(t.latency_s >= 0)) f.fail("latency_s", "must be >= 0");

@@ -114,22 +114,34 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
       impl_->topology.intra.kind == IntraKind::nvlink_pairs, impl_->config.pooled_rails};
   CollectiveResult result;
   result.network_model = model_description();
-  // The calibrated cost of op on a group of n ranks for this size (nullptr: none).
-  auto cost_of = [&](Group g) -> const SimConfig::OpCost* {
-    // A rail communicator crosses the nodes as the leaders' does: the inter tier's cost (its
-    // flows still share the node's NICs with the other rails').
-    const std::string key = op_cost_key(op, g == Group::rail ? Group::inter : g);
+  // The calibrated cost of op on group g for this size (nullptr: none).
+  auto fitted_cost = [&](Group g) -> const SimConfig::OpCost* {
+    const std::string key = op_cost_key(op, g);
     const auto& table = warm && impl_->config.op_costs_warm.count(key) ? impl_->config.op_costs_warm
                                                                        : impl_->config.op_costs;
     const auto costs = table.find(key);
     if (costs == table.end() || costs->second.empty()) return nullptr;
-    const int n = g == Group::intra                       ? layout.gpus_per_node
-                  : g == Group::inter || g == Group::rail ? layout.nodes
-                                                          : layout.world();
+    const int n = g == Group::intra   ? layout.gpus_per_node
+                  : g == Group::inter ? layout.nodes
+                                      : layout.world();
     const double size = static_cast<double>(bytes) * (op == CollectiveOp::allgather ? n : 1);
     for (const auto& c : costs->second)
       if (size <= c.max_bytes) return &c;
     return &costs->second.back();
+  };
+  auto cost_of = [&](Group g) -> const SimConfig::OpCost* {
+    // A rail communicator crosses the nodes as the leaders' does: the inter tier's cost (its
+    // flows still share the node's NICs with the other rails').
+    if (g == Group::rail) return fitted_cost(Group::inter);
+    const SimConfig::OpCost* c = fitted_cost(g);
+    if (g != Group::world || c == nullptr) return c;
+    // A world of one rank per node holds the ranks and links of the leaders' group. A world fit
+    // measured with several ranks per node prices another layout's rings (a 2 x 2 world's fit
+    // would cost a 2 x 1 world as 4 ranks sharing 2 nodes): there the leaders' fit comes
+    // first. (A world on one node takes the intra fit already: all its steps are inside.)
+    const SimConfig::OpCost* leaders =
+        layout.gpus_per_node == 1 && c->gpus_per_node > 1 ? fitted_cost(Group::inter) : nullptr;
+    return leaders != nullptr ? leaders : c;
   };
   const SimConfig::OpCost* cost = cost_of(group);
   // A world collective's steps inside the nodes (Open MPI's algorithms take some there) cost

@@ -1,5 +1,6 @@
 // Calibration (calibration/calibration.h): per-key memory speeds from live phase samples
-// (fit_memory_speeds), and relative links; checked against numbers made by hand.
+// (fit_memory_speeds), relative links, and which group's fit a world collective takes;
+// checked against numbers made by hand.
 #include <gtest/gtest.h>
 
 #include "backends/simgrid/sim_cluster.h"
@@ -115,6 +116,59 @@ TEST(RelativeLinks, AFitAtOneLinkSpeedPredictsAnother) {
     const auto abs = predict(false, s);
     EXPECT_NEAR(abs[0], measured, 1e-3 * measured) << s << " B inter, absolute";
   }
+}
+
+// A world of one rank per node holds the ranks and links of the leaders' group, and a world on
+// one node those of a node's group: a calibration benched on 2 x 2 (world rows: 4 ranks, 2 per
+// node) costs a 2 x 1 world as its inter rows measured the 2 leaders, and a 1 x 2 world as its
+// intra rows (every step inside the node), not as 4-rank rings. A world fit made on one rank
+// per node stays the world's.
+// Rows by hand: alpha + S / B with a different (alpha, B) per group.
+TEST(CalibratedGroups, AWorldOfOneRankPerNodeTakesTheFitOfItsLayout) {
+  struct Line {
+    double alpha, Bps;
+  };
+  const Line world{5e-3, 1e6}, inter{1e-3, 4e6}, intra{1e-4, 40e6};
+  auto rows_of = [](Group g, int nodes, int gpn, int ranks, Line l) {
+    std::vector<sim::BenchPoint> rows;
+    for (double s = 1024; s <= 1048576; s *= 4)
+      rows.push_back(
+          {"by-hand", CollectiveOp::allreduce, g, nodes, gpn, ranks, s, l.alpha + s / l.Bps});
+    return rows;
+  };
+  auto simulate = [](const std::vector<sim::BenchPoint>& rows, int nodes, int gpn, double bytes) {
+    Topology base = test::star_topology(2, 2, /*rails=*/1);
+    base.nic.link = {50e6 / 8, 0.0};
+    sim::Calibration cal;
+    std::vector<sim::FittedPoint> pts;
+    sim::FitOptions opt;
+    opt.mode = sim::FitMode::line;
+    sim::fit_bench(base, rows, opt, cal, pts);
+    return sim::fork_run([&] {
+      const Topology t = sim::apply_calibration(base, cal, nodes * gpn);
+      sim::SimConfig cfg{nodes, gpn};
+      cfg.op_costs = sim::op_costs(cal, t, nodes, gpn);
+      sim::SimCluster c(t, cfg);
+      return std::vector<double>{c.run_collective(CollectiveOp::allreduce, sim::Algo::ring,
+                                                  Group::world, static_cast<std::size_t>(bytes))
+                                     .seconds};
+    })[0];
+  };
+  std::vector<sim::BenchPoint> bench_2x2 = rows_of(Group::world, 2, 2, 4, world);
+  for (const auto& r : rows_of(Group::inter, 2, 2, 2, inter)) bench_2x2.push_back(r);
+  for (const auto& r : rows_of(Group::intra, 2, 2, 2, intra)) bench_2x2.push_back(r);
+  const double s = 262144;
+  auto near = [](double expected) { return 1e-3 * expected; };
+  const double as_inter = inter.alpha + s / inter.Bps, as_intra = intra.alpha + s / intra.Bps;
+  const double as_world = world.alpha + s / world.Bps;
+  EXPECT_NEAR(simulate(bench_2x2, 2, 1, s), as_inter, near(as_inter)) << "2 x 1 world";
+  EXPECT_NEAR(simulate(bench_2x2, 1, 2, s), as_intra, near(as_intra)) << "1 x 2 world";
+  EXPECT_NEAR(simulate(bench_2x2, 2, 2, s), as_world, near(as_world)) << "2 x 2 world";
+  // World rows measured on 2 x 1 (with inter rows of other speeds): the world's own fit.
+  std::vector<sim::BenchPoint> bench_2x1 = rows_of(Group::world, 2, 1, 2, world);
+  for (const auto& r : rows_of(Group::inter, 2, 1, 2, inter)) bench_2x1.push_back(r);
+  EXPECT_NEAR(simulate(bench_2x1, 2, 1, s), as_world, near(as_world))
+      << "2 x 1 world, fit on 2 x 1";
 }
 
 }  // namespace
