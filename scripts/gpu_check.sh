@@ -30,7 +30,7 @@
 #      (scripts/pytorch_gpu_parity.py) against `prunex train --strategy ddp`, 1 and 2 ranks.
 #   6. Measurements for the calibration loop (NCCL benches, calibration and held-out runs on
 #      2 x 2 and 4 x 1, under NVIDIA's MPS where it starts; OUT/calibration-runs), predicted
-#      by scripts/validate_gpu.sh.
+#      by scripts/validate_cluster.sh.
 #   7. Whether network namespaces work (prunex emulate), and emulated 2 x 1 runs of ddp and
 #      hsadmm over NCCL's sockets on the shaped links where they do (iproute2 from --deps
 #      where the machine has none).
@@ -417,10 +417,11 @@ fi
 if want calibration; then
 # --- 6. measurements for the calibration loop ----------------------------------------------
 # On 2 x 2 ranks sharing the GPU: NCCL's collectives (every op and group, 64 B - 16 MiB), short
-# live runs of ddp and hsadmm (compute and memory phases), and held-out runs to predict (topk
-# and hsadmm-flat on 2 x 2, ddp on 4 x 1), all with --sync-phases true so phases time
-# communication alone. The calibration and predictions run where SimGrid is
-# (scripts/validate_gpu.sh on these files).
+# live runs of ddp, hsadmm and topk (compute and memory phases: Top-K's selection is measured
+# only there), and held-out runs to predict (hsadmm-flat on 2 x 2, ddp and topk on 4 x 1), all
+# with --sync-phases true so phases time communication alone (the runs of
+# scripts/slurm/calibration_loop.sbatch on a cluster). The calibration and predictions run where SimGrid is
+# (scripts/validate_cluster.sh on these files).
 CAL_RUN=(--model resnet20 --dataset synthetic --synthetic-samples 2048 --test-samples 128
          --batch 32 --sync-phases true --iterations 6 --local-steps 8 --t-freeze 3)
 cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps or none)
@@ -431,7 +432,8 @@ cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps or none)
     --json "$cal/bench_nccl_2x2.json" > "$cal/bench_nccl_2x2.txt" 2>&1 || TRAIN_RC=1
   "$BUILD/bin/prunex" bench --op compaction --device cuda --model resnet20 --json "$cal/memory.json" \
     > "$cal/memory.txt" 2>&1 || true
-  for run in steps:2x2:ddp steps:2x2:hsadmm live:2x2:topk live:2x2:hsadmm-flat live:4x1:ddp; do
+  for run in steps:2x2:ddp steps:2x2:hsadmm steps:2x2:topk live:2x2:hsadmm-flat live:4x1:ddp \
+    live:4x1:topk; do
     IFS=: read -r kind shape st <<< "$run"
     timeout 120 "$ROOT/scripts/nccl_one_gpu.sh" "$@" 4 "$BUILD/bin/prunex" train --backend nccl \
       --strategy "$st" --gpus-per-node "${shape#*x}" "${CAL_RUN[@]}" --out "$cal/$kind-$shape-$st" \

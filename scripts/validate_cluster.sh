@@ -1,41 +1,76 @@
 #!/usr/bin/env bash
-# The calibration loop on a GPU, prediction side: calibrates the `localhost` topology from the
-# measurements scripts/gpu_check.sh made on the GPU machine (its OUT/calibration-runs) and
-# predicts the held-out live runs there, per phase (analysis/validate.py). Runs where SimGrid
-# is (this development machine); the GPU machine has none.
+# The calibration loop, prediction side: calibrates a topology from the measurements of a live
+# cluster (scripts/slurm/calibration_loop.sbatch on a SLURM cluster, or scripts/gpu_check.sh's
+# OUT/calibration-runs on one lent GPU) and predicts the held-out live runs there, per phase
+# (analysis/validate.py). Runs where SimGrid is; the cluster needs none.
 #
-#   scripts/validate_gpu.sh RUNS [OUT]     (default OUT: results/gpu/validate)
+#   scripts/validate_cluster.sh RUNS [--out DIR] [--topology NAME|FILE]
+#       [--links absolute|relative] [--host-cores N] [--algo ring|mpi] [--fit piecewise|line]
 #
-# RUNS holds (gpu_check.sh section 6):
-#   bench_nccl_2x2.json      prunex bench --backend nccl, every op and group, 2 x 2 ranks
-#   memory.json              prunex bench --op compaction --device cuda (its device copy row)
-#   steps-2x2-{ddp,hsadmm}/  calibration runs: their local steps give the compute speed, their
-#                            memory phases the consensus kernels' speeds
-#   live-SHAPE-STRATEGY/     held-out runs (other strategies, another shape), predicted here
-# Every run has --sync-phases true (phases time communication alone). The simulations take
-# each held-out run's settings from its metrics.json config, and hsadmm's masks from it.
+# RUNS holds:
+#   bench_*.json        prunex bench --backend nccl|mpi, every op and group (all are fitted)
+#   memory.json         prunex bench --op compaction (its memcpy row; optional)
+#   steps-*/            calibration runs: their local steps give the compute speed, their
+#                       memory phases the consensus kernels' speeds
+#   live-*/             held-out runs (other strategies, other shapes), predicted here
+# Every run has --sync-phases true (phases time communication alone): the simulations run
+# with no synchronisation skew (--sync-skew 0: the phase barriers take it) and no PyTorch DDP
+# overhead or interference (prunex's own trainer). Each simulation takes its held-out run's
+# settings from its metrics.json config, and hsadmm's masks from it.
+# Options (defaults in brackets):
+#   --out DIR           where the calibration, simulations and tables go [RUNS/validate]
+#   --topology T        the topology calibrated [localhost: every link from the benches]; a
+#                       cluster's preset (puhti) keeps its shape and takes the fitted links
+#   --links L           absolute [default]: the fitted links replace the topology's (one path
+#                       per node); relative: the fit is kept relative to T's links, so rails
+#                       and link speeds stay T's (T must be the links the benches ran on: an
+#                       emulated cluster's --topology-out file, or the site's own)
+#   --host-cores N      cores the ranks of all nodes share [0: none shared, one GPU or host
+#                       per rank]; the local SLURM cluster's nodes share this machine's cores
+#   --algo, --fit       prunex calibrate's [ring, piecewise]; MPI on CPUs: mpi, line
 set -euo pipefail
 cd "$(dirname "$0")/.."
-runs=${1:?usage: validate_gpu.sh RUNS [OUT]}
-out=${2:-results/gpu/validate}
+usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "validate_cluster.sh: $*" >&2; exit 2; }
+runs="" out="" topology=localhost links=absolute host_cores=0 algo=ring fit=piecewise
+while [[ $# -gt 0 ]]; do
+  case $1 in
+    --out) out=${2:-}; shift 2 ;;
+    --topology) topology=${2:-}; shift 2 ;;
+    --links) links=${2:-}; shift 2 ;;
+    --host-cores) host_cores=${2:-}; shift 2 ;;
+    --algo) algo=${2:-}; shift 2 ;;
+    --fit) fit=${2:-}; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) die "unknown option '$1' (--help)" ;;
+    *) [[ -z $runs ]] || die "one RUNS folder, got '$runs' and '$1'"; runs=$1; shift ;;
+  esac
+done
+[[ -n $runs ]] || die "missing RUNS (--help)"
+[[ -d $runs ]] || die "no folder $runs"
+out=${out:-$runs/validate}
 prunex=build/bin/prunex
-[ -f "$runs/bench_nccl_2x2.json" ] || { echo "validate_gpu.sh: no bench_nccl_2x2.json in $runs" >&2; exit 2; }
+[[ -x $prunex ]] || die "build first (scripts/build.sh)"
+shopt -s nullglob
+benches=("$runs"/bench_*.json) steps=("$runs"/steps-*/metrics.json) lives=("$runs"/live-*/metrics.json)
+shopt -u nullglob
+[[ ${#benches[@]} -gt 0 ]] || die "no bench_*.json in $runs"
+[[ ${#steps[@]} -gt 0 ]] || die "no calibration run (steps-*/metrics.json) in $runs"
+[[ ${#lives[@]} -gt 0 ]] || die "no held-out run (live-*/metrics.json) in $runs"
 mkdir -p "$out"
-steps=$(ls -d "$runs"/steps-*/ | sed 's|/$|/metrics.json|' | paste -sd, -)
 memory=()
-[ -f "$runs/memory.json" ] && memory=(--memory "$runs/memory.json")
-# The ranks share one GPU, in the calibration runs and the held-out ones alike (4 ranks each):
-# no host-core sharing model (--host-cores 0).
-$prunex calibrate --from "$runs/bench_nccl_2x2.json" --steps "$steps" "${memory[@]}" \
-  --host-cores 0 --out "$out/calibration.json" > "$out/calibrate.txt"
+[[ -f $runs/memory.json ]] && memory=(--memory "$runs/memory.json")
+$prunex calibrate --topology "$topology" --from "$(IFS=,; echo "${benches[*]}")" \
+  --steps "$(IFS=,; echo "${steps[*]}")" "${memory[@]}" --host-cores "$host_cores" \
+  --links "$links" --algo "$algo" --fit "$fit" --out "$out/calibration.json" > "$out/calibrate.txt"
 grep -E "^(intra|inter|compute|memory)" "$out/calibrate.txt" | sed 's/^/  /' || true
 pairs=()
-for live in "$runs"/live-*/; do
-  live=${live%/}
+for metrics in "${lives[@]}"; do
+  live=$(dirname "$metrics")
   name=$(basename "$live")
   # The simulation's settings from the live run's record.
   read -r nodes gpn model input channels strategy iterations steps_n batch samples t_freeze keep < <(
-    /usr/bin/python3 - "$live/metrics.json" <<'PY'
+    /usr/bin/python3 - "$metrics" <<'PY'
 import json, sys
 c = json.load(open(sys.argv[1]))["config"]
 print(c["nodes"], c["gpus-per-node"], c["model"], c["input"], c["input-channels"], c["strategy"],
@@ -45,15 +80,15 @@ PY
   # The options of the run's strategy only (simulate warns about the others).
   extra=()
   case $strategy in
-    hsadmm*) extra=(--masks "$live/metrics.json" --t-freeze "$t_freeze" --keep "$keep") ;;
+    hsadmm*) extra=(--masks "$metrics" --t-freeze "$t_freeze" --keep "$keep") ;;
     ddp|fp16|pactrain|cgx) extra=(--ddp-overlap false --ddp-overhead-passes 0) ;;
   esac
-  $prunex simulate --topology localhost --calibration "$out/calibration.json" --nodes "$nodes" \
+  $prunex simulate --topology "$topology" --calibration "$out/calibration.json" --nodes "$nodes" \
     --gpus-per-node "$gpn" --model "$model" --input "$input" --input-channels "$channels" \
     --strategy "$strategy" --iterations "$iterations" --local-steps "$steps_n" --batch "$batch" \
     --samples "$samples" --interference 1 --sync-skew 0 "${extra[@]}" --out "$out/sim/$name" \
     > "$out/sim_$name.log"
-  pairs+=("$live/metrics.json:$out/sim/$name/metrics.json")
+  pairs+=("$metrics:$out/sim/$name/metrics.json")
 done
 /usr/bin/python3 analysis/validate.py "${pairs[@]}" --stat mean --markdown "$out/VALIDATION.md" \
   --json "$out/validation.json" | tee "$out/VALIDATION.txt"

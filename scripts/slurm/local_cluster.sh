@@ -7,12 +7,15 @@
 # removed, also on failure and on SIGINT/SIGTERM.
 #
 #   scripts/slurm/local_cluster.sh [--nodes 2] [--cpus-per-node 2] [--gpus-per-node G]
-#       [--memory-mb 400000] [--topology puhti] [--slowdown 1000] [--state DIR] -- COMMAND ...
+#       [--memory-mb 400000] [--topology puhti] [--slowdown 1000] [--state DIR]
+#       [--topology-out FILE] -- COMMAND ...
 #   scripts/slurm/local_cluster.sh --cleanup     (what killed runs left behind)
 #
 # SLURM sees M nodes (partition "local", default; "gpu" and "gputest" as on Puhti) of P CPUs
 # and G placeholder GPUs each (gres gpu:v100:G, files under the state folder: the GPU
 # templates' --gres lines parse; nothing runs on them). Memory is declared, not enforced.
+# --topology-out writes the emulated cluster as a topology file (prunex emulate's: rails,
+# rate, latency), the one scripts/validate_cluster.sh --links relative calibrates.
 # COMMAND gets SLURM_CONF and, for srun-launched Open MPI ranks, OMPI_MCA_* settings that keep
 # them on the emulated links (docs/gpus-and-clusters.md). What is switched off and why:
 #   no cgroups (ProctrackType=proctrack/linuxproc, TaskPlugin=task/none, cgroup.conf's
@@ -25,6 +28,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 nodes=2 cpus=2 gpus="" memory=400000 topology=puhti slowdown=1000 state="" cleanup=0
+topology_out=""
 usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "local_cluster.sh: $*" >&2; exit 2; }
 while [[ $# -gt 0 ]]; do
@@ -36,6 +40,7 @@ while [[ $# -gt 0 ]]; do
     --topology) topology=${2:-}; shift 2 ;;
     --slowdown) slowdown=${2:-}; shift 2 ;;
     --state) state=${2:-}; shift 2 ;;
+    --topology-out) topology_out=${2:-}; shift 2 ;;
     --cleanup) cleanup=1; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; break ;;
@@ -150,5 +155,24 @@ echo "CgroupPlugin=cgroup/v1" >"$state/cgroup.conf"
 for k in $(seq 0 "$last"); do mkdir -p "$state/slurmd-node$k" "$state/tmp-node$k"; done
 
 echo "local_cluster.sh: $nodes nodes x $cpus CPUs ($gpus placeholder GPUs each), $topology links / $slowdown; state $state" >&2
+# One program (local_node.sh: the node's daemons) per emulated node.
+emulated=()
+[[ -z $topology_out ]] || emulated=(--topology-out "$state/topology.json")
+rc=0
 "$prunex" emulate --topology "$topology" --nodes "$nodes" --gpus-per-node 1 --slowdown "$slowdown" \
-  --program -- "$here/local_node.sh" "$state" "$nodes" -- "$@"
+  "${emulated[@]}" --program -- "$here/local_node.sh" "$state" "$nodes" -- "$@" || rc=$?
+if [[ -n $topology_out && -f $state/topology.json ]]; then
+  # emulate's file names one rank per node (one slurmd each); the nodes hold G GPUs for jobs.
+  /usr/bin/python3 - "$state/topology.json" "$topology_out" "$gpus" <<'PY'
+import json, sys
+t = json.load(open(sys.argv[1]))
+t["gpus_per_node"] = {"value": int(sys.argv[3]),
+                      "source": "scripts/slurm/local_cluster.sh --gpus-per-node (gres gpu per node)"}
+with open(sys.argv[2] + ".tmp", "w") as f:
+    json.dump(t, f, indent=2)
+    f.write("\n")
+PY
+  mv "$topology_out.tmp" "$topology_out"
+  echo "local_cluster.sh: wrote the cluster's topology to $topology_out" >&2
+fi
+exit "$rc"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The SLURM templates on a real SLURM cluster (scripts/slurm/local_cluster.sh: Debian's
 # slurm-wlm on 2 emulated nodes, puhti's links / 10000):
-# 1. sbatch --test-only accepts puhti.sbatch and generic.sbatch as written (account,
+# 1. sbatch --test-only accepts puhti, generic and calibration_loop.sbatch as written (account,
 #    partition, --gres=gpu:v100:4, --mem=320G, 10 CPUs per task);
 # 2. generic.sbatch (BACKEND=mpi, account and partition from SBATCH_ACCOUNT/SBATCH_PARTITION)
 #    trains hsadmm and ddp on 2 nodes x 2 ranks started by srun through PMIx: the trainer
@@ -12,7 +12,14 @@
 # 4. scancel of a running training job leaves whole files only;
 # 5. node1 killed mid-job (slurmd, steps and ranks): the job ends (NODE_FAIL) with no rank left
 #    running and whole files; node1's slurmd restarted, the job resubmitted with --resume
-#    ends with the uninterrupted job's losses and accuracies.
+#    ends with the uninterrupted job's losses and accuracies;
+# 6. calibration_loop.sbatch measures the calibration loop (benches, ddp/hsadmm/topk
+#    calibration runs, held-out hsadmm-flat on 2 x 2 and ddp/topk on 2 x 1), and
+#    scripts/validate_cluster.sh, on the cluster's topology file (local_cluster.sh
+#    --topology-out), predicts every held-out run: the simulator's bytes per tier equal the
+#    live trainer's counts in every iteration (two implementations), and each iteration time
+#    is within a factor of 2 (a loose bound: this test runs beside others on 2 cores; the
+#    recorded loop is in results/slurm_loop/).
 # Skips with one line without root, namespaces or slurm-wlm.
 set -u
 prunex=$(realpath "$1")
@@ -41,7 +48,7 @@ done
   --iterations 1 --out "$work/sweep_serial" >/dev/null || fail "serial sweep"
 
 TRAIN_ARGS=$train_args "$repo/scripts/slurm/local_cluster.sh" --nodes 2 --cpus-per-node 40 \
-  --gpus-per-node 4 --slowdown 10000 -- bash "$repo/tests/cli/slurm_session.bash" "$repo" "$work" "$prunex" \
+  --gpus-per-node 4 --slowdown 10000 --topology-out "$work/loop_topology.json" -- bash "$repo/tests/cli/slurm_session.bash" "$repo" "$work" "$prunex" \
   >"$work/session.log" 2>&1 || fail "the SLURM session: $(tail -20 "$work/session.log")"
 grep "^slurm:" "$work/session.log"
 
@@ -85,4 +92,23 @@ b = [(i["iteration"], i["loss"], i.get("accuracy")) for i in res]
 assert len(a) == 6 and a == b, (a, b)
 print("slurm: resumed after node1 died: the 6 iterations equal the uninterrupted job's")
 PY
+# 6. the loop's predictions
+bash "$repo/scripts/validate_cluster.sh" "$work/loop" --topology "$work/loop_topology.json" \
+  --links relative --host-cores "$(nproc)" >"$work/loop_validate.txt" 2>&1 ||
+  fail "validate_cluster.sh: $(tail -5 "$work/loop_validate.txt")"
+if ! python3 - "$work/loop/validate/validation.json" <<'PY'
+import json, sys
+v = json.load(open(sys.argv[1]))
+its = {r["run"].split(" @")[0]: r for r in v["rows"] if r["phase"] == "iteration"}
+assert sorted(its) == ["ddp 2x1", "hsadmm-flat 2x2", "topk 2x1"], sorted(its)
+assert v["bytes_iterations_checked"] >= 6 and not v["bytes_differences"], v["bytes_differences"]
+for run, r in sorted(its.items()):
+    ratio = r["predicted_s"] / r["measured_s"]
+    assert 0.5 < ratio < 2, (run, r)
+    print(f"slurm: loop: {run} iteration measured {r['measured_s']:.3f} s, predicted {r['predicted_s']:.3f} s")
+print(f"slurm: loop: bytes per tier equal in {v['bytes_iterations_checked']} iterations")
+PY
+then
+  fail "the loop's predictions: $(grep -E '^\| (ddp|topk|hsadmm)' "$work/loop/validate/VALIDATION.txt")"
+fi
 echo "slurm: ok"

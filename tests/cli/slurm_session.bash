@@ -16,7 +16,7 @@ in_netns() {
 cd "$repo" || exit 1  # the templates run build/bin/prunex of the checkout they are submitted from
 
 # 1. The templates as written pass SLURM's own checks of their options.
-for t in puhti generic; do
+for t in puhti generic calibration_loop; do
   sbatch --test-only "$repo/scripts/slurm/$t.sbatch" >"$work/testonly_$t.txt" 2>&1 ||
     fail "sbatch --test-only $t.sbatch: $(cat "$work/testonly_$t.txt")"
   echo "slurm: --test-only $t.sbatch: $(tail -1 "$work/testonly_$t.txt")"
@@ -46,6 +46,17 @@ for _ in $(seq 1 240); do
 done
 [[ -z $(squeue -h) ]] || fail "the sweep's jobs did not end: $(squeue)"
 [[ -s $work/sweep_array/scaling.json ]] || fail "no merged scaling.json: $(cat "$work"/sweep_array/logs/*)"
+
+# 6. (before the node failures) calibration_loop.sbatch measures the calibration loop's benches
+# and runs; tests/cli/slurm.sh calibrates and predicts them.
+# Small: 3 calls per size up to 256 KiB (ddp's 257 KiB all-reduce), their median (robust to a
+# stall, which a mean of 3 is not), 3 iterations of 2 steps.
+OUT=$work/loop BENCH_MAX=256K BENCH_ITERS=3 BENCH_ARGS="--sync --stat median" ITERATIONS=3 \
+  LOCAL_STEPS=2 T_FREEZE=1 TRAIN_ARGS="--synthetic-samples 512 --test-samples 64" sbatch --wait --nodes=2 \
+  --ntasks-per-node=2 --cpus-per-task=1 --gres=gpu:2 --output="$work/loop.log" \
+  "$repo/scripts/slurm/calibration_loop.sbatch" >"$work/sbatch_loop.txt" 2>&1 ||
+  fail "calibration_loop.sbatch: $(cat "$work/sbatch_loop.txt" "$work/loop.log")"
+echo "slurm: calibration_loop.sbatch wrote $(cd "$work/loop" && ls -d bench_*.json memory.json steps-* live-* | grep -v '\.log$' | tr '\n' ' ')"
 
 # 4. scancel while a training job runs: whole files only.
 STRATEGY=hsadmm OUT=$work/slurm_cancel ITERATIONS=40 TRAIN_ARGS="$TRAIN_ARGS --checkpoint-every 1" \
