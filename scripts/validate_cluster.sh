@@ -27,20 +27,24 @@
 #                       emulated cluster's --topology-out file, or the site's own)
 #   --host-cores N      cores the ranks of all nodes share [0: none shared, one GPU or host
 #                       per rank]; the local SLURM cluster's nodes share this machine's cores
-#   --algo, --fit       prunex calibrate's [ring, piecewise]; MPI on CPUs: mpi, line
+#   --algo, --fit       prunex calibrate's [ring, piecewise: each op interpolated between the
+#                       benched sizes, the benches on the runs' own shape]; mpi and line
+#                       extrapolate a bench on 2 ranks to more (scripts/validate_emulated.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "validate_cluster.sh: $*" >&2; exit 2; }
 runs="" out="" topology=localhost links=absolute host_cores=0 algo=ring fit=piecewise
+value() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs a value (--help)"; }
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --out) out=${2:-}; shift 2 ;;
-    --topology) topology=${2:-}; shift 2 ;;
-    --links) links=${2:-}; shift 2 ;;
-    --host-cores) host_cores=${2:-}; shift 2 ;;
-    --algo) algo=${2:-}; shift 2 ;;
-    --fit) fit=${2:-}; shift 2 ;;
+    --out|--topology|--links|--host-cores|--algo|--fit) value "$@" ;;&
+    --out) out=$2; shift 2 ;;
+    --topology) topology=$2; shift 2 ;;
+    --links) links=$2; shift 2 ;;
+    --host-cores) host_cores=$2; shift 2 ;;
+    --algo) algo=$2; shift 2 ;;
+    --fit) fit=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) die "unknown option '$1' (--help)" ;;
     *) [[ -z $runs ]] || die "one RUNS folder, got '$runs' and '$1'"; runs=$1; shift ;;
@@ -57,6 +61,48 @@ shopt -u nullglob
 [[ ${#benches[@]} -gt 0 ]] || die "no bench_*.json in $runs"
 [[ ${#steps[@]} -gt 0 ]] || die "no calibration run (steps-*/metrics.json) in $runs"
 [[ ${#lives[@]} -gt 0 ]] || die "no held-out run (live-*/metrics.json) in $runs"
+# Every held-out run's settings first, so a file that is not a run stops before any work.
+settings=()
+for metrics in "${lives[@]}"; do
+  # The simulation's settings from the live run's record: its shape, model and data, and its
+  # strategy's own options only (simulate warns about the others).
+  mapfile -t one < <(/usr/bin/python3 - "$metrics" <<'PY'
+import json, sys
+path = sys.argv[1]
+try:
+    c = json.load(open(path))["config"]
+    s = c["strategy"]
+    out = ["--nodes", c["nodes"], "--gpus-per-node", c["gpus-per-node"], "--model", c["model"],
+           "--input", c["input"], "--input-channels", c["input-channels"], "--strategy", s,
+           "--iterations", c["iterations"], "--local-steps", c["local-steps"],
+           "--batch", c["batch"], "--samples", c["samples"]]
+    def carry(*keys):  # the run's value of each option it recorded
+        for k in keys:
+            if k in c:
+                out.extend(["--" + k, c[k]])
+    if s.startswith("hsadmm"):
+        out += ["--masks", path]
+        carry("t-freeze", "keep")
+        if s != "hsadmm-flat":
+            carry("bucket-mib", "wire-dtype", "pipeline-buckets")
+    if s in ("ddp", "fp16", "pactrain", "cgx"):
+        # prunex's own trainer with --sync-phases: buckets after backward, no framework overhead
+        out += ["--ddp-overlap", "false", "--ddp-overhead-passes", "0"]
+        carry("bucket-cap-mb")
+    if s == "topk":
+        carry("topk-ratio")
+    if s == "pactrain":
+        carry("ternary")
+    if s == "cgx":
+        carry("bits", "bucket-size")
+except (OSError, ValueError, KeyError, TypeError) as e:
+    sys.exit(f"validate_cluster.sh: {path}: not a metrics.json of prunex train ({type(e).__name__}: {e})")
+for v in out:
+    print(str(v).lower() if isinstance(v, bool) else v)
+PY
+  ) && [[ ${#one[@]} -gt 0 ]] || exit 2
+  settings+=("$(printf '%s\n' "${one[@]}")")
+done
 mkdir -p "$out"
 memory=()
 [[ -f $runs/memory.json ]] && memory=(--memory "$runs/memory.json")
@@ -65,29 +111,12 @@ $prunex calibrate --topology "$topology" --from "$(IFS=,; echo "${benches[*]}")"
   --links "$links" --algo "$algo" --fit "$fit" --out "$out/calibration.json" > "$out/calibrate.txt"
 grep -E "^(intra|inter|compute|memory)" "$out/calibrate.txt" | sed 's/^/  /' || true
 pairs=()
-for metrics in "${lives[@]}"; do
-  live=$(dirname "$metrics")
-  name=$(basename "$live")
-  # The simulation's settings from the live run's record.
-  read -r nodes gpn model input channels strategy iterations steps_n batch samples t_freeze keep < <(
-    /usr/bin/python3 - "$metrics" <<'PY'
-import json, sys
-c = json.load(open(sys.argv[1]))["config"]
-print(c["nodes"], c["gpus-per-node"], c["model"], c["input"], c["input-channels"], c["strategy"],
-      c["iterations"], c["local-steps"], c["batch"], c["samples"], c["t-freeze"], c["keep"])
-PY
-  )
-  # The options of the run's strategy only (simulate warns about the others).
-  extra=()
-  case $strategy in
-    hsadmm*) extra=(--masks "$metrics" --t-freeze "$t_freeze" --keep "$keep") ;;
-    ddp|fp16|pactrain|cgx) extra=(--ddp-overlap false --ddp-overhead-passes 0) ;;
-  esac
-  $prunex simulate --topology "$topology" --calibration "$out/calibration.json" --nodes "$nodes" \
-    --gpus-per-node "$gpn" --model "$model" --input "$input" --input-channels "$channels" \
-    --strategy "$strategy" --iterations "$iterations" --local-steps "$steps_n" --batch "$batch" \
-    --samples "$samples" --interference 1 --sync-skew 0 "${extra[@]}" --out "$out/sim/$name" \
-    > "$out/sim_$name.log"
+for i in "${!lives[@]}"; do
+  metrics=${lives[$i]}
+  name=$(basename "$(dirname "$metrics")")
+  mapfile -t args <<< "${settings[$i]}"
+  $prunex simulate --topology "$topology" --calibration "$out/calibration.json" "${args[@]}" \
+    --interference 1 --sync-skew 0 --out "$out/sim/$name" > "$out/sim_$name.log"
   pairs+=("$metrics:$out/sim/$name/metrics.json")
 done
 /usr/bin/python3 analysis/validate.py "${pairs[@]}" --stat mean --markdown "$out/VALIDATION.md" \

@@ -33,6 +33,8 @@ usage() { sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "local_cluster.sh: $*" >&2; exit 2; }
 while [[ $# -gt 0 ]]; do
   case $1 in
+    --nodes|--cpus-per-node|--gpus-per-node|--memory-mb|--topology|--slowdown|--state|--topology-out)
+      [[ $# -ge 2 && -n $2 ]] || die "$1 needs a value (--help)" ;;&
     --nodes) nodes=${2:-}; shift 2 ;;
     --cpus-per-node) cpus=${2:-}; shift 2 ;;
     --gpus-per-node) gpus=${2:-}; shift 2 ;;

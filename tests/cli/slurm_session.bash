@@ -49,8 +49,8 @@ done
 
 # 6. (before the node failures) calibration_loop.sbatch measures the calibration loop's benches
 # and runs; tests/cli/slurm.sh calibrates and predicts them.
-# Small: 3 calls per size up to 256 KiB (ddp's 257 KiB all-reduce), their median (robust to a
-# stall, which a mean of 3 is not), 3 iterations of 2 steps.
+# Small: 3 calls per size up to 256 KiB (ddp's all-reduce of 257 KiB extrapolates 0.5% past
+# it), their median (robust to a stall, which a mean of 3 is not), 3 iterations of 2 steps.
 OUT=$work/loop BENCH_MAX=256K BENCH_ITERS=3 BENCH_ARGS="--sync --stat median" ITERATIONS=3 \
   LOCAL_STEPS=2 T_FREEZE=1 TRAIN_ARGS="--synthetic-samples 512 --test-samples 64" sbatch --wait --nodes=2 \
   --ntasks-per-node=2 --cpus-per-task=1 --gres=gpu:2 --output="$work/loop.log" \
