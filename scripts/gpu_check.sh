@@ -420,8 +420,8 @@ if want calibration; then
 # live runs of ddp, hsadmm and topk (compute and memory phases: Top-K's selection is measured
 # only there), and held-out runs to predict (hsadmm-flat on 2 x 2, ddp and topk on 4 x 1), all
 # with --sync-phases true so phases time communication alone (the runs of
-# scripts/slurm/calibration_loop.sbatch on a cluster). The calibration and predictions run where SimGrid is
-# (scripts/validate_cluster.sh on these files).
+# scripts/slurm/calibration_loop.sbatch on a cluster). The calibration and predictions run
+# where SimGrid is (scripts/validate_cluster.sh on these files).
 CAL_RUN=(--model resnet20 --dataset synthetic --synthetic-samples 2048 --test-samples 128
          --batch 32 --sync-phases true --iterations 6 --local-steps 8 --t-freeze 3)
 cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps or none)
