@@ -107,7 +107,7 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
     if (c.empty()) return f;
     const auto [latency, inv_bw] = solve(c, t);
     f.latency_s = latency;
-    f.bandwidth_Bps = inv_bw > 0 ? 1.0 / inv_bw : 1e30;
+    f.bandwidth_Bps = inv_bw > 0 ? 1.0 / inv_bw : kUnboundedBps;
     double log_sum = 0;
     for (size_t i = 0; i < c.size(); ++i) {
       const double pred = c[i].c_latency * f.latency_s + c[i].c_inv_bw / f.bandwidth_Bps;

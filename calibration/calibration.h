@@ -42,9 +42,12 @@ struct BenchPoint {
 // and the problem when it is not one).
 std::vector<BenchPoint> read_bench_points(const std::string& path);
 
+// The bandwidth of a fit whose rows fix none (latency only): "unbounded".
+inline constexpr double kUnboundedBps = 1e30;
+
 struct TierFit {
   double latency_s = 0;
-  double bandwidth_Bps = 0;
+  double bandwidth_Bps = 0;  // kUnboundedBps: latency only
   int points = 0;
   // Over the fitted points, as ratio errors: exp(|ln(predicted / measured)|) - 1.
   double max_abs_rel_err = 0;  // the largest

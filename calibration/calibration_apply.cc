@@ -20,7 +20,10 @@ std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration
   double latency_delta = 0;
   const auto inter = c.tiers.find("inter");
   if (c.links_relative && inter != c.tiers.end()) {
-    set_tier(fitted_links, "inter", inter->second.latency_s, inter->second.bandwidth_Bps);
+    // (A latency-only fit keeps the links it was fitted on, as apply_calibration keeps t's.)
+    set_tier(fitted_links, "inter", inter->second.latency_s,
+             inter->second.bandwidth_Bps >= kUnboundedBps ? c.inter_base_Bps
+                                                          : inter->second.bandwidth_Bps);
     latency_delta = t.nic.link.latency_s - inter->second.latency_s;
   }
   const HopCosts h = hop_costs(fitted_links, nodes);
@@ -64,10 +67,17 @@ Topology apply_calibration(Topology t, const Calibration& c, int ranks) {
       c.links_relative ? node_inter_latency_s(t) - c.inter_base_latency_s : 0.0;
   for (const auto& [tier, f] : c.tiers) {
     const bool relative = c.links_relative && tier == "inter";
-    set_tier(t, tier, f.latency_s + (relative ? latency_delta : 0.0),
-             f.bandwidth_Bps * (relative ? link_ratio : 1.0));
+    // A tier whose rows fix no bandwidth (latency only) keeps the topology's: a link of
+    // unbounded speed would carry the per-op costs' bytes scaled by link over op speed (1e24
+    // x) at magnitudes SimGrid does not resolve, and ops without a fit would cost no time.
+    const bool unbounded = f.bandwidth_Bps >= kUnboundedBps;
+    const double bandwidth = unbounded
+                                 ? (tier == "intra" ? hop_costs(t, 1).intra_Bps : node_inter_Bps(t))
+                                 : f.bandwidth_Bps * (relative ? link_ratio : 1.0);
+    set_tier(t, tier, f.latency_s + (relative ? latency_delta : 0.0), bandwidth);
     std::string src = "calibrated: prunex calibrate, ring closed form fitted to " +
-                      std::to_string(f.points) + " " + tier + " bench rows from " + from;
+                      std::to_string(f.points) + " " + tier + " bench rows from " + from +
+                      (unbounded ? " (latency only: the topology's bandwidth kept)" : "");
     if (relative) {
       char buf[128];
       std::snprintf(buf, sizeof buf,

@@ -171,5 +171,44 @@ TEST(CalibratedGroups, AWorldOfOneRankPerNodeTakesTheFitOfItsLayout) {
       << "2 x 1 world, fit on 2 x 1";
 }
 
+// A tier whose rows fix no bandwidth (latency only: here broadcasts that return at once, as a
+// receiver that leaves a barrier late sees them, beside all-reduces of 60 ms and more) keeps
+// the topology's link bandwidth; the all-reduce's own fit still prices it, alpha + S / B, on
+// absolute and relative links alike. (A link of unbounded speed carried the op's bytes
+// scaled 1e24 x, and SimGrid moved them in no time: the all-reduce cost its latency only.)
+TEST(CalibratedGroups, ALatencyOnlyTierKeepsTheLinksAndTheOpsCost) {
+  const double alpha = 60e-3, Bps = 1e6;
+  Topology base = test::star_topology(2, 1, /*rails=*/2);
+  base.nic.link = {1.25e6, 0.0};
+  std::vector<sim::BenchPoint> rows;
+  for (double s = 64; s <= 262144; s *= 4) {
+    rows.push_back({"by-hand", CollectiveOp::allreduce, Group::inter, 2, 1, 2, s, alpha + s / Bps});
+    rows.push_back({"by-hand", CollectiveOp::broadcast, Group::inter, 2, 1, 2, s, 20e-6});
+  }
+  for (bool relative : {false, true}) {
+    sim::Calibration cal;
+    cal.links_relative = relative;
+    cal.inter_base_Bps = sim::node_inter_Bps(base);
+    cal.inter_base_latency_s = sim::node_inter_latency_s(base);
+    std::vector<sim::FittedPoint> pts;
+    sim::FitOptions opt;
+    opt.mode = sim::FitMode::line;
+    sim::fit_bench(base, rows, opt, cal, pts);
+    ASSERT_GE(cal.tiers.at("inter").bandwidth_Bps, sim::kUnboundedBps) << "not the case tested";
+    const double s = 262144, expected = alpha + s / Bps;
+    const double got = sim::fork_run([&] {
+      const Topology t = sim::apply_calibration(base, cal, 2);
+      EXPECT_EQ(sim::node_inter_Bps(t), sim::node_inter_Bps(base)) << "relative " << relative;
+      sim::SimConfig cfg{2, 1};
+      cfg.op_costs = sim::op_costs(cal, t, 2, 1);
+      sim::SimCluster c(t, cfg);
+      return std::vector<double>{c.run_collective(CollectiveOp::allreduce, sim::Algo::ring,
+                                                  Group::inter, static_cast<std::size_t>(s))
+                                     .seconds};
+    })[0];
+    EXPECT_NEAR(got, expected, 1e-3 * expected) << "relative " << relative;
+  }
+}
+
 }  // namespace
 }  // namespace prunex
