@@ -68,6 +68,35 @@ TEST(MemorySpeeds, NoTimeLeftLeavesTheKeyUnfitted) {
   EXPECT_TRUE(sim::fit_memory_speeds({}).empty());
 }
 
+// `prunex calibrate --fit line` of rows benched on fitted_on (relative: kept relative to its
+// links, as with --links relative and fitted_on as --topology).
+sim::Calibration fit_lines(const Topology& fitted_on, const std::vector<sim::BenchPoint>& rows,
+                           bool relative = false) {
+  sim::Calibration cal;
+  cal.links_relative = relative;
+  cal.inter_base_Bps = sim::node_inter_Bps(fitted_on);
+  cal.inter_base_latency_s = sim::node_inter_latency_s(fitted_on);
+  std::vector<sim::FittedPoint> pts;
+  sim::FitOptions opt;
+  opt.mode = sim::FitMode::line;
+  sim::fit_bench(fitted_on, rows, opt, cal, pts);
+  return cal;
+}
+
+// The seconds of one collective (ring) on `target` with cal applied, nodes x gpn, as
+// simulate runs it (in a child process: one SimGrid engine per process).
+double simulated_seconds(const sim::Calibration& cal, const Topology& target, int nodes, int gpn,
+                         CollectiveOp op, Group group, double bytes) {
+  return sim::fork_run([&] {
+    const Topology t = sim::apply_calibration(target, cal, nodes * gpn);
+    sim::SimConfig cfg{nodes, gpn};
+    cfg.op_costs = sim::op_costs(cal, t, nodes, gpn);
+    sim::SimCluster c(t, cfg);
+    return std::vector<double>{
+        c.run_collective(op, sim::Algo::ring, group, static_cast<std::size_t>(bytes)).seconds};
+  })[0];
+}
+
 // calibrate --links relative: a fit on an emulated cluster at one link speed predicts it at
 // another. Bench rows of a 2 x 1 inter-node all-reduce over 2 rails at 50 Mbit/s are made by
 // hand as a link that delivers 80% of its rate after 300 us of software per call; on the same
@@ -84,37 +113,21 @@ TEST(RelativeLinks, AFitAtOneLinkSpeedPredictsAnother) {
     for (Group g : {Group::inter, Group::world})
       rows.push_back(
           {"by-hand", CollectiveOp::allreduce, g, 2, 1, 2, s, alpha + s / (eta * 2 * 50e6 / 8)});
-  auto predict = [&](bool relative, double bytes) {
-    sim::Calibration cal;
-    cal.links_relative = relative;
-    cal.inter_base_Bps = sim::node_inter_Bps(fitted_on);
-    cal.inter_base_latency_s = sim::node_inter_latency_s(fitted_on);
-    std::vector<sim::FittedPoint> pts;
-    sim::FitOptions opt;
-    opt.mode = sim::FitMode::line;
-    sim::fit_bench(fitted_on, rows, opt, cal, pts);
-    return sim::fork_run([&] {
-      const Topology t = sim::apply_calibration(target, cal, 2);
-      sim::SimConfig cfg{2, 1};
-      cfg.op_costs = sim::op_costs(cal, t, 2, 1);
-      sim::SimCluster c(t, cfg);
-      std::vector<double> out;
-      for (Group g : {Group::inter, Group::world})
-        out.push_back(c.run_collective(CollectiveOp::allreduce, sim::Algo::ring, g,
-                                       static_cast<std::size_t>(bytes))
-                          .seconds);
-      return out;
-    });
+  const sim::Calibration relative = fit_lines(fitted_on, rows, true);
+  const sim::Calibration absolute = fit_lines(fitted_on, rows, false);
+  auto allreduce = [&](const sim::Calibration& cal, Group g, double bytes) {
+    return simulated_seconds(cal, target, 2, 1, CollectiveOp::allreduce, g, bytes);
   };
   for (double s : {4096.0, 262144.0}) {
     const double slow = alpha + 2 * 1e-3 + s / (eta * 2 * 5e6 / 8);
-    const auto rel = predict(true, s);
-    EXPECT_NEAR(rel[0], slow, 1e-3 * slow) << s << " B inter, relative";
-    EXPECT_NEAR(rel[1], slow, 1e-3 * slow) << s << " B world, relative";
+    EXPECT_NEAR(allreduce(relative, Group::inter, s), slow, 1e-3 * slow)
+        << s << " B inter, relative";
+    EXPECT_NEAR(allreduce(relative, Group::world, s), slow, 1e-3 * slow)
+        << s << " B world, relative";
     // Absolute (the default): the fitted links replace the target's, as measured at 50 Mbit/s.
     const double measured = alpha + s / (eta * 2 * 50e6 / 8);
-    const auto abs = predict(false, s);
-    EXPECT_NEAR(abs[0], measured, 1e-3 * measured) << s << " B inter, absolute";
+    EXPECT_NEAR(allreduce(absolute, Group::inter, s), measured, 1e-3 * measured)
+        << s << " B inter, absolute";
   }
 }
 
@@ -136,23 +149,12 @@ TEST(CalibratedGroups, AWorldOfOneRankPerNodeTakesTheFitOfItsLayout) {
           {"by-hand", CollectiveOp::allreduce, g, nodes, gpn, ranks, s, l.alpha + s / l.Bps});
     return rows;
   };
-  auto simulate = [](const std::vector<sim::BenchPoint>& rows, int nodes, int gpn, double bytes) {
-    Topology base = test::star_topology(2, 2, /*rails=*/1);
-    base.nic.link = {50e6 / 8, 0.0};
-    sim::Calibration cal;
-    std::vector<sim::FittedPoint> pts;
-    sim::FitOptions opt;
-    opt.mode = sim::FitMode::line;
-    sim::fit_bench(base, rows, opt, cal, pts);
-    return sim::fork_run([&] {
-      const Topology t = sim::apply_calibration(base, cal, nodes * gpn);
-      sim::SimConfig cfg{nodes, gpn};
-      cfg.op_costs = sim::op_costs(cal, t, nodes, gpn);
-      sim::SimCluster c(t, cfg);
-      return std::vector<double>{c.run_collective(CollectiveOp::allreduce, sim::Algo::ring,
-                                                  Group::world, static_cast<std::size_t>(bytes))
-                                     .seconds};
-    })[0];
+  Topology base = test::star_topology(2, 2, /*rails=*/1);
+  base.nic.link = {50e6 / 8, 0.0};
+  auto world_seconds = [&](const std::vector<sim::BenchPoint>& rows, int nodes, int gpn,
+                           double bytes) {
+    return simulated_seconds(fit_lines(base, rows), base, nodes, gpn, CollectiveOp::allreduce,
+                             Group::world, bytes);
   };
   std::vector<sim::BenchPoint> bench_2x2 = rows_of(Group::world, 2, 2, 4, world);
   for (const auto& r : rows_of(Group::inter, 2, 2, 2, inter)) bench_2x2.push_back(r);
@@ -161,13 +163,13 @@ TEST(CalibratedGroups, AWorldOfOneRankPerNodeTakesTheFitOfItsLayout) {
   auto near = [](double expected) { return 1e-3 * expected; };
   const double as_inter = inter.alpha + s / inter.Bps, as_intra = intra.alpha + s / intra.Bps;
   const double as_world = world.alpha + s / world.Bps;
-  EXPECT_NEAR(simulate(bench_2x2, 2, 1, s), as_inter, near(as_inter)) << "2 x 1 world";
-  EXPECT_NEAR(simulate(bench_2x2, 1, 2, s), as_intra, near(as_intra)) << "1 x 2 world";
-  EXPECT_NEAR(simulate(bench_2x2, 2, 2, s), as_world, near(as_world)) << "2 x 2 world";
+  EXPECT_NEAR(world_seconds(bench_2x2, 2, 1, s), as_inter, near(as_inter)) << "2 x 1 world";
+  EXPECT_NEAR(world_seconds(bench_2x2, 1, 2, s), as_intra, near(as_intra)) << "1 x 2 world";
+  EXPECT_NEAR(world_seconds(bench_2x2, 2, 2, s), as_world, near(as_world)) << "2 x 2 world";
   // World rows measured on 2 x 1 (with inter rows of other speeds): the world's own fit.
   std::vector<sim::BenchPoint> bench_2x1 = rows_of(Group::world, 2, 1, 2, world);
   for (const auto& r : rows_of(Group::inter, 2, 1, 2, inter)) bench_2x1.push_back(r);
-  EXPECT_NEAR(simulate(bench_2x1, 2, 1, s), as_world, near(as_world))
+  EXPECT_NEAR(world_seconds(bench_2x1, 2, 1, s), as_world, near(as_world))
       << "2 x 1 world, fit on 2 x 1";
 }
 
@@ -186,27 +188,14 @@ TEST(CalibratedGroups, ALatencyOnlyTierKeepsTheLinksAndTheOpsCost) {
     rows.push_back({"by-hand", CollectiveOp::broadcast, Group::inter, 2, 1, 2, s, 20e-6});
   }
   for (bool relative : {false, true}) {
-    sim::Calibration cal;
-    cal.links_relative = relative;
-    cal.inter_base_Bps = sim::node_inter_Bps(base);
-    cal.inter_base_latency_s = sim::node_inter_latency_s(base);
-    std::vector<sim::FittedPoint> pts;
-    sim::FitOptions opt;
-    opt.mode = sim::FitMode::line;
-    sim::fit_bench(base, rows, opt, cal, pts);
+    const sim::Calibration cal = fit_lines(base, rows, relative);
     ASSERT_GE(cal.tiers.at("inter").bandwidth_Bps, sim::kUnboundedBps) << "not the case tested";
+    EXPECT_EQ(sim::node_inter_Bps(sim::apply_calibration(base, cal, 2)), sim::node_inter_Bps(base))
+        << "relative " << relative;
     const double s = 262144, expected = alpha + s / Bps;
-    const double got = sim::fork_run([&] {
-      const Topology t = sim::apply_calibration(base, cal, 2);
-      EXPECT_EQ(sim::node_inter_Bps(t), sim::node_inter_Bps(base)) << "relative " << relative;
-      sim::SimConfig cfg{2, 1};
-      cfg.op_costs = sim::op_costs(cal, t, 2, 1);
-      sim::SimCluster c(t, cfg);
-      return std::vector<double>{c.run_collective(CollectiveOp::allreduce, sim::Algo::ring,
-                                                  Group::inter, static_cast<std::size_t>(s))
-                                     .seconds};
-    })[0];
-    EXPECT_NEAR(got, expected, 1e-3 * expected) << "relative " << relative;
+    EXPECT_NEAR(simulated_seconds(cal, base, 2, 1, CollectiveOp::allreduce, Group::inter, s),
+                expected, 1e-3 * expected)
+        << "relative " << relative;
   }
 }
 
