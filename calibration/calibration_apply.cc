@@ -36,7 +36,7 @@ std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration
     const double shift = group == "intra" ? 0.0 : latency_delta;
     for (const auto& f : segments)
       out[key].push_back(
-          {f.max_bytes, f.latency_s + shift, link / f.bandwidth_Bps, f.nodes, f.gpus_per_node});
+          {f.max_bytes, f.latency_s + shift, link / f.bandwidth_Bps, f.gpus_per_node});
   }
   return out;
 }

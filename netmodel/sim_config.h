@@ -71,7 +71,7 @@ struct SimConfig {
     double max_bytes = 0;
     double latency_s = 0;
     double bytes_scale = 1;
-    int nodes = 0, gpus_per_node = 0;  // the shape it was measured on (0: several, unknown)
+    int gpus_per_node = 0;  // of the shape it was measured on (0: several shapes, unknown)
   };
   std::map<std::string, std::vector<OpCost>> op_costs = {};  // keyed by op_cost_key()
   // Costs of collectives that follow other communication (PlanStep::warm), where measured

@@ -7,6 +7,7 @@
 
 #include <fmt/core.h>
 
+#include "records/bench_rows.h"
 #include "simulate/published.h"
 
 namespace prunex::sim {
@@ -61,14 +62,6 @@ nlohmann::json trend_of(const std::vector<const PublishedRow*>& rows) {
           {"published", trend_word(trend_sign(pub))},
           {"predicted", trend_word(trend_sign(pred))},
           {"agrees", trend_sign(pub) == trend_sign(pred)}};
-}
-
-// The median (the mean of the two middle values for an even count); 0 for none.
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t h = v.size() / 2;
-  return v.size() % 2 ? v[h] : (v[h - 1] + v[h]) / 2;
 }
 
 }  // namespace
@@ -144,7 +137,7 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
                             {"trends_agreeing", agree},
                             {"trends_short", std::count_if(shortfall.begin(), shortfall.end(),
                                                            [](double d) { return d > 0; })},
-                            {"median_trend_shortfall", median_of(shortfall)},
+                            {"median_trend_shortfall", shortfall.empty() ? 0.0 : median(shortfall)},
                             {"entries_not_modelled", unmodelled}};
   return {{"rows", rows}, {"entries", entries}, {"summary", summary}};
 }
