@@ -29,8 +29,8 @@
 #   5. Parity: ResNet-50 on synthetic 224x224 images, batch 64, PyTorch's DDP
 #      (scripts/pytorch_gpu_parity.py) against `prunex train --strategy ddp`, 1 and 2 ranks.
 #   6. Measurements for the calibration loop (NCCL benches, calibration and held-out runs on
-#      2 x 2 and 4 x 1, under NVIDIA's MPS where it starts; OUT/calibration-runs), predicted
-#      by scripts/validate_cluster.sh.
+#      2 x 2 and 4 x 1, under NVIDIA's MPS with a quarter of the GPU a rank where MPS starts;
+#      OUT/calibration-runs), predicted by scripts/validate_cluster.sh.
 #   7. Whether network namespaces work (prunex emulate), and emulated 2 x 1 runs of ddp and
 #      hsadmm over NCCL's sockets on the shaped links where they do (iproute2 from --deps
 #      where the machine has none).
@@ -424,7 +424,7 @@ if want calibration; then
 # where SimGrid is (scripts/validate_cluster.sh on these files).
 CAL_RUN=(--model resnet20 --dataset synthetic --synthetic-samples 2048 --test-samples 128
          --batch 32 --sync-phases true --iterations 6 --local-steps 8 --t-freeze 3)
-cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps or none)
+cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps-share or none)
   local cal="$1" rc; shift
   mkdir -p "$cal"
   timeout 120 "$ROOT/scripts/nccl_one_gpu.sh" "$@" 4 "$BUILD/bin/prunex" bench --backend nccl \
@@ -443,11 +443,14 @@ cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps or none)
   done
 }
 # With one GPU, under NVIDIA's MPS where it starts: the ranks' kernels run side by side
-# instead of taking turns in time slices (scripts/nccl_one_gpu.sh --mps; without MPS the
-# phases depend on the other processes' turns: BENCHMARKS.md, 2026-11-27).
+# instead of taking turns in time slices (without MPS the phases depend on the other
+# processes' turns: BENCHMARKS.md, 2026-11-27), each rank held to a quarter of the GPU's
+# threads (scripts/nccl_one_gpu.sh --mps-share): under plain MPS the same local steps took
+# 55-87 ms from run to run (BENCHMARKS.md, 05:19Z), the compute of one rank depending on
+# the others' kernels, which a model of one device per rank cannot predict.
 MPS=()
-if [ "$NGPU" -lt 2 ] && command -v nvidia-cuda-mps-control >/dev/null; then MPS=(--mps); fi
-say "calibration loop: measurements (2 x 2 ranks on one GPU${MPS:+, MPS})"
+if [ "$NGPU" -lt 2 ] && command -v nvidia-cuda-mps-control >/dev/null; then MPS=(--mps-share); fi
+say "calibration loop: measurements (2 x 2 ranks on one GPU${MPS:+, MPS with a share a rank})"
 cal_measure "$OUT/calibration-runs" "${MPS[@]}"
 grep -h "nccl_one_gpu.sh: MPS" "$OUT"/calibration-runs/*.txt "$OUT"/calibration-runs/*.log \
   2>/dev/null | sort | uniq -c | tee -a "$LOG" || true

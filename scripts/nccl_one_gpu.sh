@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs NP MPI ranks that share this machine's GPU(s) over NCCL, as if each were its own host.
 #
-#   scripts/nccl_one_gpu.sh [--mps] NP COMMAND [ARGS...]
+#   scripts/nccl_one_gpu.sh [--mps | --mps-share] NP COMMAND [ARGS...]
 #   scripts/nccl_one_gpu.sh 4 build/bin/prunex train --backend nccl --gpus-per-node 2 ...
 #
 # NCCL refuses two ranks of one host on one GPU ("Duplicate GPU detected"), but it compares
@@ -16,11 +16,21 @@
 # Multi-Process Service for the run (its own pipe and log folders under /tmp, stopped after),
 # so the ranks' kernels run side by side; if it does not start, the run goes on without it
 # and says so on stderr. The exit status is the command's.
+# --mps-share is --mps with each rank held to an equal share of the GPU's streaming
+# multiprocessors (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = 100 / NP in each rank's environment;
+# NVIDIA's MPS documentation: on Volta and later it constrains the portion of the device's
+# threads a client may use). Under plain MPS a rank's kernels may fill the whole GPU, so its
+# compute depends on what the other ranks launch at that moment (BENCHMARKS.md, 2026-11-27:
+# the same local steps took 55-87 ms across runs); with a fixed share each rank is closer to
+# a device of its own, which is what the simulator models.
 set -euo pipefail
-mps=0
-if [ "${1:-}" = --mps ]; then mps=1; shift; fi
+mps=0 share=0
+case "${1:-}" in
+  --mps) mps=1; shift ;;
+  --mps-share) mps=1 share=1; shift ;;
+esac
 if [ $# -lt 2 ] || ! [[ "$1" =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: nccl_one_gpu.sh [--mps] NP COMMAND [ARGS...]" >&2
+  echo "usage: nccl_one_gpu.sh [--mps | --mps-share] NP COMMAND [ARGS...]" >&2
   exit 2
 fi
 np="$1"
@@ -53,8 +63,14 @@ if command -v nvidia-cuda-mps-control > /dev/null && nvidia-cuda-mps-control -d 
   mps_control "start_server -uid $(id -u)" > /dev/null &&
   [ -n "$(mps_control get_server_list)" ]; then
   trap stop_mps EXIT
-  echo "nccl_one_gpu.sh: MPS started (pipe $CUDA_MPS_PIPE_DIRECTORY)" >&2
   launch+=(-x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY)
+  if [ "$share" = 1 ]; then
+    pct=$((100 / np > 0 ? 100 / np : 1))
+    launch+=(-x "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct")
+    echo "nccl_one_gpu.sh: MPS started, $pct% of the GPU's threads a rank (pipe $CUDA_MPS_PIPE_DIRECTORY)" >&2
+  else
+    echo "nccl_one_gpu.sh: MPS started (pipe $CUDA_MPS_PIPE_DIRECTORY)" >&2
+  fi
 else
   command -v nvidia-cuda-mps-control > /dev/null && stop_mps || rm -rf "$dir"
   unset CUDA_MPS_PIPE_DIRECTORY CUDA_MPS_LOG_DIRECTORY
