@@ -27,7 +27,10 @@ struct PlanStep {
   CollectiveOp op = CollectiveOp::allreduce;
   std::size_t bytes = 0;  // collective payload per rank (allgather: per-rank block)
   DType dtype = DType::f32;
-  double flops = 0;      // compute steps, per rank
+  double flops = 0;  // compute steps, per rank
+  // Compute steps: seconds per rank on top of the FLOPs that do not shrink with the batch (a
+  // framework's fixed cost per local step: PlanInputs::step_overhead_s).
+  double fixed_s = 0;
   double mem_bytes = 0;  // memory steps, per rank
   // Memory steps: the key of its calibrated speed (SimConfig::memory_Bps) when the step's
   // work is not like the rest of its phase (the compaction plan build inside pack, cgx's
@@ -72,11 +75,12 @@ struct IterationPlan {
   double local_steps_per_sync = 1;
 };
 
-inline PlanStep compute_step(Phase phase, double flops) {
+inline PlanStep compute_step(Phase phase, double flops, double fixed_s = 0) {
   PlanStep s;
   s.phase = phase;
   s.kind = StepKind::compute;
   s.flops = flops;
+  s.fixed_s = fixed_s;
   return s;
 }
 

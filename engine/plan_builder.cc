@@ -81,7 +81,8 @@ void plan_detail::add_local_steps(const PlanInputs& in, bool proximal, Iteration
   const double steps = static_cast<double>(steps_per_iteration(in));
   const double d = static_cast<double>(in.layout->fp32_bytes());
   add_elementwise(in, steps, plan);
-  plan.steps.push_back(compute_step(phase::local_compute, steps * step_flops(in)));
+  plan.steps.push_back(
+      compute_step(phase::local_compute, steps * step_flops(in), steps * in.step_overhead_s));
   plan.steps.push_back(memory_step(phase::local_compute, steps * (proximal ? 10 : 5) * d));
   plan.local_steps_per_sync = steps;
 }

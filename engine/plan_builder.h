@@ -106,6 +106,10 @@ struct PlanInputs {
   // bucket only, as one tick starts them all). Not at world size 1: Horovod's
   // DistributedOptimizer does not all-reduce then. 0: none (PyTorch DDP, prunex's trainer).
   double cycle_wait_s = 0;
+  // Seconds each local step costs beyond its FLOPs that do not shrink with the batch (kernel
+  // launches, kernels too small to fill the GPU; simulate --step-overhead-ms), spread over
+  // the forward (1/3) and backward (2/3) passes in proportion to their FLOPs. 0: none.
+  double step_overhead_s = 0;
   // hsadmm / hsadmm-rail: the compact payload's type on the wire (f32, bf16 or f16): its
   // collectives carry dtype_size bytes per value (the memory passes are counted as fp32).
   DType wire_dtype = DType::f32;

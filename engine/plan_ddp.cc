@@ -11,8 +11,8 @@ namespace prunex::plan_detail {
 int add_forward_backward(const PlanInputs& in, IterationPlan& plan) {
   add_elementwise(in, 1, plan);
   const double fwd = step_flops(in) / 3;
-  plan.steps.push_back(compute_step(phase::local_compute, fwd));
-  plan.steps.push_back(compute_step(phase::local_compute, 2 * fwd));
+  plan.steps.push_back(compute_step(phase::local_compute, fwd, in.step_overhead_s / 3));
+  plan.steps.push_back(compute_step(phase::local_compute, 2 * fwd, 2 * in.step_overhead_s / 3));
   return static_cast<int>(plan.steps.size()) - 1;
 }
 

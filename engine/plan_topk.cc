@@ -12,7 +12,7 @@ IterationPlan topk_plan(const PlanInputs& in) {
   const int64_t block = topk_block_bytes(topk_total_k(layout, in.topk_ratio));
   IterationPlan plan;
   add_elementwise(in, 1, plan);
-  plan.steps.push_back(compute_step(phase::local_compute, step_flops(in)));
+  plan.steps.push_back(compute_step(phase::local_compute, step_flops(in), in.step_overhead_s));
   plan.steps.push_back(memory_step(phase::compress, 4 * d));  // g + e (3D), selection (D)
   plan.steps.push_back(
       collective_step(phase::allgather, Group::world, CollectiveOp::allgather, block, DType::u8));

@@ -60,6 +60,7 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.sim.overlap_slowdown = cfg.interference;
   s.sim.sync_skew = cfg.sync_skew;
   s.plan.framework_passes = cfg.ddp_overhead_passes;
+  s.plan.step_overhead_s = cfg.step_overhead_ms / 1000;
   s.plan.layer_compute = cfg.compute_cost == "layers";
   s.plan.activation_bytes = cfg.precision == Precision::amp ? 2 : 4;
   if (cfg.strategy == Strategy::ddp || cfg.strategy == Strategy::fp16)

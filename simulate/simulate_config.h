@@ -80,6 +80,8 @@ struct SimulateConfig {
   // Horovod's HOROVOD_CYCLE_TIME in ms (ddp, fp16): each bucket's all-reduce waits half a cycle
   // on average; 0: collectives start when their gradients are ready (PyTorch DDP).
   double horovod_cycle_ms = 0;
+  // A framework's fixed cost per local step in ms, which the batch does not scale; 0: none.
+  double step_overhead_ms = 0;
   std::string calibration;  // calibration.json (empty: the topology's numbers)
   Algo algo = Algo::ring;
   // The GPU's arithmetic (apply_precision in topologies/topology_io.h): fp32, tf32 or amp.

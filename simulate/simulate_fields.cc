@@ -112,6 +112,14 @@ const std::vector<SimulateField>& simulate_fields() {
              "0.13.3-0.20, 1 ms from 0.21), so each bucket waits half a cycle on average; not at "
              "1 GPU, where Horovod does not all-reduce; 0: none (PyTorch DDP)",
              &C::horovod_cycle_ms, 0, 1e6, false),
+        real("step-overhead-ms", "MS",
+             "each local step costs MS more that do not shrink with the batch (kernel launches, "
+             "kernels too small to fill the GPU), in proportion over forward and backward; the "
+             "GPU speed alone makes a step's compute proportional to its batch, which small "
+             "batches per GPU (strong scaling) beat. ResNet-50 on a V100 under PyTorch: about "
+             "12 ms (scripts/fit_step_overhead.sh: the suite's one-GPU rows at batch 32 to 128); "
+             "0: none",
+             &C::step_overhead_ms, 0, 1e6, false),
         text("calibration", "FILE",
              "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
              "memory speeds replace the topology's",

@@ -1,13 +1,13 @@
 // An IterationPlan in simulated time. Each step is simulated on its own (compute as
-// executions on every GPU host, memory passes as sleeps, collectives as flows), then placed on
-// the timeline: a step starts when the previous one ends, or, with overlap_with = j, once
-// step j has run ready_fraction of its duration (and after the previous step if that one is
-// not j itself: overlapped buckets queue on one stream, as in DDP), or, with `after`, once
-// the listed steps have ended (pipelined buckets). start_delay_s (a framework's timer) comes
-// on top of when the step could start, before an overlapped step queues behind the previous.
-// Synchronisation skew (SimConfig::sync_skew) delays the first collective after compute, and
-// each overlapped bucket by the share of that compute done when it is ready: the wait for
-// the last rank.
+// executions on every GPU host plus the step's fixed seconds, memory passes as sleeps,
+// collectives as flows), then placed on the timeline: a step starts when the previous one
+// ends, or, with overlap_with = j, once step j has run ready_fraction of its duration (and
+// after the previous step if that one is not j itself: overlapped buckets queue on one
+// stream, as in DDP), or, with `after`, once the listed steps have ended (pipelined buckets).
+// start_delay_s (a framework's timer) comes on top of when the step could start, before an
+// overlapped step queues behind the previous. Synchronisation skew (SimConfig::sync_skew) delays
+// the first collective after compute, and each overlapped bucket by the share of that compute done
+// when it is ready: the wait for the last rank.
 #include <algorithm>
 #include <cmath>
 
@@ -49,6 +49,10 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
     switch (step.kind) {
       case StepKind::compute:
         compute_ranks = run_compute_ranks(step.flops);
+        // The fixed part: no shared resource, each rank's own seconds (a straggler's too).
+        for (std::size_t r = 0; r < compute_ranks.size(); ++r)
+          compute_ranks[r] +=
+              step.fixed_s * (cfg.compute_factor.empty() ? 1.0 : cfg.compute_factor[r]);
         st.seconds = compute_ranks.empty()
                          ? 0.0
                          : *std::max_element(compute_ranks.begin(), compute_ranks.end());

@@ -111,6 +111,43 @@ EOF
 expect_refused "--max and --step" "$work/fitbad" \
   env PRUNEX="$prunex" "$root/scripts/fit_sync_skew.sh" --step 0 --out "$work/fitbad"
 
+# The per-step overhead's fit (scripts/fit_step_overhead.sh) on its default rows: the line is
+# the least-squares one (brute force over the intercept, the best slope for each), the model's
+# own intercept is the optimizer's 7 passes over ResNet-50's fp32 bytes at the V100's 900 GB/s
+# (model-info and topology show, not the simulator), and simulate adds the fitted overhead to
+# a one-GPU step exactly.
+PRUNEX="$prunex" "$root/scripts/fit_step_overhead.sh" --out "$work/fso" >"$work/fso.txt" 2>&1 ||
+  fail "fit_step_overhead: $(cat "$work/fso.txt")"
+"$prunex" model-info --model resnet50 --input 224 --classes 1000 --json >"$work/r50.json"
+"$prunex" topology show dgx1-v100 --json >"$work/v100.json"
+for ms in 0 10; do
+  "$prunex" simulate --topology dgx1-v100 --model resnet50 --strategy ddp --nodes 1 \
+    --gpus-per-node 1 --batch 32 --input 224 --classes 1000 --iterations 1 --local-steps 1 \
+    --ddp-overhead-passes 0 --step-overhead-ms "$ms" --out "$work/so$ms" >/dev/null 2>&1 ||
+    fail "simulate --step-overhead-ms $ms"
+done
+"$PY" - "$work/fso/fit.json" "$work/r50.json" "$work/v100.json" "$work/so0/metrics.json" \
+  "$work/so10/metrics.json" <<'EOF' || fail "the step overhead's fit disagrees"
+import json, sys
+fit, r50, v100, a, b = (json.load(open(p)) for p in sys.argv[1:])
+rows = fit["rows"]
+assert len(rows) == 6 and {r["batch"] for r in rows} == {32, 112, 128}, rows
+def sse(c):  # the best slope for this intercept, and its squared residuals
+    k = sum(r["batch"] * (r["step_s"] - c) for r in rows) / sum(r["batch"] ** 2 for r in rows)
+    return sum((c + k * r["batch"] - r["step_s"]) ** 2 for r in rows)
+c = fit["published_intercept_s"]
+grid = [c + i * 1e-5 for i in range(-200, 201)]
+assert min(grid, key=sse) == c, (c, min(grid, key=sse))
+want = 7 * r50["fp32_bytes"] / (v100["gpu"]["memory_bandwidth_gbs"]["value"] * 1e9)
+assert abs(fit["model_intercept_s"] / want - 1) < 1e-6, (fit["model_intercept_s"], want)
+assert abs(fit["step_overhead_ms"] - 1000 * (c - want)) < 1e-6, fit
+assert 5 < fit["step_overhead_ms"] < 20, fit  # 11.8 ms on the suite of 2026-11-27
+t = [m["summary"]["time_per_iteration_s"] for m in (a, b)]
+assert abs(t[1] - t[0] - 0.010) < 1e-9, t
+EOF
+expect_refused "no point 'y' in entry 'x'" "$work/fsobad" \
+  env PRUNEX="$prunex" "$root/scripts/fit_step_overhead.sh" --rows x@y --out "$work/fsobad"
+
 # The figure: one collective entry, drawn by prunex plot published.
 "$prunex" validate --only nccl-tests/edr-two-nodes --out "$work/fig" >/dev/null 2>&1 ||
   fail "validate with the figure"

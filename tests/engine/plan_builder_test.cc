@@ -304,6 +304,40 @@ TEST(PlanBuilder, CycleWaitDelaysEveryBucketButNotAtOneGpu) {
   }
 }
 
+// A framework's fixed cost per local step (PlanInputs::step_overhead_s): each compute step
+// carries it for every local step it stands for (hsadmm's k local steps: k of it), split
+// between forward and backward as their FLOPs are (1 : 2); the FLOPs do not change.
+TEST(PlanBuilder, StepOverheadIsFixedSecondsPerLocalStep) {
+  Fixture f;
+  const ModelMask mask = synthetic_union_mask(f.layout, f.spec, 0.0, 2);
+  for (Strategy st : {Strategy::hsadmm, Strategy::hsadmm_flat, Strategy::hsadmm_rail, Strategy::ddp,
+                      Strategy::fp16, Strategy::topk, Strategy::pactrain, Strategy::cgx}) {
+    PlanInputs in = inputs(f, st, &mask);
+    in.local_steps = 6;
+    const IterationPlan before = build_plan(in);
+    in.step_overhead_s = 0.012;
+    const IterationPlan plan = build_plan(in);
+    ASSERT_EQ(plan.steps.size(), before.steps.size()) << strategy_name(st);
+    const bool local =
+        st == Strategy::hsadmm || st == Strategy::hsadmm_flat || st == Strategy::hsadmm_rail;
+    double fixed = 0;
+    std::vector<double> parts;
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+      EXPECT_EQ(plan.steps[i].flops, before.steps[i].flops) << strategy_name(st);
+      EXPECT_EQ(before.steps[i].fixed_s, 0.0) << strategy_name(st);
+      if (plan.steps[i].kind != StepKind::compute) {
+        EXPECT_EQ(plan.steps[i].fixed_s, 0.0) << strategy_name(st);
+        continue;
+      }
+      fixed += plan.steps[i].fixed_s;
+      parts.push_back(plan.steps[i].fixed_s / plan.steps[i].flops);
+    }
+    EXPECT_NEAR(fixed, (local ? 6 : 1) * 0.012, 1e-15) << strategy_name(st);
+    for (double p : parts)  // seconds in proportion to FLOPs
+      EXPECT_NEAR(p / parts.front(), 1.0, 1e-12) << strategy_name(st);
+  }
+}
+
 // Per-layer compute (PlanInputs::layer_compute): the compute is the matrix products' FLOPs and
 // a memory step before it carries the element-wise passes, (8 + 5) per batch-norm output
 // value, of 4 bytes (2 under AMP), for every sample of the step; nothing of it otherwise.

@@ -108,6 +108,36 @@ TEST(SimPlan, InterferenceStretchesTheOverlappedCompute) {
   EXPECT_NEAR(r[9], compute_s, 1e-9);  // local_compute's phase time includes the stretch
 }
 
+// A compute step's fixed seconds (a framework's per-step cost) add to its FLOPs' time on every
+// rank, times a straggler's factor, and an overlapped bucket's ready time scales with the
+// longer step: 1 s of FLOPs + 0.2 s, a bucket ready half-way starts at 0.6 s.
+TEST(SimPlan, FixedSecondsAddToTheComputeStep) {
+  const double s = 1e8, fixed = 0.2;
+  IterationPlan plan;
+  plan.steps = {compute(5e12),                                         // 1 s of FLOPs
+                allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // ready half-way
+                memory(8e8)};                                          // 1 ms after all
+  plan.steps[0].fixed_s = fixed;
+  const auto r = sim::fork_run([&] {
+    sim::SimConfig cfg{4, 2};
+    cfg.compute_factor.assign(8, 1.0);
+    cfg.compute_factor[3] = 1.5;  // a straggler: its FLOPs and its fixed part 1.5x
+    sim::SimCluster c(star_topology(4, 2), cfg);
+    const sim::PlanTiming t = c.run_plan(plan);
+    std::vector<double> v{t.iteration_seconds};
+    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+    for (double x : t.steps[0].rank_seconds) v.push_back(x);
+    return v;
+  });
+  const double slow = 1.5 * (1 + fixed);
+  EXPECT_NEAR(r[2], slow, 1e-9);        // the step: its slowest rank
+  EXPECT_NEAR(r[3], 0.5 * slow, 1e-9);  // the bucket: half-way through the step
+  EXPECT_NEAR(r[5], slow, 1e-9);        // the pass after both
+  EXPECT_NEAR(r[0], slow + 1e-3, 1e-9);
+  for (int rank = 0; rank < 8; ++rank)
+    EXPECT_NEAR(r[7 + rank], rank == 3 ? slow : 1 + fixed, 1e-9) << "rank " << rank;
+}
+
 // A start delay (a framework's timer) comes on top of a bucket's ready time, before it queues
 // behind the bucket ahead of it: the first bucket starts at 0.5 + w; the second, ready at 0.5 +
 // w too, waits for the first to end; the pass after the step waits for both.
