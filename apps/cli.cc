@@ -128,6 +128,13 @@ void bind(BoundCommand& b, std::string* error) {
     b.app->add_option("positional", b.positional)->type_name(b.command->positional);
 }
 
+// "-3", "-1e-4": a value, not an option.
+bool is_number(const std::string& word) {
+  char* end = nullptr;
+  std::strtod(word.c_str(), &end);
+  return end != word.c_str() && *end == '\0';
+}
+
 }  // namespace
 
 Option integer_option(std::string name, std::string value_name, std::string help,
@@ -168,6 +175,50 @@ CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
       out.args.trailing_.assign(dashes + 1, argv.end());
       argv.erase(dashes, argv.end());
     }
+  }
+  // The first word that no option of the command declares is named as typed (CLI11 lists its
+  // extras from the back), and a list option given more than once is given once, its values
+  // joined.
+  const auto declared = [&](const std::string& word) -> const Option* {
+    if (word.size() < 2 || word[0] != '-') return nullptr;
+    const std::string name = word.substr(0, word.find('=')).substr(word[1] == '-' ? 2 : 1);
+    for (const auto& o : out.command->options)
+      if (o.name == name && dashed(name) == word.substr(0, word.find('='))) return &o;
+    return nullptr;
+  };
+  std::map<std::string, std::size_t> first_value;  // list options: where their value is
+  for (std::size_t i = 1; i < argv.size(); ++i) {
+    const Option* o = declared(argv[i]);
+    // -b64: a short option with its value attached.
+    const Option* attached = argv[i].size() > 2 && argv[i][0] == '-' && argv[i][1] != '-'
+                                 ? declared(argv[i].substr(0, 2))
+                                 : nullptr;
+    if (attached != nullptr && !attached->value_name.empty()) continue;
+    if (o == nullptr) {
+      PRUNEX_USAGE(
+          argv[i].size() < 2 || argv[i][0] != '-' || argv[i] == "--help" || is_number(argv[i]),
+          "unknown option '", argv[i], "' (see prunex ", out.command->name, " --help)");
+      continue;
+    }
+    if (o->value_name.empty()) continue;
+    const std::size_t eq = argv[i].find('=');
+    if (eq != std::string::npos) {  // --name=value: one word
+      argv.insert(argv.begin() + static_cast<long>(i) + 1, argv[i].substr(eq + 1));
+      argv[i].erase(eq);
+    }
+    if (i + 1 >= argv.size()) continue;  // CLI11 says the value is missing
+    if (!o->list) {
+      ++i;
+      continue;
+    }
+    const auto [at, first] = first_value.emplace(o->name, i + 1);
+    if (first) {
+      ++i;
+      continue;
+    }
+    argv[at->second] += "," + argv[i + 1];
+    argv.erase(argv.begin() + static_cast<long>(i), argv.begin() + static_cast<long>(i) + 2);
+    --i;
   }
   CLI::App app("prunex", "prunex");
   app.set_help_flag();  // main.cc prints help_text() for --help

@@ -29,6 +29,10 @@ struct Option {
   // A further check of the value as typed (a field table's own parser), run while parsing;
   // throws UsageError.
   std::function<void(const std::string&)> check = {};
+  // A comma-separated list: given more than once, the values join (--set a=1 --set b=2 is
+  // --set a=1,b=2). Any other option given more than once keeps its last value (a script's
+  // defaults, then the caller's).
+  bool list = false;
 };
 
 // Typed options, for the declarations.
@@ -38,13 +42,19 @@ Option real_option(std::string name, std::string value_name, std::string help,
                    std::string default_value, double lo, double hi);
 Option size_option(std::string name, std::string value_name, std::string help,
                    std::string default_value);
+// The option as a comma-separated list (Option::list).
+inline Option list_option(Option o) {
+  o.list = true;
+  return o;
+}
 
 struct Command;
 
 struct CommandLine;
 
 // The parsed command line of one subcommand (parse_command_line): each given option's value,
-// typed as the command declared it. An option given twice keeps the last value.
+// typed as the command declared it. An option given twice keeps the last value (a list option:
+// all of them, joined).
 class Args {
  public:
   bool has(const std::string& name) const { return values_.count(name) > 0; }

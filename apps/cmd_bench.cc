@@ -33,6 +33,18 @@ int run_bench(const Args& args) {
   PRUNEX_USAGE(device == "cpu" || device == "cuda", "--device must be cpu or cuda, got '", device,
                "'");
   PRUNEX_USAGE(op == "compaction" || !args.has("device"), "--device applies to --op compaction");
+  // An option of another mode would be ignored without a word: refused instead.
+  const std::string backend = args.get_or("backend", "mpi");
+  const bool sim = backend == "sim" && op != "compaction";
+  for (const char* o :
+       {"topology", "nodes", "calibration", "network-model", "fabric-routing", "ecmp-seed",
+        "achieved-bandwidth", "nccl-protocols", "compare", "protocol", "flops"})
+    PRUNEX_USAGE(sim || !args.has(o), "--", o, " applies to --backend sim (collectives)");
+  for (const char* o : {"sync", "busy-us", "evict", "stat"})
+    PRUNEX_USAGE((backend != "sim" && op != "compaction") || !args.has(o), "--", o,
+                 " applies to live collectives (--backend mpi or nccl)");
+  for (const char* o : {"model", "classes", "sparsity"})
+    PRUNEX_USAGE(op == "compaction" || !args.has(o), "--", o, " applies to --op compaction");
   const std::string key = op == "compaction"
                               ? (device == "cuda" ? "op:compaction:cuda" : "op:compaction")
                               : "backend:" + args.get_or("backend", "mpi");
@@ -52,9 +64,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "prunex bench [--backend mpi|nccl|sim] [--op allreduce|broadcast|allgather|all|compaction] "
     "[options]",
     "Times collectives over a size sweep and checks every result (#wrong), printing the\n"
-    "nccl-tests table: size, count, type, time, algbw, busbw, #wrong. --backend mpi runs under\n"
-    "mpirun on real ranks; --backend nccl the same harness on NCCL, one GPU per rank (device\n"
-    "buffers); --backend sim runs the same collectives on a modeled SimGrid cluster.\n"
+    "nccl-tests table: op, group, size, count, type, time, algbw, busbw, #wrong. --backend mpi\n"
+    "runs under mpirun on real ranks; --backend nccl the same harness on NCCL, one GPU per rank\n"
+    "(device buffers); --backend sim runs the same collectives on a modeled SimGrid cluster.\n"
     "--op compaction times pack + unpack over a model's layer shapes against memcpy, on the CPU\n"
     "or (--device cuda) with the CUDA kernels, plus the GPU projection.\n\n"
     "examples:\n"
@@ -67,7 +79,9 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"backend", "B",
          "mpi (live ranks), nccl (live ranks, one GPU each) or sim (modeled cluster)", "mpi"},
         {"device", "D", "--op compaction: cpu, or cuda (the GPU kernels; CUDA builds)", "cpu"},
-        {"op", "OP", "allreduce, broadcast, allgather, all, compaction, or iteration (sim)",
+        {"op", "OP",
+         "allreduce, broadcast, allgather, all (those three), compaction, or with --backend sim "
+         "also alltoall and iteration",
          "allreduce"},
         {"group", "G", "world, intra, inter or all (mpi)", "all"},
         {"algo", "A", "ring, tree or hierarchical (sim)", "ring"},
@@ -121,7 +135,8 @@ PRUNEX_REGISTER_COMMAND(Command{
                     std::numeric_limits<double>::max()),
         {"strategy", "S",
          "sim --op iteration: the strategy whose engine plan runs (hsadmm, hsadmm-flat, "
-         "hsadmm-rail, ddp, topk) on a synthetic 8-convolution model of -e bytes",
+         "hsadmm-rail, ddp, fp16, topk, pactrain, cgx) on a synthetic 8-convolution model of -e "
+         "bytes",
          "hsadmm"},
         {"model", "M", "model for --op compaction", "resnet152"},
         integer_option("classes", "C", "classes of the model head", "10", 1, INT_MAX),

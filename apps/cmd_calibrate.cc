@@ -78,6 +78,10 @@ int run_calibrate(const Args& args) {
   PRUNEX_USAGE(links == "absolute" || links == "relative",
                "--links must be absolute or relative, got '", links, "'");
   cal.links_relative = links == "relative";
+  // Relative to localhost's placeholder links means nothing: the links the runs had are named.
+  PRUNEX_USAGE(!cal.links_relative || args.has("topology"),
+               "--links relative needs --topology: the topology the benches ran on, whose links "
+               "the fit is relative to");
   cal.inter_base_Bps = sim::node_inter_Bps(base);
   cal.inter_base_latency_s = sim::node_inter_latency_s(base);
   auto read_points = [](const std::vector<std::string>& files) {

@@ -111,7 +111,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     {
         {"model", "M",
          "resnet18/34/50/101/152, wide_resnet50_2/101_2, resnext50_32x4d, resnext101_32x8d, "
-         "vgg11/13/16/19 (each also _bn), "
+         "vgg11/13/16/19 (each also _bn), alexnet, densenet121, mobilenet_v2, inception_v3, "
          "resnet20 or small_cnn (--list)",
          ""},
         {"list", "", "print the models' names, one per line, and exit", ""},

@@ -61,7 +61,13 @@ const std::vector<SweepField>& sweep_fields() {
         {"strategy", "LIST", "strategies, comma-separated",
          [](SweepConfig& c, const std::string& v) {
            c.strategies.clear();
-           for (const auto& s : split_list(v)) c.strategies.push_back(parse_strategy(s));
+           for (const auto& s : split_list(v)) {
+             const Strategy st = parse_strategy(s);
+             PRUNEX_USAGE(
+                 std::find(c.strategies.begin(), c.strategies.end(), st) == c.strategies.end(),
+                 "--strategy lists ", s, " twice");
+             c.strategies.push_back(st);
+           }
            PRUNEX_USAGE(!c.strategies.empty(), "--strategy: empty list");
          },
          [](const SweepConfig& c) {
@@ -184,9 +190,14 @@ int run_sweep(const Args& args) {
       // Warnings once every check has passed: a refused sweep prints its one error line only.
       for (const auto& line : fields::settings_not_applying(given, cfg.strategies))
         fmt::print(stderr, "prunex sweep: warning: {}\n", line);
-      fmt::print(stderr, "sweep: {} simulations ({} strategies x {} sizes) on {}, {} jobs\n",
-                 points.size(), cfg.strategies.size(), cfg.gpus.size(), topology_name,
-                 std::min<int>(jobs, static_cast<int>(points.size())));
+      const auto count = [](std::size_t n, const char* one, const char* many) {
+        return fmt::format("{} {}", n, n == 1 ? one : many);
+      };
+      fmt::print(stderr, "sweep: {} ({} x {}) on {}, {}\n",
+                 count(points.size(), "simulation", "simulations"),
+                 count(cfg.strategies.size(), "strategy", "strategies"),
+                 count(cfg.gpus.size(), "size", "sizes"), topology_name,
+                 count(std::min<std::size_t>(jobs, points.size()), "job", "jobs"));
       std::size_t done = 0;
       sim::fork_run_all(runs, jobs, bytes, available_memory_bytes(),
                         [&](std::size_t i, const std::vector<double>& r) {
@@ -213,7 +224,7 @@ int run_sweep(const Args& args) {
 }
 
 std::vector<Option> sweep_options() {
-  auto opts = field_options(sweep_fields(), SweepConfig{});
+  auto opts = field_options(sweep_fields(), SweepConfig{}, {}, "scaling.json");
   opts.push_back(integer_option(
       "jobs", "N",
       "points simulated at once, each in its own process (no more at once than the memory holds)",

@@ -5,6 +5,10 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include <algorithm>
+#include <map>
+#include <vector>
+
 #include "apps/cli.h"
 #include "engine/error.h"
 #include "records/output_dir.h"
@@ -39,13 +43,27 @@ int run_import(const Args& args) {
 
 int run_topology(const Args& args) {
   const auto& pos = args.positional();
-  PRUNEX_USAGE(!pos.empty(), "missing action: list, show NAME_OR_FILE or check NAME_OR_FILE");
+  PRUNEX_USAGE(!pos.empty(),
+               "missing action: list, show NAME_OR_FILE, check NAME_OR_FILE or import KIND INPUT");
   const std::string& action = pos[0];
+  // Each action's options; another action's is a mistake, not something to ignore.
+  const std::map<std::string, std::vector<std::string>> takes = {
+      {"list", {}},
+      {"show", {"json", "nodes"}},
+      {"check", {"nodes"}},
+      {"import", {"base", "name", "out"}}};
+  if (const auto it = takes.find(action); it != takes.end())
+    for (const char* o : {"json", "base", "name", "out", "nodes"})
+      PRUNEX_USAGE(
+          !args.has(o) || std::find(it->second.begin(), it->second.end(), o) != it->second.end(),
+          "topology ", action, " does not take --", o);
   if (action == "list") {
     PRUNEX_USAGE(pos.size() == 1, "topology list takes no argument");
+    std::size_t width = 0;
+    for (const auto& name : preset_names()) width = std::max(width, name.size());
     for (const auto& name : preset_names()) {
       Topology t = load_topology(name);
-      fmt::print("{:<14} {}\n", name, t.description);
+      fmt::print("{:<{}}  {}\n", name, width, t.description);
     }
     return 0;
   }

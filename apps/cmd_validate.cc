@@ -28,7 +28,7 @@ namespace prunex::cli {
 namespace {
 
 int run_validate(const Args& args) {
-  std::string out = args.get_or("out", "results/published");
+  std::string out = args.get_or("out", "out/validate");
   std::vector<sim::PublishedEntry> suite;
   nlohmann::json overrides = nlohmann::json::object();
   std::unique_ptr<OutputDir> out_dir;
@@ -109,21 +109,24 @@ PRUNEX_REGISTER_COMMAND(Command{
     "run are listed with the reason. Writes OUT/published.json, OUT/published.md and\n"
     "OUT/published.svg (predicted against published, log-log, y = x).\n\n"
     "examples:\n"
-    "  prunex validate --out results/published\n"
+    "  prunex validate --out out/validate\n"
     "  prunex validate --only pytorch-ddp-readme/resnet50 --out out/v\n"
     "  prunex validate --set interference=1 --out out/no-interference\n"
     "  prunex validate --list",
     {
         {"suite", "DIR", "folder of suite files (*.json)", "validation/published"},
-        {"only", "IDS", "entries whose id is or starts with one of these (comma-separated)", "all"},
-        {"out", "DIR", "output folder", "results/published"},
+        list_option({"only", "IDS",
+                     "entries whose id is or starts with one of these (comma-separated; given "
+                     "twice, both lists)",
+                     "all"}),
+        {"out", "DIR", "output folder (results/published holds the recorded run)", "out/validate"},
         integer_option("jobs", "N", "simulations at once, each in its own process", "the cores", 1,
                        4096),
-        {"set", "KEY=V,...",
-         "simulate settings for every training point that does not state them (e.g. interference=1 "
-         "to "
-         "see a mechanism's effect; achieved-bandwidth also applies to collective entries)",
-         ""},
+        list_option({"set", "KEY=V,...",
+                     "simulate settings for every training point that does not state them (e.g. "
+                     "interference=1 to see a mechanism's effect; achieved-bandwidth also applies "
+                     "to collective entries; given twice, both lists)",
+                     ""}),
         {"list", "", "list the suite's entries and exit", ""},
         {"no-figure", "", "skip published.svg (no matplotlib needed)", ""},
     },

@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "apps/cli.h"
+#include "engine/error.h"
 #include "records/config_fields.h"
+#include "records/run_fields.h"
 
 namespace prunex::cli {
 
@@ -30,13 +32,15 @@ Option field_option(const ConfigField<Config>& f, const Config& defaults) {
   return o;
 }
 
-// --config plus one option per field of `fields` (defaults from `defaults`), except `skip`.
+// --config plus one option per field of `fields` (defaults from `defaults`), except `skip`;
+// `record` names the file whose `config` reruns a run.
 template <typename Config>
 std::vector<Option> field_options(const std::vector<ConfigField<Config>>& fields,
-                                  const Config& defaults, const std::set<std::string>& skip = {}) {
+                                  const Config& defaults, const std::set<std::string>& skip = {},
+                                  const std::string& record = "metrics.json") {
   std::vector<Option> opts = {
       {"config", "FILE",
-       "JSON settings (keys = option names; a metrics.json `config` reruns its run)", ""}};
+       "JSON settings (keys = option names; a " + record + " `config` reruns its run)", ""}};
   for (const auto& f : fields)
     if (!skip.count(f.name)) opts.push_back(field_option(f, defaults));
   return opts;
@@ -51,19 +55,25 @@ template <typename Config>
 nlohmann::json apply_options(const std::vector<ConfigField<Config>>& fields, const Args& args,
                              Config& cfg, std::set<std::string>* given = nullptr) {
   nlohmann::json file_config = nlohmann::json::object();
+  std::set<std::string> chosen;
   if (auto file = args.get("config")) {
     bool record = false;
     file_config = canonical_config(read_config_file(*file, &record));
     apply_config_json(fields, cfg, file_config, *file, record);
-    if (given != nullptr && !record)
+    if (!record)
       for (const auto& [key, value] : file_config.items())
-        if (!value.is_null()) given->insert(key);
+        if (!value.is_null()) chosen.insert(key);
   }
   for (const auto& f : fields)
     if (auto v = args.get(f.name)) {
       f.set(cfg, *v);
-      if (given != nullptr) given->insert(f.name);
+      chosen.insert(f.name);
     }
+  // Flags only: a config file may hold every setting, the unused one at its default.
+  for (const auto& [a, b] : fields::exclusive_settings())
+    PRUNEX_USAGE(!args.has(a) || !args.has(b), "--", a, " and --", b,
+                 " are both given: a run takes one (see --help)");
+  if (given != nullptr) given->insert(chosen.begin(), chosen.end());
   return file_config;
 }
 

@@ -25,7 +25,9 @@ void print_overview(std::FILE* to) {
              "prunex: hierarchical structured-ADMM training (PruneX), live on MPI or modeled on "
              "SimGrid\n\nusage: prunex COMMAND [options]   (prunex COMMAND --help for details)\n\n"
              "commands:\n");
-  for (const auto& c : commands) fmt::print(to, "  {:<12} {}\n", c.name, c.summary);
+  std::size_t width = 0;
+  for (const auto& c : commands) width = std::max(width, c.name.size());
+  for (const auto& c : commands) fmt::print(to, "  {:<{}}  {}\n", c.name, width, c.summary);
 }
 
 // This process's rank as the launcher set it (mpirun, srun), or 0: a usage error found while
@@ -41,11 +43,22 @@ int launcher_rank() {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   prunex::cli::set_command_words(args);
+  const auto& commands = prunex::cli::registry();
+  // `prunex help COMMAND` is `prunex COMMAND --help`.
+  if (args.size() == 2 && args[0] == "help") {
+    const auto c = std::find_if(commands.begin(), commands.end(),
+                                [&](const auto& x) { return x.name == args[1]; });
+    if (c == commands.end()) {
+      fmt::print(stderr, "prunex: unknown command '{}' (try prunex --help)\n", args[1]);
+      return 2;
+    }
+    fmt::print("{}", prunex::cli::help_text(*c));
+    return 0;
+  }
   if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     print_overview(args.empty() ? stderr : stdout);
     return args.empty() ? 2 : 0;
   }
-  const auto& commands = prunex::cli::registry();
   auto it = std::find_if(commands.begin(), commands.end(),
                          [&](const auto& c) { return c.name == args[0]; });
   if (it == commands.end()) {

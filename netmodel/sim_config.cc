@@ -42,10 +42,11 @@ const char* algo_name(Algo a) {
 }
 
 CollectiveOp parse_op(const std::string& name) {
-  const CollectiveOp op = parse_collective_op(name);
-  PRUNEX_USAGE(op != CollectiveOp::barrier, "collective 'barrier' is not modeled (allreduce, ",
-               "broadcast, allgather)");
-  return op;
+  for (CollectiveOp op : {CollectiveOp::allreduce, CollectiveOp::broadcast, CollectiveOp::allgather,
+                          CollectiveOp::alltoall})
+    if (name == collective_op_name(op)) return op;
+  throw UsageError("collective '" + name +
+                   "' is not modeled (allreduce, broadcast, allgather or alltoall)");
 }
 
 std::string op_cost_key(const std::string& op, const std::string& group) {

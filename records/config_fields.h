@@ -47,9 +47,15 @@ ConfigField<Outer> nested_field(const ConfigField<Inner>& f, Inner Outer::*membe
 }
 
 // How a default reads in --help: strings bare, null (unset) empty.
+// A list as the option takes it (8,16,32), not as JSON.
 inline std::string default_text(const nlohmann::json& v) {
   if (v.is_null()) return "";
   if (v.is_string()) return v.get<std::string>();
+  if (v.is_array()) {
+    std::string out;
+    for (const auto& x : v) out += (out.empty() ? "" : ",") + default_text(x);
+    return out;
+  }
   return v.dump();
 }
 

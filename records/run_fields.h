@@ -164,6 +164,15 @@ strategy_specific_settings() {
   return table;
 }
 
+// Settings of which a run takes one: given together as flags, one would be ignored without a
+// word.
+inline const std::vector<std::pair<std::string, std::string>>& exclusive_settings() {
+  static const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"local-epochs", "local-steps"},
+  };
+  return pairs;
+}
+
 // One line per setting in `given` (what the person set: flags and a hand-written --config, not
 // a run's record) that none of `strategies` uses, e.g. "--sparsity applies to hsadmm,
 // hsadmm-flat, hsadmm-rail, not ddp: ignored". Commands print them as warnings and go on:

@@ -4,6 +4,7 @@
 
 #include "calibration/calibration.h"
 #include "engine/error.h"
+#include "engine/pactrain.h"
 #include "engine/simulated_masks.h"
 #include "engine/sparsity_spec.h"
 #include "engine/wire_dtype.h"
@@ -34,11 +35,18 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
                            std::to_string(cfg.gpus_per_node) + " GPUs",
                        "fewer nodes or iterations, a bigger machine, or PRUNEX_MAX_MEMORY_GIB");
   if (cfg.nodes > topology.nodes) {
-    std::fprintf(stderr, "note: topology %s has %d nodes; scaled out to %d (scale_to_nodes)\n",
-                 topology.name.c_str(), topology.nodes, cfg.nodes);
+    std::fprintf(
+        stderr, "note: topology %s has %d nodes; scaled out to %d (the same nodes, more of them)\n",
+        topology.name.c_str(), topology.nodes, cfg.nodes);
     topology = scale_to_nodes(topology, cfg.nodes);
   }
 
+  // As the live trainer refuses it (workloads/train/ddp_strategy.cc): what it would model
+  // cannot run.
+  PRUNEX_USAGE(cfg.strategy != Strategy::pactrain || !cfg.ternary ||
+                   static_cast<long>(cfg.nodes) * cfg.gpus_per_node <= kTernaryMaxRanks,
+               "--ternary sums int8 levels, exact for at most ", kTernaryMaxRanks, " ranks (got ",
+               static_cast<long>(cfg.nodes) * cfg.gpus_per_node, ")");
   SimulateSpec s;
   s.memory_bytes = memory_bytes;
   s.layout = make_layout(cfg.model, cfg.classes, cfg.input, cfg.input_channels);

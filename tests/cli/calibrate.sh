@@ -276,6 +276,9 @@ expect_exit2() {  # WORDS ARGS...
   expect_refused "$words" "" "$prunex" "$@"
 }
 expect_exit2 "cannot open file" calibrate --from missing.json --out x.json
+# Relative to localhost's placeholder links would be a fit relative to nothing measured.
+expect_exit2 "--links relative needs --topology" calibrate --from bench.json --links relative \
+  --out x.json
 echo '[{"op": ' > broken.json
 expect_exit2 "malformed JSON" calibrate --from broken.json --out x.json
 expect_exit2 "not a live measurement" calibrate --from simrows.json --out x.json

@@ -73,6 +73,26 @@ expect_exit2 "--topology is required" simulate --nodes 2
 expect_exit2 "live.json" simulate --topology puhti --nodes 2 --model resnet18 --masks "$work/live.json"
 expect_exit2 "--union-growth" simulate --topology puhti --nodes 2 --union-growth -1
 expect_exit2 "unknown strategy" simulate --topology puhti --nodes 2 --strategy nope
+# An unknown option is named as typed (CLI11 lists its extras backwards: "2 --nodez").
+expect_exit2 "unknown option '--nodez'" simulate --topology puhti --nodez 2
+# One of two settings would be ignored: refused. --ternary's int8 sum: at most 127 ranks, as
+# the live trainer refuses it (2 x 64 = 128).
+expect_exit2 "--local-epochs and --local-steps are both given" simulate --topology puhti \
+  --nodes 2 --local-epochs 2 --local-steps 5
+expect_exit2 "at most 127 ranks (got 128)" simulate --topology dgx-a100 --nodes 16 \
+  --gpus-per-node 8 --strategy pactrain --ternary true
+expect_refused "collective 'barrier' is not modeled" "" "$prunex" bench --backend sim \
+  --topology puhti --nodes 2 --op barrier
+expect_refused "--stat applies to live collectives" "" "$prunex" bench --backend sim \
+  --topology puhti --nodes 2 --stat median
+expect_refused "--topology applies to --backend sim" "" "$prunex" bench --backend mpi \
+  --topology puhti
+# An option given twice keeps its last value (a script's defaults, then the caller's).
+"$prunex" simulate --topology puhti --nodes 4 --nodes 2 --iterations 1 --model small_cnn \
+  --input 28 --input-channels 1 --out "$work/twice" > /dev/null 2>&1 || fail "--nodes twice"
+python3 -c "
+import json; c = json.load(open('$work/twice/metrics.json'))['config']
+assert c['nodes'] == 2, c['nodes']" || fail "--nodes given twice: not the last"
 expect_exit2 "multiple of" sweep --topology puhti --gpus 8,10 --model small_cnn
 # CLI11 parsing: a word the command does not take, a value outside its type's range (shown as
 # typed), an option the command does not have.

@@ -34,6 +34,11 @@ expect_exit2 "nic.bandwidth_gbits must be > 0" topology check "$work/zero.json"
 echo '{"name": "x", "nodes": 2,' > "$work/broken.json"
 expect_exit2 "malformed JSON" topology show "$work/broken.json"
 expect_exit2 "unknown topology 'nowhere'" topology show nowhere
+expect_exit2 "topology list does not take --out" topology list --out "$work/list.txt"
+expect_exit2 "topology check does not take --json" topology check puhti --json
+[[ ! -e $work/list.txt ]] || fail "topology list --out wrote a file"
+# prunex help COMMAND is COMMAND --help.
+"$prunex" help topology | cmp - <("$prunex" topology --help) || fail "help topology"
 expect_exit2 "cannot open file" topology check "$work/absent.json"
 sed 's/"nodes": {"value": 80,/"nodes": {"value": 5000,/' "$repo/topologies/presets/puhti.json" > "$work/big.json"
 expect_exit2 "fabric.radix 40 with 2 levels" topology check "$work/big.json"
