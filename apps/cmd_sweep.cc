@@ -133,6 +133,12 @@ int run_sweep(const Args& args) {
     if (auto dir = args.get("merge")) {
       PRUNEX_USAGE(!args.get("point") && !args.flag("count-points"),
                    "--merge takes no --point or --count-points");
+      for (const auto& f : sweep_fields())
+        PRUNEX_USAGE(f.name == "out" || !args.has(f.name), "--merge takes the points' settings ",
+                     "as they ran: no --", f.name);
+      PRUNEX_USAGE(!args.has("config"),
+                   "--merge takes the points' settings as they ran: no "
+                   "--config");
       if (auto out = args.get("out")) cfg.out = *out;
       PRUNEX_USAGE(!cfg.out.empty(), "--out must not be empty");
       points = merge_scaling_points(*dir, config);

@@ -73,6 +73,9 @@ nlohmann::json apply_options(const std::vector<ConfigField<Config>>& fields, con
   for (const auto& [a, b] : fields::exclusive_settings())
     PRUNEX_USAGE(!args.has(a) || !args.has(b), "--", a, " and --", b,
                  " are both given: a run takes one (see --help)");
+  for (const auto& [setting, needs] : fields::dependent_settings())
+    PRUNEX_USAGE(!args.has(setting) || chosen.count(needs), "--", setting, " applies with --",
+                 needs, " (see --help)");
   if (given != nullptr) given->insert(chosen.begin(), chosen.end());
   return file_config;
 }

@@ -173,6 +173,16 @@ inline const std::vector<std::pair<std::string, std::string>>& exclusive_setting
   return pairs;
 }
 
+// Settings that do something only beside another: (setting, the one it needs).
+inline const std::vector<std::pair<std::string, std::string>>& dependent_settings() {
+  static const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"checkpoint-minutes", "mtbf-hours"},
+      {"checkpoint-seconds", "mtbf-hours"},
+      {"restart-seconds", "mtbf-hours"},
+  };
+  return pairs;
+}
+
 // One line per setting in `given` (what the person set: flags and a hand-written --config, not
 // a run's record) that none of `strategies` uses, e.g. "--sparsity applies to hsadmm,
 // hsadmm-flat, hsadmm-rail, not ddp: ignored". Commands print them as warnings and go on:

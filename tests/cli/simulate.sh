@@ -180,6 +180,8 @@ kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
   --straggler-gpus 1 --straggler-factor 3 --mtbf-hours 10 --checkpoint-seconds 30 \
   --restart-seconds 60 --out "$work/whatif" > "$work/log" 2>&1 || fail "what-if run: $(cat "$work/log")"
 grep -q "^failures: system MTBF 5.00 h (2 nodes)" "$work/log" || fail "no failures line: $(cat "$work/log")"
+expect_exit2 "--checkpoint-seconds applies with --mtbf-hours" simulate --topology puhti \
+  --nodes 2 --checkpoint-seconds 30
 python3 -c "
 import json; m = json.load(open('$work/whatif/metrics.json'))
 c = m['iterations'][0]['phases']['local_compute']['per_rank_s']

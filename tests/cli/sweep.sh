@@ -69,4 +69,5 @@ expect_exit2 "points missing (of 0..5): 3" sweep --merge "$work/p2"
 expect_exit2 "from another sweep" sweep --merge "$work/p2"
 expect_exit2 "no */scaling.json" sweep --merge "$work"/bin
 expect_exit2 "not a folder" sweep --merge "$work/nothing"
+expect_exit2 "no --topology" sweep --merge "$work/slurm/points" --topology h100
 echo "sweep: ok"
