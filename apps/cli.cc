@@ -128,6 +128,13 @@ void bind(BoundCommand& b, std::string* error) {
     b.app->add_option("positional", b.positional)->type_name(b.command->positional);
 }
 
+// Option::value_name's rule for a comma-separated list.
+bool takes_list(const Option& o) {
+  const std::string& v = o.value_name;
+  return v == "LIST" || v == "FILES" || v == "IDS" ||
+         (v.size() > 4 && v.compare(v.size() - 4, 4, ",...") == 0);
+}
+
 // "-3", "-1e-4": a value, not an option.
 bool is_number(const std::string& word) {
   char* end = nullptr;
@@ -188,6 +195,7 @@ CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
   };
   std::map<std::string, std::size_t> first_value;  // list options: where their value is
   for (std::size_t i = 1; i < argv.size(); ++i) {
+    if (argv[i] == "--") break;  // the end of the options: the rest are positional words
     const Option* o = declared(argv[i]);
     // -b64: a short option with its value attached.
     const Option* attached = argv[i].size() > 2 && argv[i][0] == '-' && argv[i][1] != '-'
@@ -207,7 +215,7 @@ CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
       argv[i].erase(eq);
     }
     if (i + 1 >= argv.size()) continue;  // CLI11 says the value is missing
-    if (!o->list) {
+    if (!takes_list(*o)) {
       ++i;
       continue;
     }

@@ -18,8 +18,12 @@ namespace prunex::cli {
 enum class Kind { text, integer, real, size };
 
 struct Option {
-  std::string name;        // long name without dashes, e.g. "topology"; short: "b"
-  std::string value_name;  // empty for boolean flags
+  std::string name;  // long name without dashes, e.g. "topology"; short: "b"
+  // Empty for boolean flags. LIST, FILES, IDS or a name ending in ",...": a comma-separated
+  // list, whose values join when the option is given more than once (--set a=1 --set b=2 is
+  // --set a=1,b=2); any other option given twice keeps its last value (a script's defaults,
+  // then the caller's).
+  std::string value_name;
   std::string help;
   std::string default_value;  // shown in --help; empty = none
   Kind kind = Kind::text;
@@ -29,10 +33,6 @@ struct Option {
   // A further check of the value as typed (a field table's own parser), run while parsing;
   // throws UsageError.
   std::function<void(const std::string&)> check = {};
-  // A comma-separated list: given more than once, the values join (--set a=1 --set b=2 is
-  // --set a=1,b=2). Any other option given more than once keeps its last value (a script's
-  // defaults, then the caller's).
-  bool list = false;
 };
 
 // Typed options, for the declarations.
@@ -42,11 +42,6 @@ Option real_option(std::string name, std::string value_name, std::string help,
                    std::string default_value, double lo, double hi);
 Option size_option(std::string name, std::string value_name, std::string help,
                    std::string default_value);
-// The option as a comma-separated list (Option::list).
-inline Option list_option(Option o) {
-  o.list = true;
-  return o;
-}
 
 struct Command;
 

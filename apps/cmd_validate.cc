@@ -115,18 +115,18 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex validate --list",
     {
         {"suite", "DIR", "folder of suite files (*.json)", "validation/published"},
-        list_option({"only", "IDS",
-                     "entries whose id is or starts with one of these (comma-separated; given "
-                     "twice, both lists)",
-                     "all"}),
+        {"only", "IDS",
+         "entries whose id is or starts with one of these (comma-separated; given twice, both "
+         "lists)",
+         "all"},
         {"out", "DIR", "output folder (results/published holds the recorded run)", "out/validate"},
         integer_option("jobs", "N", "simulations at once, each in its own process", "the cores", 1,
                        4096),
-        list_option({"set", "KEY=V,...",
-                     "simulate settings for every training point that does not state them (e.g. "
-                     "interference=1 to see a mechanism's effect; achieved-bandwidth also applies "
-                     "to collective entries; given twice, both lists)",
-                     ""}),
+        {"set", "KEY=V,...",
+         "simulate settings for every training point that does not state them (e.g. "
+         "interference=1 to see a mechanism's effect; achieved-bandwidth also applies to "
+         "collective entries; given twice, both lists)",
+         ""},
         {"list", "", "list the suite's entries and exit", ""},
         {"no-figure", "", "skip published.svg (no matplotlib needed)", ""},
     },

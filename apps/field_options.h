@@ -69,13 +69,22 @@ nlohmann::json apply_options(const std::vector<ConfigField<Config>>& fields, con
       f.set(cfg, *v);
       chosen.insert(f.name);
     }
-  // Flags only: a config file may hold every setting, the unused one at its default.
+  // Flags against the settings as they now stand (a config file may hold every setting, the
+  // unused one at its default): a flag the run would ignore is refused.
+  const auto in_use = [&](const std::string& name) {
+    for (const auto& f : fields)
+      if (f.name == name) {
+        const nlohmann::json v = f.get(cfg);
+        return !(v.is_null() || v == false || (v.is_number() && v.get<double>() == 0));
+      }
+    return false;
+  };
   for (const auto& [a, b] : fields::exclusive_settings())
-    PRUNEX_USAGE(!args.has(a) || !args.has(b), "--", a, " and --", b,
+    PRUNEX_USAGE(!args.has(a) || !args.has(b) || !in_use(b), "--", a, " and --", b,
                  " are both given: a run takes one (see --help)");
   for (const auto& [setting, needs] : fields::dependent_settings())
-    PRUNEX_USAGE(!args.has(setting) || chosen.count(needs), "--", setting, " applies with --",
-                 needs, " (see --help)");
+    PRUNEX_USAGE(!args.has(setting) || in_use(needs), "--", setting, " applies with --", needs,
+                 " (see --help)");
   if (given != nullptr) given->insert(chosen.begin(), chosen.end());
   return file_config;
 }

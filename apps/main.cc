@@ -45,6 +45,10 @@ int main(int argc, char** argv) {
   prunex::cli::set_command_words(args);
   const auto& commands = prunex::cli::registry();
   // `prunex help COMMAND` is `prunex COMMAND --help`.
+  if (args.size() > 2 && args[0] == "help") {
+    fmt::print(stderr, "prunex: help takes one command (prunex help COMMAND)\n");
+    return 2;
+  }
   if (args.size() == 2 && args[0] == "help") {
     const auto c = std::find_if(commands.begin(), commands.end(),
                                 [&](const auto& x) { return x.name == args[1]; });

@@ -164,8 +164,8 @@ strategy_specific_settings() {
   return table;
 }
 
-// Settings of which a run takes one: given together as flags, one would be ignored without a
-// word.
+// Settings of which a run takes one: the second, when not 0, replaces the first (given
+// together as flags, one would be ignored without a word).
 inline const std::vector<std::pair<std::string, std::string>>& exclusive_settings() {
   static const std::vector<std::pair<std::string, std::string>> pairs = {
       {"local-epochs", "local-steps"},
@@ -173,7 +173,7 @@ inline const std::vector<std::pair<std::string, std::string>>& exclusive_setting
   return pairs;
 }
 
-// Settings that do something only beside another: (setting, the one it needs).
+// Settings that do something only beside another: (setting, the one it needs, not 0).
 inline const std::vector<std::pair<std::string, std::string>>& dependent_settings() {
   static const std::vector<std::pair<std::string, std::string>> pairs = {
       {"checkpoint-minutes", "mtbf-hours"},

@@ -16,10 +16,10 @@
 # Multi-Process Service for the run (its own pipe and log folders under /tmp, stopped after),
 # so the ranks' kernels run side by side; if it does not start, the run goes on without it
 # and says so on stderr. The exit status is the command's.
-# --mps-share is --mps with each rank held to an equal share of the GPU's streaming
-# multiprocessors (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = 100 / NP in each rank's environment;
-# NVIDIA's MPS documentation: on Volta and later it constrains the portion of the device's
-# threads a client may use). Under plain MPS a rank's kernels may fill the whole GPU, so its
+# --mps-share is --mps with each rank held to an equal share of its GPU's streaming
+# multiprocessors (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = 100 / the ranks on one GPU, in each
+# rank's environment; NVIDIA's MPS documentation: on Volta and later it constrains the
+# portion of the device's threads a client may use). Under plain MPS a rank's kernels may fill the whole GPU, so its
 # compute depends on what the other ranks launch at that moment (BENCHMARKS.md, 2026-11-27:
 # the same local steps took 55-87 ms across runs); with a fixed share each rank is closer to
 # a device of its own, which is what the simulator models.
@@ -65,7 +65,10 @@ if command -v nvidia-cuda-mps-control > /dev/null && nvidia-cuda-mps-control -d 
   trap stop_mps EXIT
   launch+=(-x CUDA_MPS_PIPE_DIRECTORY -x CUDA_MPS_LOG_DIRECTORY)
   if [ "$share" = 1 ]; then
-    pct=$((100 / np > 0 ? 100 / np : 1))
+    gpus=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+    [ "${gpus:-0}" -ge 1 ] || gpus=1
+    per_gpu=$(((np + gpus - 1) / gpus))  # ranks take GPUs by local index modulo the GPUs
+    pct=$((100 / per_gpu))
     launch+=(-x "CUDA_MPS_ACTIVE_THREAD_PERCENTAGE=$pct")
     echo "nccl_one_gpu.sh: MPS started, $pct% of the GPU's threads a rank (pipe $CUDA_MPS_PIPE_DIRECTORY)" >&2
   else

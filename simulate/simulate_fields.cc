@@ -158,7 +158,7 @@ const std::vector<SimulateField>& simulate_fields() {
              &C::straggler_factor, 1, 1e6, false),
         long_integer("straggler-seed", "N", "seed of the --straggler-fraction draw",
                      &C::straggler_seed, 0, kMaxCount),
-        text("degrade-nic", "SPEC",
+        text("degrade-nic", "SPEC,...",
              "what-if: NIC rails at a fraction of their bandwidth, NODE[:RAIL]=FRACTION,... "
              "(no rail: every rail of the node)",
              &C::degrade_nic),

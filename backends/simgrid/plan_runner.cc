@@ -34,6 +34,7 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
   double unsynced_s = 0;          // compute seconds since the ranks last synchronised
   bool collective_since = false;  // a collective ran since the last compute step
   std::vector<double> own_s;      // each step's own duration, before interference stretches it
+  std::vector<double> fixed_s;  // of it, the fixed seconds (PlanStep::fixed_s) of its slowest rank
   // Compute for the skew: compute steps and the element-wise work of the layers
   // (--compute-cost layers moves it out of the compute step), not the optimizer's passes.
   const auto add_compute = [&](double seconds) {
@@ -46,6 +47,7 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
     StepTiming st;
     st.phase = step.phase;
     std::vector<double> compute_ranks;  // each rank's own compute time (stragglers)
+    double step_fixed = 0;              // the fixed seconds of its slowest rank (compute)
     switch (step.kind) {
       case StepKind::compute:
         compute_ranks = run_compute_ranks(step.flops);
@@ -53,9 +55,13 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
         for (std::size_t r = 0; r < compute_ranks.size(); ++r)
           compute_ranks[r] +=
               step.fixed_s * (cfg.compute_factor.empty() ? 1.0 : cfg.compute_factor[r]);
-        st.seconds = compute_ranks.empty()
-                         ? 0.0
-                         : *std::max_element(compute_ranks.begin(), compute_ranks.end());
+        if (!compute_ranks.empty()) {
+          const auto slowest = std::max_element(compute_ranks.begin(), compute_ranks.end());
+          st.seconds = *slowest;
+          step_fixed = step.fixed_s * (cfg.compute_factor.empty()
+                                           ? 1.0
+                                           : cfg.compute_factor[slowest - compute_ranks.begin()]);
+        }
         add_compute(st.seconds);
         break;
       case StepKind::memory:
@@ -74,6 +80,7 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
     // fraction, so it waits for the compute done by then, and the ranks stay out of step until
     // the next compute step.
     own_s.push_back(st.seconds);
+    fixed_s.push_back(step_fixed);
     double skew_wait = 0;
     if (step.kind == StepKind::collective) {
       double done = unsynced_s;
@@ -113,10 +120,16 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
       // Interference: while this collective runs inside the compute step, the compute does
       // 1 / slowdown of its work, so the step ends (overlap x (1 - 1 / slowdown)) later.
       // Later buckets' ready times scale with the longer step (the backward pass stretched).
-      if (cfg.overlap_slowdown > 1 && plan.steps[step.overlap_with].kind == StepKind::compute) {
+      // The step's fixed seconds (launches, idle gaps) are not kernels the collective slows:
+      // only the FLOPs' share of the overlap stretches.
+      const PlanStep& overlapped = plan.steps[step.overlap_with];
+      if (cfg.overlap_slowdown > 1 && overlapped.kind == StepKind::compute) {
         const double overlap = std::max(
             0.0, std::min(st.start_s + st.seconds, base.start_s + base.seconds) - st.start_s);
-        const double longer = overlap * (1 - 1 / cfg.overlap_slowdown);
+        const double own = own_s[step.overlap_with];
+        const double flops_share =
+            own > 0 ? std::clamp(1 - fixed_s[step.overlap_with] / own, 0.0, 1.0) : 1.0;
+        const double longer = overlap * flops_share * (1 - 1 / cfg.overlap_slowdown);
         base.seconds += longer;
         for (double& r : base.rank_seconds) r += r > 0 ? longer : 0;
         timing.phase_seconds[base.phase] += longer;

@@ -173,10 +173,10 @@ expect_refused "nccl-tests.json" "$work/bad5" \
   "$prunex" validate --suite "$work/suite" --out "$work/bad5"
 grep -qF "entries[1].points[0]" "$work/refused.err" || fail "the error names no key path: $(cat "$work/refused.err")"
 expect_refused "no such folder" "$work/bad6" "$prunex" validate --suite "$work/none" --out "$work/bad6"
-# --set given twice is one list: the second's key is read (and refused here), and two --set
+# --set given twice is one list: the first's key is read (and refused here), and two --set
 # give the same predictions as one list.
 expect_refused "unknown key 'bogus'" "$work/bad7" \
-  "$prunex" validate --set interference=1 --set bogus=1 --out "$work/bad7"
+  "$prunex" validate --set bogus=1 --set interference=1 --out "$work/bad7"
 for form in one two; do
   sets=(--set interference=1,sync-skew=0)
   [[ $form == two ]] && sets=(--set interference=1 --set sync-skew=0)

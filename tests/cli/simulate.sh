@@ -79,6 +79,10 @@ expect_exit2 "unknown option '--nodez'" simulate --topology puhti --nodez 2
 # the live trainer refuses it (2 x 64 = 128).
 expect_exit2 "--local-epochs and --local-steps are both given" simulate --topology puhti \
   --nodes 2 --local-epochs 2 --local-steps 5
+# --local-steps 0 means epochs: nothing is ignored.
+"$prunex" simulate --topology puhti --nodes 2 --local-epochs 2 --local-steps 0 --iterations 1 \
+  --model small_cnn --input 28 --input-channels 1 --out "$work/steps0" > /dev/null 2>&1 ||
+  fail "--local-steps 0 with --local-epochs refused"
 expect_exit2 "at most 127 ranks (got 128)" simulate --topology dgx-a100 --nodes 16 \
   --gpus-per-node 8 --strategy pactrain --ternary true
 expect_refused "collective 'barrier' is not modeled" "" "$prunex" bench --backend sim \
@@ -182,6 +186,11 @@ kill "$holder" 2>/dev/null; wait "$holder" 2>/dev/null
 grep -q "^failures: system MTBF 5.00 h (2 nodes)" "$work/log" || fail "no failures line: $(cat "$work/log")"
 expect_exit2 "--checkpoint-seconds applies with --mtbf-hours" simulate --topology puhti \
   --nodes 2 --checkpoint-seconds 30
+expect_exit2 "--checkpoint-seconds applies with --mtbf-hours" simulate --topology puhti \
+  --nodes 2 --mtbf-hours 0 --checkpoint-seconds 30
+# The record's MTBF counts: a rerun may change the checkpoint interval alone.
+"$prunex" simulate --config "$work/whatif/metrics.json" --checkpoint-minutes 5 \
+  --out "$work/whatif5" > "$work/log" 2>&1 || fail "rerun with --checkpoint-minutes: $(cat "$work/log")"
 python3 -c "
 import json; m = json.load(open('$work/whatif/metrics.json'))
 c = m['iterations'][0]['phases']['local_compute']['per_rank_s']

@@ -39,6 +39,7 @@ expect_exit2 "topology check does not take --json" topology check puhti --json
 [[ ! -e $work/list.txt ]] || fail "topology list --out wrote a file"
 # prunex help COMMAND is COMMAND --help.
 "$prunex" help topology | cmp - <("$prunex" topology --help) || fail "help topology"
+expect_refused "help takes one command" "" "$prunex" help topology list
 expect_exit2 "cannot open file" topology check "$work/absent.json"
 sed 's/"nodes": {"value": 80,/"nodes": {"value": 5000,/' "$repo/topologies/presets/puhti.json" > "$work/big.json"
 expect_exit2 "fabric.radix 40 with 2 levels" topology check "$work/big.json"

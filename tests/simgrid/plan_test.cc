@@ -138,6 +138,33 @@ TEST(SimPlan, FixedSecondsAddToTheComputeStep) {
     EXPECT_NEAR(r[7 + rank], rank == 3 ? slow : 1 + fixed, 1e-9) << "rank " << rank;
 }
 
+// Interference slows kernels, not a step's fixed seconds (launches, idle gaps): a bucket
+// inside a step of 1 s of FLOPs + 0.2 s fixed stretches it by its overlap x 1/1.2 (the FLOPs'
+// share) x (1 - 1/f).
+TEST(SimPlan, InterferenceStretchesOnlyTheFlopsShare) {
+  const double s = 1e8, f = 2, fixed = 0.2;
+  IterationPlan plan;
+  plan.steps = {compute(5e12),                                         // 1 s + 0.2 s
+                allreduce(Phase::allreduce, Group::intra, s, 0, 0.5),  // ready at 0.6 s
+                memory(8e8)};                                          // 1 ms after all
+  plan.steps[0].fixed_s = fixed;
+  const auto r = sim::fork_run([&] {
+    sim::SimConfig cfg{4, 2};
+    cfg.overlap_slowdown = f;
+    sim::SimCluster c(star_topology(4, 2), cfg);
+    const sim::PlanTiming t = c.run_plan(plan);
+    std::vector<double> v{t.iteration_seconds};
+    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+    return v;
+  });
+  const double d = 2 * kPortLat + s / kPortBw;
+  ASSERT_LT(0.6 + d, 1.2);
+  const double compute_s = 1.2 + d / 1.2 * (1 - 1 / f);
+  EXPECT_NEAR(r[2], compute_s, 1e-9);
+  EXPECT_NEAR(r[3], 0.6, 1e-9);
+  EXPECT_NEAR(r[0], compute_s + 1e-3, 1e-9);
+}
+
 // A start delay (a framework's timer) comes on top of a bucket's ready time, before it queues
 // behind the bucket ahead of it: the first bucket starts at 0.5 + w; the second, ready at 0.5 +
 // w too, waits for the first to end; the pass after the step waits for both.
