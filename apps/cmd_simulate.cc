@@ -29,7 +29,7 @@ int run_simulate(const Args& args) {
     // Warnings once every check has passed: a refused run prints its one error line only.
     for (const auto& line : fields::settings_not_applying(given, {cfg.strategy}))
       fmt::print(stderr, "prunex simulate: warning: {}\n", line);
-    fmt::print("simulate: {} on {}, {} nodes x {} GPUs ({}), {} params\n",
+    fmt::print("simulate: {} on {}, {} x {} GPUs on {}, {} params\n",
                strategy_name(spec.plan.strategy), spec.layout.model, spec.sim.nodes,
                spec.sim.gpus_per_node, spec.topology.name,
                static_cast<long long>(spec.layout.parameters()));

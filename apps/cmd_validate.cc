@@ -64,7 +64,8 @@ int run_validate(const Args& args) {
     fmt::print(stderr, "prunex validate: error: {}\n", e.what());
     return 2;
   }
-  fmt::print(stderr, "validate: {} entries from the suite, {} jobs\n", suite.size(), jobs);
+  fmt::print(stderr, "validate: {} entr{} from the suite, {} job{}\n", suite.size(),
+             suite.size() == 1 ? "y" : "ies", jobs, jobs == 1 ? "" : "s");
   int last = -1;
   sim::PublishedResult result;
   try {
