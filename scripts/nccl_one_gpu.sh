@@ -26,6 +26,7 @@
 set -euo pipefail
 mps=0 share=0
 case "${1:-}" in
+  -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   --mps) mps=1; shift ;;
   --mps-share) mps=1 share=1; shift ;;
 esac

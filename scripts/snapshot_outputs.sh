@@ -7,13 +7,24 @@
 # ranks as 2 x 2, synthetic data): the bucketed peers with their settings, and checkpoint +
 # --resume of ddp, pactrain and cgx. Compare two snapshots with scripts/compare_outputs.py.
 # About 3 minutes on 2 cores.
+# OUT is replaced: it must be absent, empty, or an earlier snapshot (its .prunex-snapshot
+# marker); any other folder is refused, so a mistyped OUT deletes nothing.
 set -u
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${1:?usage: snapshot_outputs.sh OUT [PRUNEX]}")
-B=$(realpath "${2:-build/bin/prunex}")
+case "${1:-}" in
+  -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  ""|-*) echo "usage: snapshot_outputs.sh OUT [PRUNEX] (--help)" >&2; exit 2 ;;
+esac
+out=$(realpath -m -- "$1")
+B=$(realpath -- "${2:-build/bin/prunex}")
 [[ -x $B ]] || { echo "snapshot_outputs.sh: no prunex at $B (scripts/build.sh)" >&2; exit 2; }
+if [[ -e $out && ! -e $out/.prunex-snapshot ]] && [[ ! -d $out || -n $(ls -A "$out") ]]; then
+  echo "snapshot_outputs.sh: $out exists and is not a snapshot: not replacing it" >&2
+  exit 2
+fi
 rm -rf "$out"
 mkdir -p "$out/sim" "$out/live"
+touch "$out/.prunex-snapshot"
 s=$out/sim
 V=results/validate/2x2
 fail() { echo "snapshot_outputs.sh: $1 exited $2" >&2; }

@@ -42,6 +42,10 @@
 # The calibration runs (1, 2, 4) are separate from the validated runs (3).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+case "${1:-}" in
+  -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -*) echo "validate_localhost.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+esac
 out=${1:-out/validate}
 prunex=build/bin/prunex
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
