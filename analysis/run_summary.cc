@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "engine/phases.h"
 
 namespace prunex {
@@ -9,8 +11,8 @@ namespace prunex {
 void print_run_summary(std::FILE* f, const RunRecord& run, const std::string& out_dir) {
   const nlohmann::json s = summary_json(run);
   const double per_iter = s["time_per_iteration_s"].get<double>();
-  fmt::print(f, "\n{} iterations, {:.3f} s per iteration (critical path per phase, mean):\n",
-             run.iterations.size(), per_iter);
+  fmt::print(f, "\n{} iteration{}, {:.3f} s per iteration (critical path per phase, mean):\n",
+             run.iterations.size(), run.iterations.size() == 1 ? "" : "s", per_iter);
   fmt::print(f, "  {:<18} {:>12} {:>9} {:>6}\n", "phase", "seconds", "share", "comm");
   double shares = 0;
   for (const auto& [name, sec] : s["phase_seconds"].items()) {
@@ -34,7 +36,9 @@ void print_run_summary(std::FILE* f, const RunRecord& run, const std::string& ou
       s["world_bytes_per_iteration"].get<double>() / 1e6);
   if (s.contains("test_accuracy"))
     fmt::print(f, "test accuracy: {:.2f}%\n", 100.0 * s["test_accuracy"].get<double>());
-  fmt::print(f, "wrote {}/metrics.json and {}/trace.json\n", out_dir, out_dir);
+  const bool masks = std::filesystem::exists(out_dir + "/masks.json");
+  fmt::print(f, "wrote {}/metrics.json, {}/trace.json{}\n", out_dir, out_dir,
+             masks ? " and " + out_dir + "/masks.json" : "");
   std::fflush(f);
 }
 

@@ -38,8 +38,10 @@ void on_signal(int sig) {
 
 int run_emulate(const Args& args) {
   if (args.flag("cleanup")) {
-    PRUNEX_USAGE(args.trailing().empty() && !args.has("topology"),
-                 "--cleanup takes no topology and no command");
+    for (const char* o :
+         {"topology", "nodes", "gpus-per-node", "slowdown", "topology-out", "program"})
+      PRUNEX_USAGE(!args.has(o), "--cleanup takes no --", o);
+    PRUNEX_USAGE(args.trailing().empty(), "--cleanup takes no command");
     check_emulation_possible();
     const int n = cleanup_stale_emulations();
     fmt::print("emulate: removed {} leftover namespaces and links\n", n);
@@ -47,7 +49,7 @@ int run_emulate(const Args& args) {
   }
   PRUNEX_USAGE(args.has("topology"), "--topology NAME|FILE is required (prunex topology list)");
   const Topology t = load_topology(*args.get("topology"));
-  const int nodes = static_cast<int>(args.get_int("nodes", 2, 1, 1 << 20));
+  const int nodes = static_cast<int>(args.get_int("nodes", 2, 1, 250));
   const int gpn = static_cast<int>(args.get_int("gpus-per-node", 1, 1, 1 << 20));
   const EmulationSpec spec = emulation_spec(t, nodes, gpn, args.get_double("slowdown", 1));
   const auto& inner = args.trailing();
@@ -71,6 +73,13 @@ int run_emulate(const Args& args) {
     PRUNEX_USAGE(known && inner[0] != "emulate" && inner[0] != "emulate-probe", "'", inner[0],
                  "' is not a prunex command to run on the emulated cluster (train, bench, ...; "
                  "--program runs a program of its own)");
+    // Its options read as that command reads them, before anything is built: a mistyped
+    // model or strategy is its one line, not a failure on every emulated rank.
+    try {
+      parse_command_line(inner);
+    } catch (const UsageError& e) {
+      throw UsageError("the command to run: " + std::string(e.what()));
+    }
   }
   const std::string mpirun = find_program("mpirun");
   PRUNEX_USAGE(!mpirun.empty(), "mpirun not found (scripts/setup.sh installs Open MPI)");
@@ -85,10 +94,13 @@ int run_emulate(const Args& args) {
   if (args.flag("keep-up")) cluster.keep();
   fmt::print(
       stderr,
-      "emulate: {} nodes x {} ranks of {}, {} rail{} per node at {:.4g} Mbit/s and {:.4g} us "
-      "one way (slowdown {:g}; {}); names {}*\n",
+      "emulate: {} nodes x {} ranks of {}, {} rail{} per node at {:.4g} Mbit/s and {} one way "
+      "(slowdown {:g}; {}); names {}*\n",
       spec.nodes, spec.gpus_per_node, spec.topology, spec.rails, spec.rails > 1 ? "s" : "",
-      spec.rate_bps / 1e6, spec.one_way_s * 1e6, spec.slowdown, spec.fabric, cluster.prefix());
+      spec.rate_bps / 1e6,
+      spec.one_way_s >= 1e-3 ? fmt::format("{:.4g} ms", spec.one_way_s * 1e3)
+                             : fmt::format("{:.4g} us", spec.one_way_s * 1e6),
+      spec.slowdown, spec.fabric, cluster.prefix());
   int rc = 1;
   try {
     cluster.build();
@@ -169,10 +181,14 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex emulate --cleanup",
     {
         {"topology", "NAME|FILE", "cluster preset or topology file (its NICs and fabric)", ""},
-        integer_option("nodes", "M", "emulated nodes (at most 250)", "2", 1, 1 << 20),
+        integer_option("nodes", "M", "emulated nodes (at most 250: one /24 per rail)", "2", 1, 250),
         integer_option("gpus-per-node", "P", "MPI ranks per node", "1", 1, 1 << 20),
-        real_option("slowdown", "X", "divide bandwidths and multiply latencies by X", "1", 0,
-                    std::numeric_limits<double>::max()),
+        [] {
+          Option o = real_option("slowdown", "X", "divide bandwidths and multiply latencies by X",
+                                 "1", 0, std::numeric_limits<double>::max());
+          o.open_low = true;  // (0, max]: 0 would make every link infinitely slow
+          return o;
+        }(),
         {"topology-out", "FILE",
          "also write the emulated cluster as a topology file (for calibrate and simulate)", ""},
         {"keep-up", "", "leave the cluster up after the command (remove with --cleanup)", ""},

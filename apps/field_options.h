@@ -59,6 +59,15 @@ nlohmann::json apply_options(const std::vector<ConfigField<Config>>& fields, con
   if (auto file = args.get("config")) {
     bool record = false;
     file_config = canonical_config(read_config_file(*file, &record));
+    // A record of another command (a simulate or sweep record given to train) names settings
+    // of its own: said as such, not as a typo.
+    if (record)
+      for (const auto& [key, value] : file_config.items()) {
+        bool known = recorded_config_keys().count(key) > 0;
+        for (const auto& f : fields) known = known || f.name == key;
+        PRUNEX_USAGE(known, "--config ", *file, ": the record of another command (its setting '",
+                     key, "' is not one of this command's)");
+      }
     apply_config_json(fields, cfg, file_config, *file, record);
     if (!record)
       for (const auto& [key, value] : file_config.items())

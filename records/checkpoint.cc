@@ -161,7 +161,7 @@ CheckpointManifest read_latest_checkpoint(const std::string& dir) {
                ": LATEST names no checkpoint folder ('", latest, "')");
   CheckpointManifest m;
   m.folder = (fs::path(dir) / latest).string();
-  m.json = read_json_file(m.folder + "/manifest.json", what);
+  m.json = read_json_file(m.folder + "/manifest.json", what + ":");
   const nlohmann::json& j = m.json;
   PRUNEX_USAGE(j.is_object() && j.value("format", "") == "prunex-checkpoint-1" &&
                    j.contains("iteration") && j["iteration"].is_number_integer() &&

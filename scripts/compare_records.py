@@ -15,13 +15,27 @@ def main():
     if len(sys.argv) != 3:
         print(__doc__.split("\n\n")[1].strip(), file=sys.stderr)
         return 2
-    a, b = (json.load(open(p))["iterations"] for p in sys.argv[1:3])
+    runs = []
+    for path in sys.argv[1:3]:
+        try:
+            with open(path) as f:
+                run = json.load(f)
+        except (OSError, ValueError) as e:
+            print(f"compare_records.py: {path}: {e}", file=sys.stderr)
+            return 2
+        if not isinstance(run, dict) or not isinstance(run.get("iterations"), list):
+            print(f"compare_records.py: {path}: not a metrics.json (no iterations list)",
+                  file=sys.stderr)
+            return 2
+        runs.append(run["iterations"])
+    a, b = runs
     same = len(a) == len(b)
     for x, y in zip(a, b):
         diff = sorted(k for k in set(x) | set(y) if k not in TIMING and x.get(k) != y.get(k))
         same &= not diff
         print(f"iteration {x['iteration']}: " + ("the same record (times aside)" if not diff
-              else "differs in " + ", ".join(diff) + f" (loss {x['loss']!r} vs {y['loss']!r})"))
+              else "differs in " + ", ".join(diff) +
+              (f" (loss {x['loss']!r} vs {y['loss']!r})" if "loss" in x and "loss" in y else "")))
     if len(a) != len(b):
         print(f"{len(a)} against {len(b)} iterations")
     return 0 if same else 1

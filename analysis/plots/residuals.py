@@ -39,7 +39,11 @@ def draw(inputs, out, layer=None):
         raise common.InputError("residuals takes one metrics.json")
     m = common.load_metrics(inputs[0])
     its = [it for it in m["iterations"] if it.get("residuals")]
-    common.require(its, m["_path"], "no residuals recorded (baseline strategies have none)")
+    simulated = m.get("config", {}).get("executor") == "simgrid"
+    common.require(its, m["_path"],
+                   "no residuals recorded (a simulated run has none; a live run of a baseline "
+                   "strategy neither)" if simulated else
+                   "no residuals recorded (baseline strategies have none)")
     layers = sorted(its[0]["residuals"])
     if layer is not None:
         common.require(layer in layers, m["_path"], f"no residuals for layer '{layer}'")

@@ -30,10 +30,16 @@ def load_scaling(path):
 
 
 def draw(inputs, out, layer=None):
+    loaded = [(path, load_scaling(path)) for path in inputs]
+    # A strategy in several files: one curve each, named by its file.
+    count = {}
+    for _, c in loaded:
+        for strategy in c:
+            count[strategy] = count.get(strategy, 0) + 1
     curves = {}
-    for path in inputs:
-        for strategy, points in load_scaling(path).items():
-            curves[strategy] = points  # a later file's strategy replaces an earlier one's
+    for path, c in loaded:
+        for strategy, points in c.items():
+            curves[f"{strategy} ({path})" if count[strategy] > 1 else strategy] = points
     fig, axes = common.new_figure(1, 2, width=5.2)
     speed, eff = axes[0]
     all_gpus = sorted({p["gpus"] for pts in curves.values() for p in pts})

@@ -2,6 +2,7 @@
 // live training under mpirun/srun, one process per GPU or CPU slot. apps/cmd_train.cc holds
 // the command's options and help; `prunex train` execs prunex-train (apps/train_exec.cc).
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <set>
 
@@ -167,11 +168,16 @@ int run_train(const Args& args) {
   }
   // Rank 0 writes the results: it checks and claims --out before any work; every rank
   // learns the verdict.
-  std::unique_ptr<OutputDir> out_dir;
+  std::unique_ptr<OutputDir> out_dir, checkpoint_dir;
   int out_ok = 1;
   if (rank == 0) {
     try {
       out_dir = std::make_unique<OutputDir>(cfg.out);
+      // A checkpoint folder of its own is checked too: not found out at the first checkpoint.
+      if (cfg.checkpoint_every > 0 && !cfg.checkpoint_dir.empty() &&
+          std::filesystem::weakly_canonical(cfg.checkpoint_dir) !=
+              std::filesystem::weakly_canonical(cfg.out))
+        checkpoint_dir = std::make_unique<OutputDir>(cfg.checkpoint_dir, "--checkpoint-dir");
     } catch (const UsageError& e) {
       fmt::print(stderr, "prunex train: error: {}\n", e.what());
       out_ok = 0;

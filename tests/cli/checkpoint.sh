@@ -86,6 +86,11 @@ check_bad "other world size" "of 4 ranks, this run has 2" 2 "${common[@]}" --gpu
 check_bad "other grouping" "nodes of 2 ranks" 4 "${common[@]}" --gpus-per-node 1 --iterations 4 --resume "$ck"
 check_bad "nothing left" "leaves nothing to run" 4 "${common[@]}" --iterations 2 --resume "$ck"
 check_bad "no checkpoint" "no complete checkpoint" 4 "${common[@]}" --iterations 4 --resume "$tmp"
+# A checkpoint folder that cannot be made is found before the first iteration, not at the
+# first checkpoint.
+touch "$tmp/afile"
+check_bad "checkpoint folder under a file" "--checkpoint-dir $tmp/afile/ck" 2 "${common[@]}" \
+  --gpus-per-node 1 --iterations 4 --checkpoint-every 1 --checkpoint-dir "$tmp/afile/ck"
 cp -r "$ck" "$tmp/cut"
 truncate -s -100 "$tmp/cut/iter-00000002/rank-00003.ckpt"
 check_bad "truncated rank file" "rank-00003.ckpt" 4 "${common[@]}" --iterations 4 --resume "$tmp/cut"

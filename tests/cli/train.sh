@@ -95,6 +95,12 @@ echo '{"iterations": 2, "no_such_key": 1}' >"$tmp/cfg.json"
 check_bad "unknown config key" "${common[@]}" --config "$tmp/cfg.json"
 check_bad "missing data file" "${common[@]}" --dataset cifar10 --data-dir "$tmp/nowhere"
 check_bad "a folder where a config file belongs" "${common[@]}" --config "$tmp"
+# A simulate record given to train: named as another command's record, not as a typo.
+"$prunex" simulate --topology puhti --nodes 2 --iterations 1 --model small_cnn --input 28 \
+  --input-channels 1 --out "$tmp/simrec" > /dev/null 2>&1 || fail "simulate for the record"
+check_bad "another command's record" "${common[@]}" --config "$tmp/simrec/metrics.json"
+grep -q "the record of another command" "$work/refused.err" ||
+  fail "a simulate record: $(cat "$work/refused.err")"
 echo '{"model": null}' >"$tmp/null.json"
 check_bad "a null setting" "${common[@]}" --config "$tmp/null.json"
 grep -q "key 'model' is null" "$work/refused.err" || fail "null model: $(cat "$work/refused.err")"

@@ -142,10 +142,12 @@ CheckpointManifest open_resume(const TrainConfig& cfg, const nlohmann::json& con
                ": the checkpoint is of nodes of ", saved.value("gpus-per-node", -1),
                " ranks, this run groups ", gpus_per_node);
   // Settings that change what the run computes must match; these may differ.
-  // (gpus-per-node: compared as resolved above; 0 means "by host" on the command line.)
-  static const char* free_keys[] = {"iterations",     "out",    "checkpoint-every",
-                                    "checkpoint-dir", "resume", "inject-failure",
-                                    "gpus-per-node"};
+  // (gpus-per-node: compared as resolved above; 0 means "by host" on the command line.
+  // data-dir: where the same dataset lies, e.g. copied to a node's scratch; the dataset is
+  // --dataset, compared.)
+  static const char* free_keys[] = {"iterations",     "out",     "checkpoint-every",
+                                    "checkpoint-dir", "resume",  "inject-failure",
+                                    "gpus-per-node",  "data-dir"};
   for (const auto& [key, value] : config.items()) {
     if (std::find(std::begin(free_keys), std::end(free_keys), key) != std::end(free_keys)) continue;
     PRUNEX_USAGE(saved.contains(key) && saved[key] == value, what,
