@@ -42,7 +42,7 @@ def draw(inputs, out, layer=None):
     common.save(fig, out)
     parts = ", ".join(f"{label} {100 * p[-1][2]:.2f}% after {p[-1][0]:.4g} s and {p[-1][1]:.0f} B"
                       for label, p in curves)
-    return f"accuracy: {len(runs)} runs, final: {parts}"
+    return f"accuracy: {len(runs)} run{'' if len(runs) == 1 else 's'}, final: {parts}"
 
 
 if __name__ == "__main__":

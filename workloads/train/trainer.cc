@@ -111,7 +111,7 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
       std::fprintf(stderr, "prunex train: warning: %s\n", w.c_str());
   if (root)
     std::printf(
-        "train: %s on %s, %d ranks = %d nodes x %d, %lld params, %lld train / %lld test "
+        "train: %s on %s, %d ranks = %d x %d (nodes x ranks), %lld params, %lld train / %lld test "
         "samples\n",
         std::string(strategy_name(cfg.strategy)).c_str(), cfg.model.c_str(), run.ranks,
         comm.grouping().nodes(), comm.grouping().gpus_per_node,
