@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "engine/phases.h"
 
 namespace prunex {
@@ -36,7 +34,7 @@ void print_run_summary(std::FILE* f, const RunRecord& run, const std::string& ou
       s["world_bytes_per_iteration"].get<double>() / 1e6);
   if (s.contains("test_accuracy"))
     fmt::print(f, "test accuracy: {:.2f}%\n", 100.0 * s["test_accuracy"].get<double>());
-  const bool masks = std::filesystem::exists(out_dir + "/masks.json");
+  const bool masks = run.extra_files.count("masks.json") > 0;
   fmt::print(f, "wrote {}/metrics.json, {}/trace.json{}\n", out_dir, out_dir,
              masks ? " and " + out_dir + "/masks.json" : "");
   std::fflush(f);

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <fmt/core.h>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -75,8 +76,11 @@ int run_emulate(const Args& args) {
                  "--program runs a program of its own)");
     // Its options read as that command reads them, before anything is built: a mistyped
     // model or strategy is its one line, not a failure on every emulated rank.
+    // (Its --help is its own: every rank prints it, as before.)
     try {
-      parse_command_line(inner);
+      if (std::find(inner.begin(), inner.end(), "--help") == inner.end() &&
+          std::find(inner.begin(), inner.end(), "-h") == inner.end())
+        parse_command_line(inner);
     } catch (const UsageError& e) {
       throw UsageError("the command to run: " + std::string(e.what()));
     }

@@ -28,7 +28,7 @@ while [[ $# -gt 0 ]]; do
     --limit) limit=$2 ;;
     --default-ranks) default_ranks=$2 ;;
     --out) out=$2 ;;
-    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench_smpi.sh: unknown option $1 (--help)" >&2; exit 2 ;;
   esac
   shift 2

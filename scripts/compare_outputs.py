@@ -56,7 +56,7 @@ def main():
             rel = os.path.relpath(pa, a)
             pb = os.path.join(b, rel)
             live = rel.startswith('live' + os.sep)
-            if live and f != 'metrics.json':
+            if (live and f != 'metrics.json') or rel == '.prunex-snapshot':
                 continue
             if not os.path.exists(pb):
                 print('missing in', b + ':', rel)

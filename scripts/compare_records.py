@@ -23,8 +23,10 @@ def main():
         except (OSError, ValueError) as e:
             print(f"compare_records.py: {path}: {e}", file=sys.stderr)
             return 2
-        if not isinstance(run, dict) or not isinstance(run.get("iterations"), list):
-            print(f"compare_records.py: {path}: not a metrics.json (no iterations list)",
+        its = run.get("iterations") if isinstance(run, dict) else None
+        if not isinstance(its, list) or not all(isinstance(i, dict) and "iteration" in i
+                                                for i in its):
+            print(f"compare_records.py: {path}: not a metrics.json (no list of iterations)",
                   file=sys.stderr)
             return 2
         runs.append(run["iterations"])

@@ -8,11 +8,12 @@
 # --resume of ddp, pactrain and cgx. Compare two snapshots with scripts/compare_outputs.py.
 # About 3 minutes on 2 cores.
 # OUT is replaced: it must be absent, empty, or an earlier snapshot (its .prunex-snapshot
-# marker); any other folder is refused, so a mistyped OUT deletes nothing.
+# marker); any other folder is refused, so a mistyped OUT deletes nothing. OUT and PRUNEX are
+# taken from the repository's root (the script works there).
 set -u
 cd "$(dirname "$0")/.."
 case "${1:-}" in
-  -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   ""|-*) echo "usage: snapshot_outputs.sh OUT [PRUNEX] (--help)" >&2; exit 2 ;;
 esac
 out=$(realpath -m -- "$1")

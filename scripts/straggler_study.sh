@@ -39,6 +39,9 @@ for g in "${gpu_list[@]}"; do
   (( g % 4 == 0 && g >= 8 )) || { echo "straggler_study.sh: --gpus: $g is not a multiple of 4 (>= 8)" >&2; exit 2; }
 done
 # The strategy names as prunex reads them, before any run (its one line, exit 2).
+for s in "${strat_list[@]}"; do
+  [[ -n $s ]] || { echo "straggler_study.sh: --strategies has an empty entry" >&2; exit 2; }
+done
 err=$("$prunex" sweep --topology puhti --gpus 8 --strategy "$strategies" --count-points 2>&1 \
   >/dev/null) || { echo "straggler_study.sh: --strategies: ${err#prunex sweep: error: }" >&2; exit 2; }
 mkdir -p "$out/runs"

@@ -31,6 +31,12 @@ def load_scaling(path):
 
 def draw(inputs, out, layer=None):
     loaded = [(path, load_scaling(path)) for path in inputs]
+    # Speedups are over each file's smallest GPU count: files must share it to share axes.
+    bases = {min(p["gpus"] for pts in c.values() for p in pts) for _, c in loaded}
+    if len(bases) > 1:
+        raise common.InputError("scaling: the files start at different GPU counts "
+                                f"({', '.join(str(b) for b in sorted(bases))}): their speedups "
+                                "have different bases")
     # A strategy in several files: one curve each, named by its file.
     count = {}
     for _, c in loaded:
@@ -66,7 +72,8 @@ def draw(inputs, out, layer=None):
     top = all_gpus[-1]
     at_top = [(s, p) for s, pts in curves.items() for p in pts if p["gpus"] == top]
     parts = ", ".join(f"{s} {p['speedup']:.2f}x ({100 * p['efficiency']:.1f}%)" for s, p in at_top)
-    return f"scaling: {len(curves)} strategies, speedup at {top} GPUs: {parts}"
+    plural = "" if len(curves) == 1 else "s"
+    return f"scaling: {len(curves)} curve{plural}, speedup at {top} GPUs: {parts}"
 
 
 if __name__ == "__main__":

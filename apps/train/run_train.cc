@@ -174,9 +174,10 @@ int run_train(const Args& args) {
     try {
       out_dir = std::make_unique<OutputDir>(cfg.out);
       // A checkpoint folder of its own is checked too: not found out at the first checkpoint.
-      if (cfg.checkpoint_every > 0 && !cfg.checkpoint_dir.empty() &&
-          std::filesystem::weakly_canonical(cfg.checkpoint_dir) !=
-              std::filesystem::weakly_canonical(cfg.out))
+      // (The same folder as --out, however spelt, is claimed already.)
+      std::error_code ec;
+      const bool same_as_out = std::filesystem::equivalent(cfg.checkpoint_dir, cfg.out, ec);
+      if (cfg.checkpoint_every > 0 && !cfg.checkpoint_dir.empty() && !(same_as_out && !ec))
         checkpoint_dir = std::make_unique<OutputDir>(cfg.checkpoint_dir, "--checkpoint-dir");
     } catch (const UsageError& e) {
       fmt::print(stderr, "prunex train: error: {}\n", e.what());

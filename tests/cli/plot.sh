@@ -158,7 +158,7 @@ def unit_s(num, unit):
     return float(num) * {"s": 1, "ms": 1e-3, "µs": 1e-6}[unit]
 
 s = line("scaling")
-if "3 strategies, speedup at 64 GPUs" not in s: bad.append(s)
+if "3 curves, speedup at 64 GPUs" not in s: bad.append(s)
 for strat, (sp, eff) in E["scaling"].items():
     m = re.search(rf"\b{strat} ([\d.]+)x \(([\d.]+)%\)", s)
     if not m: bad.append(f"scaling: {strat} missing in {s}"); continue

@@ -73,13 +73,6 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
   std::optional<CheckpointManifest> resume;
   if (!cfg.resume.empty())
     resume = open_resume(cfg, run.config, run.ranks, comm.grouping().gpus_per_node);
-  // A cosine schedule spans --iterations: another total bends the rest of the run.
-  if (resume && root && cfg.lr_schedule == "cosine" &&
-      resume->json["config"].value("iterations", cfg.iterations) != cfg.iterations)
-    std::fprintf(stderr,
-                 "prunex train: warning: --lr-schedule cosine over --iterations %d, the "
-                 "checkpoint's run over %d: the rates from here differ from its\n",
-                 cfg.iterations, resume->json["config"].value("iterations", cfg.iterations));
   const std::string checkpoint_dir =
       cfg.checkpoint_dir.empty() ? cfg.out + "/checkpoint" : cfg.checkpoint_dir;
   TrainSetup setup = make_setup(cfg, backend);
@@ -128,6 +121,13 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
   int first = 1;
   if (resume) {
     restore_checkpoint(*resume, setup, *strategy, comm);
+    // A cosine schedule spans --iterations: another total bends the rest of the run.
+    if (root && cfg.lr_schedule == "cosine" &&
+        resume->json["config"].value("iterations", cfg.iterations) != cfg.iterations)
+      std::fprintf(stderr,
+                   "prunex train: warning: --lr-schedule cosine over --iterations %d, the "
+                   "checkpoint's run over %d: the rates from here differ from its\n",
+                   cfg.iterations, resume->json["config"].value("iterations", cfg.iterations));
     for (const auto& j : resume->json["record"]["iterations"])
       run.iterations.push_back(iteration_from_json(j, resume->folder + "/manifest.json"));
     eval_seconds = resume->json.value("evaluation_seconds", 0.0);
