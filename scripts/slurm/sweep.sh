@@ -9,16 +9,22 @@
 #
 # Account, partition and the like come from sbatch's environment (SBATCH_ACCOUNT,
 # SBATCH_PARTITION, ...); PRUNEX names the binary (default: build/bin/prunex of this
-# checkout). Memory per task: SWEEP_MEM (default 8G; `prunex simulate` refuses a point whose
-# estimate exceeds it, see simulate/footprint.h).
+# checkout). Memory per task: SWEEP_MEM (default 8G; each task gives prunex the job's memory
+# as PRUNEX_MAX_MEMORY_GIB, so it refuses a point whose estimate exceeds it: see
+# simulate/footprint.h). Time per task: sweep_point.sbatch's 1 hour, or SBATCH_TIMELIMIT.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-if [[ $# -lt 1 || $1 == -* ]]; then
-  echo "usage: $0 OUT SWEEP_OPTIONS... (see prunex sweep --help)" >&2
-  exit 2
-fi
+case "${1:-}" in
+  -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  ""|-*) echo "usage: $0 OUT SWEEP_OPTIONS... (--help; see prunex sweep --help)" >&2; exit 2 ;;
+esac
 out=$1
 shift
+# Points of an earlier sweep there would only be refused by the merge, after the whole array.
+if [[ -d $out/points && -n $(ls -A "$out/points") ]]; then
+  echo "$0: $out/points holds an earlier sweep's points: another OUT, or remove them" >&2
+  exit 2
+fi
 prunex=${PRUNEX:-$here/../../build/bin/prunex}
 [[ -x $prunex ]] || { echo "$0: no prunex binary at $prunex (scripts/build.sh, or set PRUNEX)" >&2; exit 2; }
 prunex=$(cd "$(dirname "$prunex")" && pwd)/$(basename "$prunex")

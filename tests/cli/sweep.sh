@@ -61,6 +61,11 @@ expect_exit2() {  # expect_exit2 WORDS ARGS...: exit 2, the words on stderr, no 
 expect_exit2 "must be in [0, 5]" sweep "${opts[@]}" --point 6
 expect_exit2 "--jobs" sweep "${opts[@]}" --jobs 0
 expect_exit2 "--strategy lists ddp twice" sweep --topology puhti --gpus 8 --strategy ddp,topk,ddp
+# sweep.sh refuses an OUT that holds an earlier sweep's points before submitting anything
+# (the merge would refuse them only after the whole array).
+mkdir -p "$work/old/points/0" && touch "$work/old/points/0/scaling.json"
+expect_refused "holds an earlier sweep's points" "" env PRUNEX="$prunex" \
+  "$repo/scripts/slurm/sweep.sh" "$work/old" --topology puhti --gpus 8 --strategy ddp
 cp -r "$work/slurm/points" "$work/p2"
 rm -r "$work/p2/3"
 expect_exit2 "points missing (of 0..5): 3" sweep --merge "$work/p2"
