@@ -21,8 +21,9 @@ int config_int(const Doc& d, const char* key) {
 // The topology the run simulated (its config's "topology"), or "" when not recorded.
 std::string config_topology(const Doc& d) {
   const nlohmann::json c = canonical_config(d.json.value("config", nlohmann::json::object()));
-  return c.contains("topology") && c.at("topology").is_string() ? c.at("topology").get<std::string>()
-                                                                 : "";
+  return c.contains("topology") && c.at("topology").is_string()
+             ? c.at("topology").get<std::string>()
+             : "";
 }
 
 double phase_seconds(const CommQuantities& q, const char* phase, const Doc& d) {

@@ -47,7 +47,7 @@ int run_bench(const Args& args) {
     PRUNEX_USAGE(op == "compaction" || !args.has(o), "--", o, " applies to --op compaction");
   const std::string key = op == "compaction"
                               ? (device == "cuda" ? "op:compaction:cuda" : "op:compaction")
-                              : "backend:" + args.get_or("backend", "mpi");
+                              : "backend:" + backend;
   auto it = bench_modes().find(key);
   PRUNEX_USAGE(it != bench_modes().end(), "no bench mode for ",
                op == "compaction" ? "--op compaction --device " + device

@@ -55,7 +55,6 @@ template <typename Config>
 nlohmann::json apply_options(const std::vector<ConfigField<Config>>& fields, const Args& args,
                              Config& cfg, std::set<std::string>* given = nullptr) {
   nlohmann::json file_config = nlohmann::json::object();
-  std::set<std::string> chosen;
   if (auto file = args.get("config")) {
     bool record = false;
     file_config = canonical_config(read_config_file(*file, &record));
@@ -69,14 +68,14 @@ nlohmann::json apply_options(const std::vector<ConfigField<Config>>& fields, con
                      key, "' is not one of this command's)");
       }
     apply_config_json(fields, cfg, file_config, *file, record);
-    if (!record)
+    if (given != nullptr && !record)
       for (const auto& [key, value] : file_config.items())
-        if (!value.is_null()) chosen.insert(key);
+        if (!value.is_null()) given->insert(key);
   }
   for (const auto& f : fields)
     if (auto v = args.get(f.name)) {
       f.set(cfg, *v);
-      chosen.insert(f.name);
+      if (given != nullptr) given->insert(f.name);
     }
   // Flags against the settings as they now stand (a config file may hold every setting, the
   // unused one at its default): a flag the run would ignore is refused.
@@ -94,7 +93,6 @@ nlohmann::json apply_options(const std::vector<ConfigField<Config>>& fields, con
   for (const auto& [setting, needs] : fields::dependent_settings())
     PRUNEX_USAGE(!args.has(setting) || in_use(needs), "--", setting, " applies with --", needs,
                  " (see --help)");
-  if (given != nullptr) given->insert(chosen.begin(), chosen.end());
   return file_config;
 }
 

@@ -34,7 +34,11 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
   double unsynced_s = 0;          // compute seconds since the ranks last synchronised
   bool collective_since = false;  // a collective ran since the last compute step
   std::vector<double> own_s;      // each step's own duration, before interference stretches it
-  std::vector<double> fixed_s;  // of it, the fixed seconds (PlanStep::fixed_s) of its slowest rank
+  // The slowest rank's factor (a straggler's), which its fixed seconds take too.
+  const double slowest_factor =
+      cfg.compute_factor.empty()
+          ? 1.0
+          : *std::max_element(cfg.compute_factor.begin(), cfg.compute_factor.end());
   // Compute for the skew: compute steps and the element-wise work of the layers
   // (--compute-cost layers moves it out of the compute step), not the optimizer's passes.
   const auto add_compute = [&](double seconds) {
@@ -47,21 +51,12 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
     StepTiming st;
     st.phase = step.phase;
     std::vector<double> compute_ranks;  // each rank's own compute time (stragglers)
-    double step_fixed = 0;              // the fixed seconds of its slowest rank (compute)
     switch (step.kind) {
       case StepKind::compute:
-        compute_ranks = run_compute_ranks(step.flops);
-        // The fixed part: no shared resource, each rank's own seconds (a straggler's too).
-        for (std::size_t r = 0; r < compute_ranks.size(); ++r)
-          compute_ranks[r] +=
-              step.fixed_s * (cfg.compute_factor.empty() ? 1.0 : cfg.compute_factor[r]);
-        if (!compute_ranks.empty()) {
-          const auto slowest = std::max_element(compute_ranks.begin(), compute_ranks.end());
-          st.seconds = *slowest;
-          step_fixed = step.fixed_s * (cfg.compute_factor.empty()
-                                           ? 1.0
-                                           : cfg.compute_factor[slowest - compute_ranks.begin()]);
-        }
+        compute_ranks = run_compute_ranks(step.flops, step.fixed_s);
+        st.seconds = compute_ranks.empty()
+                         ? 0.0
+                         : *std::max_element(compute_ranks.begin(), compute_ranks.end());
         add_compute(st.seconds);
         break;
       case StepKind::memory:
@@ -80,7 +75,6 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
     // fraction, so it waits for the compute done by then, and the ranks stay out of step until
     // the next compute step.
     own_s.push_back(st.seconds);
-    fixed_s.push_back(step_fixed);
     double skew_wait = 0;
     if (step.kind == StepKind::collective) {
       double done = unsynced_s;
@@ -128,7 +122,7 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
             0.0, std::min(st.start_s + st.seconds, base.start_s + base.seconds) - st.start_s);
         const double own = own_s[step.overlap_with];
         const double flops_share =
-            own > 0 ? std::clamp(1 - fixed_s[step.overlap_with] / own, 0.0, 1.0) : 1.0;
+            own > 0 ? std::clamp(1 - overlapped.fixed_s * slowest_factor / own, 0.0, 1.0) : 1.0;
         const double longer = overlap * flops_share * (1 - 1 / cfg.overlap_slowdown);
         base.seconds += longer;
         for (double& r : base.rank_seconds) r += r > 0 ? longer : 0;

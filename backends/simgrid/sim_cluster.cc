@@ -206,16 +206,22 @@ double SimCluster::run_compute(double flops) {
   return ranks.empty() ? 0.0 : *std::max_element(ranks.begin(), ranks.end());
 }
 
-std::vector<double> SimCluster::run_compute_ranks(double flops) {
+std::vector<double> SimCluster::run_compute_ranks(double flops, double fixed_s) {
   PRUNEX_USAGE(flops >= 0, "compute step with negative flops (", flops, ")");
   PRUNEX_USAGE(impl_->topology.gpu.effective_flops() > 0, "topology ", impl_->topology.name,
                " gives no GPU speed (gpu.fp32_flops x efficiency)");
   auto& gpus = impl_->platform.gpus;
   std::vector<double> out(gpus.size(), 0.0);
-  if (flops <= 0) return out;
   const auto& factor = impl_->config.compute_factor;
   PRUNEX_CHECK(factor.empty() || factor.size() == gpus.size(), "compute_factor has ", factor.size(),
                " entries for ", gpus.size(), " GPUs");
+  // The fixed part: no shared resource, each rank's own seconds.
+  const auto add_fixed = [&] {
+    for (std::size_t g = 0; g < out.size(); ++g)
+      out[g] += fixed_s * (factor.empty() ? 1.0 : factor[g]);
+    return out;
+  };
+  if (flops <= 0) return add_fixed();
   const double start = sg4::Engine::get_clock();
   // A few actors start an execution on every GPU and wait for them: no actor (stack, guard
   // pages) per GPU, so the platform size is not bounded by the process's mappings; and no
@@ -238,7 +244,7 @@ std::vector<double> SimCluster::run_compute_ranks(double flops) {
     });
   }
   impl_->engine->run();
-  return out;
+  return add_fixed();
 }
 
 double SimCluster::run_memory(double mem_bytes, const std::string& phase, const std::string& key) {

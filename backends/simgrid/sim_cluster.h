@@ -40,8 +40,9 @@ class SimCluster {
   // the phase's calibrated speed where SimConfig::memory_Bps has one).
   double run_compute(double flops);
   // The same, each rank's own time (SimConfig::compute_factor: a straggler takes longer; the
-  // step ends when the slowest rank's does).
-  std::vector<double> run_compute_ranks(double flops);
+  // step ends when the slowest rank's does), plus `fixed_s` seconds that are no FLOPs (a
+  // framework's per-step cost, PlanStep::fixed_s), times the rank's factor too.
+  std::vector<double> run_compute_ranks(double flops, double fixed_s = 0);
   double run_memory(double mem_bytes, const std::string& phase = std::string(),
                     const std::string& key = std::string());
   PlanTiming run_plan(const IterationPlan& plan);
