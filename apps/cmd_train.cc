@@ -9,6 +9,16 @@
 namespace prunex::cli {
 namespace {
 
+std::vector<Option> train_options() {
+  std::vector<Option> opts = field_options(train_fields(), TrainConfig{});
+  opts.push_back({"check", "",
+                  "check the settings, model, data files, --out and the checkpoint to start "
+                  "from on this host, report, and exit without training (0: the run can start; "
+                  "for a batch script, before srun or mpirun)",
+                  ""});
+  return opts;
+}
+
 PRUNEX_REGISTER_COMMAND(Command{
     "train", "live training (H-SADMM or a baseline) under mpirun/srun, writes metrics.json",
     "mpirun -np N prunex train [--config FILE] [--gpus-per-node P] [--model M] [--strategy S] ...",
@@ -19,11 +29,12 @@ PRUNEX_REGISTER_COMMAND(Command{
     "Defaults are the paper's hyperparameters; a --config JSON file sets any option (its keys\n"
     "are the option names) and flags override it. Writes OUT/metrics.json and OUT/trace.json.\n"
     "The training runs in prunex-train, beside prunex in the same folder (the one executable\n"
-    "that loads LibTorch).\n\n"
+    "that loads LibTorch). --check checks everything but the ranks, GPUs and memory on this\n"
+    "host and exits without training.\n\n"
     "example:\n"
     "  mpirun -np 4 prunex train --gpus-per-node 2 --dataset fashion-mnist --model small_cnn \\\n"
     "      --strategy hsadmm --config workloads/configs/fashion_mnist_small_cnn_hsadmm.json",
-    field_options(train_fields(), TrainConfig{}), train_main});
+    train_options(), train_main});
 
 }  // namespace
 }  // namespace prunex::cli

@@ -13,7 +13,8 @@
 
 namespace prunex::cli {
 
-int train_main(const Args&) {
+int train_main(const Args& args) {
+  if (args.flag("check")) return train_check_main(args);
   const std::filesystem::path self = self_executable();
   const std::string trainer = (self.parent_path() / "prunex-train").string();
   std::vector<std::string> argv = {trainer};

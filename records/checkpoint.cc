@@ -173,20 +173,44 @@ CheckpointManifest read_latest_checkpoint(const std::string& dir) {
   return m;
 }
 
-StateSections read_rank_checkpoint(const CheckpointManifest& m, int rank) {
+namespace {
+
+// The manifest's entry for `rank`, checked; its file's path.
+std::string rank_file_entry(const CheckpointManifest& m, int rank, int64_t& bytes) {
   const nlohmann::json& files = m.json["files"];
   PRUNEX_USAGE(rank >= 0 && static_cast<size_t>(rank) < files.size(), "checkpoint ", m.folder,
                " has no file for rank ", rank);
   const nlohmann::json& f = files[rank];
-  const std::string path = (fs::path(m.folder) / rank_file_name(rank)).string();
   PRUNEX_USAGE(f.is_object() && f.value("name", "") == rank_file_name(rank) &&
                    f.contains("bytes") && f["bytes"].is_number_integer() && f.contains("crc32") &&
                    f["crc32"].is_number_unsigned(),
                "checkpoint ", m.folder, "/manifest.json: bad entry for rank ", rank);
+  bytes = f["bytes"].get<int64_t>();
+  return (fs::path(m.folder) / rank_file_name(rank)).string();
+}
+
+}  // namespace
+
+void check_rank_files_present(const CheckpointManifest& m) {
+  PRUNEX_USAGE(!m.json["files"].empty(), "checkpoint ", m.folder, " lists no rank files");
+  for (int r = 0; r < static_cast<int>(m.json["files"].size()); ++r) {
+    int64_t want = 0;
+    const std::string path = rank_file_entry(m, r, want);
+    std::error_code ec;
+    const auto size = fs::file_size(path, ec);
+    PRUNEX_USAGE(!ec, "checkpoint ", path, ": missing (", ec.message(), ")");
+    PRUNEX_USAGE(static_cast<int64_t>(size) == want, "checkpoint ", path, ": ", size,
+                 " bytes, the manifest says ", want, " (truncated?)");
+  }
+}
+
+StateSections read_rank_checkpoint(const CheckpointManifest& m, int rank) {
+  int64_t want = 0;
+  const std::string path = rank_file_entry(m, rank, want);
+  const nlohmann::json& f = m.json["files"][rank];
   const std::string bytes = read_whole(path, "checkpoint");
-  PRUNEX_USAGE(static_cast<int64_t>(bytes.size()) == f["bytes"].get<int64_t>(), "checkpoint ", path,
-               ": ", bytes.size(), " bytes, the manifest says ", f["bytes"].get<int64_t>(),
-               " (truncated?)");
+  PRUNEX_USAGE(static_cast<int64_t>(bytes.size()) == want, "checkpoint ", path, ": ", bytes.size(),
+               " bytes, the manifest says ", want, " (truncated?)");
   StateSections out = decode_sections(bytes, path);  // checks the body against the trailer
   PRUNEX_USAGE(
       crc32_of(std::string_view(bytes).substr(0, bytes.size() - 4)) == f["crc32"].get<uint32_t>(),

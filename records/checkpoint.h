@@ -59,5 +59,8 @@ struct CheckpointManifest {
 CheckpointManifest read_latest_checkpoint(const std::string& dir);
 // Rank r's sections, checked against the manifest's size and CRC-32 and its own trailer.
 StateSections read_rank_checkpoint(const CheckpointManifest& m, int rank);
+// Every rank file the manifest lists is there at its recorded size (not read: the CRC-32s
+// are checked by the ranks that read them); UsageError naming the first that is not.
+void check_rank_files_present(const CheckpointManifest& m);
 
 }  // namespace prunex

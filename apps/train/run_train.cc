@@ -2,7 +2,6 @@
 // live training under mpirun/srun, one process per GPU or CPU slot. apps/cmd_train.cc holds
 // the command's options and help; `prunex train` execs prunex-train (apps/train_exec.cc).
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 #include <set>
 
@@ -13,7 +12,6 @@
 #include "backends/mpi/mpi_communicator.h"
 #include "backends/mpi/mpi_env.h"
 #include "engine/error.h"
-#include "engine/wire_dtype.h"
 #include "records/run_fields.h"
 #if defined(PRUNEX_HAVE_NCCL)
 #include <cuda_runtime_api.h>
@@ -25,9 +23,9 @@
 #include "backends/nccl/nccl_communicator.h"
 #endif
 #include "records/config_fields.h"
-#include "records/output_dir.h"
 #include "records/run_record.h"
 #include "support/peer_watch.h"
+#include "workloads/train/train_check.h"
 #include "workloads/train/train_config.h"
 #include "workloads/train/trainer.h"
 
@@ -47,10 +45,10 @@ void check_recorded_shape(const nlohmann::json& recorded, const Communicator& co
                  " nodes, this run has ", g.nodes());
 }
 
-// train --backend nccl needs, in this order: a CUDA build, a device, a LibTorch with CUDA, and
-// a strategy the device path has. Empty when all are there; otherwise the first missing one,
-// for a one-line refusal.
-std::string nccl_training_unavailable([[maybe_unused]] const TrainConfig& cfg) {
+// train --backend nccl needs, in this order: a CUDA build, a device and a LibTorch with CUDA
+// (validate() refuses the settings the device path lacks). Empty when all are there;
+// otherwise the first missing one, for a one-line refusal.
+std::string nccl_training_unavailable() {
 #if !defined(PRUNEX_HAVE_NCCL)
   return "this prunex was built without CUDA and NCCL (--backend nccl needs a CUDA build)";
 #else
@@ -61,9 +59,6 @@ std::string nccl_training_unavailable([[maybe_unused]] const TrainConfig& cfg) {
   return "this build's LibTorch has no CUDA (configure with -DTorch_DIR= a PyTorch install "
          "that has it; --backend nccl trains on CUDA tensors)";
 #else
-  if (parse_wire_dtype(cfg.wire_dtype) != DType::f32)
-    return "--wire-dtype " + cfg.wire_dtype +
-           " is not on --backend nccl in this version (f32 only); use --backend mpi";
   return "";
 #endif
 #endif
@@ -157,7 +152,7 @@ int run_train(const Args& args) {
     cfg.warnings = fields::settings_not_applying(given, {cfg.strategy});
     validate(cfg);
     if (cfg.backend == "nccl") {
-      const std::string why = nccl_training_unavailable(cfg);
+      const std::string why = nccl_training_unavailable();
       PRUNEX_USAGE(why.empty(), why);
     }
     comm = make_mpi_communicator(cfg.gpus_per_node);
@@ -168,17 +163,11 @@ int run_train(const Args& args) {
   }
   // Rank 0 writes the results: it checks and claims --out before any work; every rank
   // learns the verdict.
-  std::unique_ptr<OutputDir> out_dir, checkpoint_dir;
+  TrainOutputs outputs;
   int out_ok = 1;
   if (rank == 0) {
     try {
-      out_dir = std::make_unique<OutputDir>(cfg.out);
-      // A checkpoint folder of its own is checked too: not found out at the first checkpoint.
-      // (The same folder as --out, however spelt, is claimed already.)
-      std::error_code ec;
-      const bool same_as_out = std::filesystem::equivalent(cfg.checkpoint_dir, cfg.out, ec);
-      if (cfg.checkpoint_every > 0 && !cfg.checkpoint_dir.empty() && !(same_as_out && !ec))
-        checkpoint_dir = std::make_unique<OutputDir>(cfg.checkpoint_dir, "--checkpoint-dir");
+      outputs = claim_train_outputs(cfg);
     } catch (const UsageError& e) {
       fmt::print(stderr, "prunex train: error: {}\n", e.what());
       out_ok = 0;
@@ -221,6 +210,7 @@ int run_train(const Args& args) {
 }  // namespace
 
 int train_main(const Args& args) {
+  if (args.flag("check")) return train_check_main(args);
   return run_train(args);
 }
 

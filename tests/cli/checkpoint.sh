@@ -7,7 +7,7 @@
 #    complete checkpoint still resumes to the same losses;
 # 3. resume refuses (exit 2, one line, nothing written) another model, strategy, world size or
 #    grouping, a truncated, corrupt or swapped rank file, and a checkpoint with nothing left
-#    to run;
+#    to run; train --check refuses those that need no ranks alike, without starting any;
 # 4. SIGTERM to mpirun during a run leaves only whole files (no temporaries, every JSON parses).
 set -euo pipefail
 prunex=$(realpath "$1")
@@ -107,6 +107,25 @@ cp -r "$ck" "$tmp/swap"  # a whole, valid file of another rank in its place
 cp "$tmp/swap/iter-00000002/rank-00000.ckpt" "$tmp/swap/iter-00000002/rank-00002.ckpt"
 check_bad "another rank's file" "rank-00002.ckpt: checksum differs from the manifest" 4 \
   "${common[@]}" --iterations 4 --resume "$tmp/swap"
+
+# 3b. train --check (no ranks, no LibTorch) refuses with the same line what needs no ranks;
+# the world size, the grouping and the rank files' checksums only a launched run checks.
+check_also() {
+  local expect=$1; shift
+  expect_refused "$expect" "$tmp/bad" "$prunex" "$@" --check --out "$tmp/bad"
+}
+check_also "model" "${common[@]}" --model resnet20 --iterations 4 --resume "$ck"
+check_also "strategy" "${common[@]}" --strategy ddp --iterations 4 --resume "$ck"
+check_also "leaves nothing to run" "${common[@]}" --iterations 2 --resume "$ck"
+check_also "no complete checkpoint" "${common[@]}" --iterations 4 --resume "$tmp"
+check_also "--checkpoint-dir $tmp/afile/ck" "${common[@]}" --gpus-per-node 1 --iterations 4 \
+  --checkpoint-every 1 --checkpoint-dir "$tmp/afile/ck"
+check_also "rank-00003.ckpt" "${common[@]}" --iterations 4 --resume "$tmp/cut"
+"$prunex" "${common[@]}" --iterations 4 --resume "$ck" --check --out "$tmp/chk" >"$tmp/chk.txt" ||
+  fail "--check of a good resume refused"
+grep -qF "iter-00000002 at iteration 2 of 4, recorded on 4 ranks, 2 per node" "$tmp/chk.txt" ||
+  fail "--check: no resume line: $(cat "$tmp/chk.txt")"
+[ ! -e "$tmp/chk" ] || fail "--check left its --out behind"
 
 # 4. SIGTERM to mpirun while the run writes metrics and checkpoints every iteration.
 "${mpi[@]}" "$prunex" "${common[@]}" --strategy hsadmm --iterations 40 --checkpoint-every 1 \

@@ -34,6 +34,20 @@ for s in hsadmm ddp; do
 done
 echo "slurm: sacct -c: $(sacct -c -X -o jobid,jobname,partition,account,state,exitcode,nodelist -n 2>&1 | tr -s ' ' | tr '\n' ';')"
 
+# 2b. A typo in the settings ends the job on the batch host before any srun (train --check):
+# exit 2, and the log holds prunex's one line and nothing a rank would print.
+for bad in STRATEGY=gossip TRAIN_ARGS=--no-such-option; do
+  env "$bad" OUT="$work/slurm_bad" sbatch --wait --nodes=2 --ntasks-per-node=2 \
+    --cpus-per-task=1 --gres=gpu:2 --output="$work/slurm_bad.log" \
+    "$repo/scripts/slurm/generic.sbatch" >"$work/sbatch_bad.txt" 2>&1 &&
+    fail "generic.sbatch with $bad: the job succeeded"
+  job=$(grep -o '[0-9]*' "$work/sbatch_bad.txt" | head -1)
+  { [[ $(grep -c . "$work/slurm_bad.log") -eq 1 ]] && grep -q "^prunex train: error: " "$work/slurm_bad.log"; } ||
+    fail "generic.sbatch with $bad: the log is not prunex's one line: $(cat "$work/slurm_bad.log")"
+  [[ ! -e $work/slurm_bad ]] || fail "generic.sbatch with $bad: OUT was created"
+  echo "slurm: generic.sbatch with $bad: $(scontrol show job "$job" | grep -o 'ExitCode=[0-9:]*'): $(cat "$work/slurm_bad.log")"
+done
+
 # 3. The sweep as an array plus a dependent merge.
 PRUNEX=$prunex "$repo/scripts/slurm/sweep.sh" "$work/sweep_array" --topology puhti --model resnet20 \
   --gpus 8,16 --strategy hsadmm,ddp --iterations 1 >"$work/sweep_submit.txt" 2>&1 ||

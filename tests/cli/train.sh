@@ -81,10 +81,22 @@ set -e
 grep -q "recorded on world-size 4" "$tmp/np2.err" || fail "no world-size message: $(cat "$tmp/np2.err")"
 [ ! -e "$tmp/np2" ] || fail "--config on another world size wrote $tmp/np2"
 
-# 2. Bad input: exit 2, one line on stderr, no output folder.
+# 2. Bad input: exit 2, one line on stderr, no output folder. train --check (no ranks, no
+# LibTorch) refuses the same with the same line, except what only the launched ranks see.
+launch_only="|world not a multiple of P|--inject-failure of no rank|a model beyond the memory|\
+--backend nccl without what it needs|--config with backend nccl|"
 check_bad() {
-  shift  # what the case is: the failure names the command
+  local what=$1; shift
   expect_refused "" "$tmp/bad" "${mpi[@]}" "$prunex" "$@" --out "$tmp/bad"
+  local line
+  line=$(cat "$work/refused.err")
+  if [[ $launch_only == *"|$what|"* ]]; then
+    "$prunex" "$@" --check --out "$tmp/bad" >/dev/null 2>&1 || fail "--check refused: $what"
+    [ ! -e "$tmp/bad" ] || fail "--check left $tmp/bad ($what)"
+  else
+    expect_refused "$line" "$tmp/bad" "$prunex" "$@" --check --out "$tmp/bad"
+  fi
+  echo "$line" >"$work/refused.err"  # the launched run's line, for the checks below
 }
 check_bad "keep out of range" "${common[@]}" --keep 1.5
 check_bad "unknown strategy" "${common[@]}" --strategy gossip
@@ -134,6 +146,20 @@ echo '{"backend": "nccl"}' >"$tmp/nccl.json"
 check_bad "--config with backend nccl" "${common[@]}" --config "$tmp/nccl.json"
 grep -qE "no CUDA device|without CUDA|LibTorch has no CUDA" "$work/refused.err" ||
   fail "--config backend nccl: $(cat "$work/refused.err")"
+
+# 2b. train --check passes a good run without starting it, reporting what it checked: the
+# model's parameters as torchvision counts them, the data set's sizes (the synthetic test
+# set is a quarter of the training set, at least 64), and --out left uncreated.
+"$prunex" train --check --model resnet50 --dataset synthetic --synthetic-samples 256 \
+  --out "$tmp/chk" >"$tmp/chk.txt" || fail "--check of a good run: exit $?"
+[ ! -e "$tmp/chk" ] || fail "--check left its --out behind"
+want=$(/usr/bin/python3 -c "import torchvision; print(sum(p.numel() for p in torchvision.models.resnet50(num_classes=10).parameters()))")
+grep -qF "resnet50: $want parameters" "$tmp/chk.txt" || fail "--check: not $want parameters: $(cat "$tmp/chk.txt")"
+grep -qF "256 training and 64 test images" "$tmp/chk.txt" || fail "--check data: $(cat "$tmp/chk.txt")"
+if [ -d /usr/share/datasets/fashion-mnist ]; then  # the published sizes (Xiao et al. 2017)
+  "$prunex" train --check --dataset fashion-mnist --out "$tmp/chk" >"$tmp/chk.txt"
+  grep -qF "60000 training and 10000 test images" "$tmp/chk.txt" || fail "--check fashion-mnist: $(cat "$tmp/chk.txt")"
+fi
 
 # 3. A diverging run stops (never hangs) naming the layer and iteration.
 set +e

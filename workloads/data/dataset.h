@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "workloads/data/dataset_spec.h"
 #include "workloads/data/normalization.h"
 #include "workloads/data/raw_images.h"
 #include "workloads/data/sharding.h"
@@ -45,24 +46,6 @@ Dataset make_synthetic(int64_t n, int classes, int channels, int size, uint64_t 
 
 // Shard (spec.node, spec.local_rank) of data (contiguous block, remainder dropped).
 Dataset shard(const Dataset& data, const ShardSpec& spec);
-
-// What a data set name stands for before anything is loaded: the shapes that models and
-// layer tables need, and how training batches are prepared.
-struct DatasetSpec {
-  std::string name;  // one of dataset_names()
-  int channels = 3, image_size = 32, classes = 10;
-  int64_t train_samples = 0, test_samples = 0;
-  bool augment = false;         // CIFAR training augmentation (batches.h) applies
-  Normalization normalization;  // empty for synthetic data (generated standardised)
-};
-
-// "cifar10", "fashion-mnist", "synthetic".
-const std::vector<std::string>& dataset_names();
-
-// The spec of a named set; unknown name -> UsageError listing the names. Synthetic sets
-// default to CIFAR's shape (3x32x32, 10 classes, 8192 train / 2048 test); a caller may change
-// channels, image_size, classes and sample counts before loading.
-DatasetSpec dataset_spec(const std::string& name);
 
 // Loads one shard of the training or test split. data_dir: the CIFAR-10 folder, or the
 // Fashion-MNIST folder (empty: the Debian package's); seed: synthetic data only.

@@ -60,7 +60,7 @@ int pactrain_init_model(TrainSetup& s, Communicator& comm) {
   int k = 0;
   if (comm.world_rank() == 0) {
     try {
-      k = load_init_model(s, s.cfg.init);
+      k = load_init_model(s);
     } catch (const UsageError& e) {
       error = e.what();
     }

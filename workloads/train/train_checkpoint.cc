@@ -1,6 +1,5 @@
 #include "workloads/train/train_checkpoint.h"
 
-#include <filesystem>
 #include <utility>
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -10,6 +9,7 @@
 
 #include "engine/error.h"
 #include "workloads/train/phase_clock.h"
+#include "workloads/train/train_check.h"
 
 namespace prunex {
 namespace {
@@ -86,19 +86,8 @@ StateSections save_rank_state(const TrainSetup& s, const LiveStrategy& strategy)
   return out;
 }
 
-int load_init_model(TrainSetup& s, const std::string& dir) {
-  PRUNEX_USAGE(std::filesystem::exists(std::filesystem::path(dir) / "LATEST"), "--init ", dir,
-               ": no complete checkpoint there (no LATEST; write one with train --strategy ddp "
-               "--checkpoint-every K)");
-  const CheckpointManifest m = read_latest_checkpoint(dir);
-  const nlohmann::json& saved = m.json["config"];
-  PRUNEX_USAGE(saved.is_object() && saved.value("strategy", "") == "ddp", "--init ", dir,
-               ": not a checkpoint of a ddp run (strategy ",
-               saved.is_object() ? saved.value("strategy", "?") : "?", ")");
-  PRUNEX_USAGE(
-      saved.value("model", "") == s.cfg.model && saved.value("classes", 0) == s.cfg.classes,
-      "--init ", dir, ": model ", saved.value("model", "?"), " with ", saved.value("classes", 0),
-      " classes, this run ", s.cfg.model, " with ", s.cfg.classes);
+int load_init_model(TrainSetup& s) {
+  const CheckpointManifest m = open_init_checkpoint(s.cfg);
   load_model_sections(s, read_rank_checkpoint(m, 0));
   return m.iteration;
 }
@@ -141,29 +130,7 @@ CheckpointManifest open_resume(const TrainConfig& cfg, const nlohmann::json& con
   PRUNEX_USAGE(saved.value("gpus-per-node", -1) == gpus_per_node, what,
                ": the checkpoint is of nodes of ", saved.value("gpus-per-node", -1),
                " ranks, this run groups ", gpus_per_node);
-  // Settings that change what the run computes must match; these may differ.
-  // (gpus-per-node: compared as resolved above; 0 means "by host" on the command line.
-  // data-dir: where the same dataset lies, e.g. copied to a node's scratch; the dataset is
-  // --dataset, compared.)
-  static const char* free_keys[] = {"iterations",     "out",     "checkpoint-every",
-                                    "checkpoint-dir", "resume",  "inject-failure",
-                                    "gpus-per-node",  "data-dir"};
-  for (const auto& [key, value] : config.items()) {
-    if (std::find(std::begin(free_keys), std::end(free_keys), key) != std::end(free_keys)) continue;
-    PRUNEX_USAGE(saved.contains(key) && saved[key] == value, what,
-                 ": the checkpoint is of a run with --", key, " ",
-                 saved.contains(key) ? saved[key].dump() : std::string("(unset)"),
-                 ", this run has --", key, " ", value.dump());
-  }
-  PRUNEX_USAGE(!m.json.value("converged", false), what,
-               ": the run it comes from ended (stopping test passed at iteration ", m.iteration,
-               ")");
-  PRUNEX_USAGE(m.iteration < cfg.iterations, what, ": the checkpoint is at iteration ", m.iteration,
-               ", --iterations ", cfg.iterations, " leaves nothing to run");
-  PRUNEX_USAGE(m.json.contains("record") && m.json["record"].contains("iterations") &&
-                   m.json["record"]["iterations"].is_array() &&
-                   m.json["record"]["iterations"].size() == static_cast<size_t>(m.iteration),
-               what, ": the manifest's record does not hold ", m.iteration, " iterations");
+  check_resume_settings(cfg, config, m);
   return m;
 }
 

@@ -19,9 +19,8 @@ StateSections save_rank_state(const TrainSetup& s, const LiveStrategy& strategy)
 void load_rank_state(TrainSetup& s, LiveStrategy& strategy, const StateSections& sections);
 
 // --resume DIR, before any work: the newest complete checkpoint, refused (UsageError, the same
-// on every rank) when it comes from another model, strategy, world size, grouping or setting
-// (the keys of `config` other than iterations, out, the checkpoint flags and
-// --inject-failure), or when it leaves nothing to run.
+// on every rank) when it comes from another world size or grouping, or from other settings or
+// leaves nothing to run (check_resume_settings, train_check.h).
 CheckpointManifest open_resume(const TrainConfig& cfg, const nlohmann::json& config, int world_size,
                                int gpus_per_node);
 // Every rank reads and checks its own file and restores it; when any rank's file is bad
@@ -30,8 +29,9 @@ void restore_checkpoint(const CheckpointManifest& m, TrainSetup& s, LiveStrategy
                         Communicator& comm);
 // pactrain --init DIR: the model (parameters and buffers) of rank 0 in the newest checkpoint
 // of a `train --strategy ddp` run of the same model and classes (ddp keeps every rank's model
-// equal); UsageError naming what does not match. Returns the checkpoint's iteration.
-int load_init_model(TrainSetup& s, const std::string& dir);
+// equal; open_init_checkpoint); UsageError naming what does not match. Returns the
+// checkpoint's iteration.
+int load_init_model(TrainSetup& s);
 
 // After outer iteration k: every rank writes its file, rank 0 the manifest (config, grouping,
 // `run` so far, `extra`) and LATEST. A failure to write is a runtime_error (the job ends).

@@ -167,6 +167,8 @@ void validate(const TrainConfig& c) {
   parse_inject_failure(c.inject_failure);
   PRUNEX_USAGE(c.dataset == "fashion-mnist" || c.dataset == "cifar10" || c.dataset == "synthetic",
                "unknown dataset '", c.dataset, "' (expected fashion-mnist, cifar10 or synthetic)");
+  PRUNEX_USAGE(c.dataset != "cifar10" || !c.data_dir.empty(),
+               "--data-dir is required for cifar10 (data_batch_1..5.bin, test_batch.bin)");
   PRUNEX_USAGE(c.classes >= 2, "--classes must be at least 2, got ", c.classes);
   PRUNEX_USAGE(c.lr > 0, "--lr must be positive, got ", c.lr);
   PRUNEX_USAGE(c.lr_schedule == "constant" || c.lr_schedule == "cosine",
@@ -207,6 +209,9 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(!c.out.empty(), "--out must not be empty");
   PRUNEX_USAGE(c.backend == "mpi" || c.backend == "nccl", "--backend must be mpi or nccl, got '",
                c.backend, "'");
+  PRUNEX_USAGE(c.backend != "nccl" || parse_wire_dtype(c.wire_dtype) == DType::f32, "--wire-dtype ",
+               c.wire_dtype,
+               " is not on --backend nccl in this version (f32 only); use --backend mpi");
   PRUNEX_USAGE(c.checkpoint_every >= 0, "--checkpoint-every must be >= 0, got ",
                c.checkpoint_every);
 }

@@ -12,6 +12,7 @@
 #include "engine/phases.h"
 #include "support/host_memory.h"
 #include "workloads/layers/model_zoo.h"
+#include "workloads/train/train_check.h"
 
 namespace prunex {
 
@@ -25,20 +26,7 @@ FlatLayout::FlatLayout(const ModelLayout& layout) {
 
 namespace {
 
-DatasetSpec data_spec(const TrainConfig& cfg) {
-  DatasetSpec spec = dataset_spec(cfg.dataset);
-  if (cfg.dataset == "synthetic") {
-    spec.classes = cfg.classes;
-    spec.train_samples = cfg.synthetic_samples;
-    spec.image_size = cfg.synthetic_size;
-    spec.test_samples = std::max<int64_t>(cfg.synthetic_samples / 4, 64);
-  }
-  return spec;
-}
-
 Dataset load_split(const TrainConfig& cfg, const DatasetSpec& spec, bool train) {
-  PRUNEX_USAGE(cfg.dataset != "cifar10" || !cfg.data_dir.empty(),
-               "--data-dir is required for cifar10 (data_batch_1..5.bin, test_batch.bin)");
   return load_dataset(spec, cfg.data_dir, train, {}, static_cast<uint64_t>(cfg.seed));
 }
 
@@ -103,7 +91,7 @@ TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
   Communicator& comm = *backend.control;
   torch::set_num_threads(cfg.threads);
   const NodeGrouping& g = comm.grouping();
-  const DatasetSpec data = data_spec(cfg);
+  const DatasetSpec data = train_data_spec(cfg);
   TrainSetup s(cfg, make_layout(cfg.model, cfg.classes, data.image_size, data.channels));
   check_fits(s, data, comm);
   Dataset train = first_n(load_split(cfg, data, true), cfg.train_samples);
@@ -113,16 +101,8 @@ TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
   // The model was built for the data set's images: files of another size (or a test set that
   // disagrees with the training set) stop here, named, before any training.
   for (const auto& [split, d] :
-       {std::pair<const char*, const Dataset*>{"training", &train}, {"test", &test}}) {
-    const int64_t width = d->images.size(3);  // the readers give (N, C, H, W)
-    PRUNEX_USAGE(d->channels() == data.channels && d->image_size() == data.image_size &&
-                     width == data.image_size,
-                 cfg.dataset, " ", split, " images in ",
-                 cfg.data_dir.empty() ? std::string("the default folder") : cfg.data_dir, " are ",
-                 d->channels(), "x", d->image_size(), "x", width, " (channels x height x width); ",
-                 cfg.dataset, "'s are ", data.channels, "x", data.image_size, "x", data.image_size,
-                 ", the shape the model is built for");
-  }
+       {std::pair<const char*, const Dataset*>{"training", &train}, {"test", &test}})
+    check_data_shape(cfg, data, split, d->channels(), d->image_size(), d->images.size(3));
   s.train_samples_total = train.size();
   s.test_samples_total = test.size();
   s.print_progress = comm.world_rank() == 0;

@@ -1,0 +1,60 @@
+// `prunex train --check`: the run's settings, model, data, output folders and starting
+// checkpoint checked on this host without starting any rank, for a batch script to run
+// before srun or mpirun (a typo then costs one line, not an allocation's queue wait).
+#include <fmt/core.h>
+
+#include <set>
+#include <string>
+
+#include "apps/field_options.h"
+#include "apps/train/train_main.h"
+#include "records/config_fields.h"
+#include "workloads/train/train_check.h"
+#include "workloads/train/train_config.h"
+
+namespace prunex::cli {
+
+int train_check_main(const Args& args) {
+  TrainConfig cfg;
+  std::set<std::string> given;
+  const nlohmann::json recorded = apply_options(train_fields(), args, cfg, &given);
+  cfg.warnings = fields::settings_not_applying(given, {cfg.strategy});
+  const TrainCheck c = check_train_inputs(cfg);
+  for (const auto& w : cfg.warnings) fmt::print(stderr, "prunex train: warning: {}\n", w);
+
+  std::string where = cfg.data_dir.empty() ? "the default folder" : cfg.data_dir;
+  if (cfg.dataset == "synthetic") where = "generated, seed " + std::to_string(cfg.seed);
+  fmt::print("prunex train --check: the run can start\n");
+  const std::string sparsity = packs_compact_payload(cfg.strategy)
+                                   ? fmt::format(" ({} sparsity, keep {})", cfg.sparsity, cfg.keep)
+                                   : "";
+  fmt::print("  strategy  {}{} on --backend {}\n", strategy_name(cfg.strategy), sparsity,
+             cfg.backend);
+  fmt::print("  model     {}: {} parameters in {} tensors, for {}x{}x{} images and {} classes\n",
+             cfg.model, c.parameters, c.layers, c.data.channels, c.data.image_size,
+             c.data.image_size, cfg.classes);
+  fmt::print("  data      {} ({}): {} training and {} test images\n", cfg.dataset, where,
+             c.train_samples, c.test_samples);
+  fmt::print("  out       {} (writable, free)\n", cfg.out);
+  if (cfg.checkpoint_every > 0)
+    fmt::print("  checkpoints every {} iterations into {}\n", cfg.checkpoint_every,
+               cfg.checkpoint_dir.empty() ? cfg.out + "/checkpoint" : cfg.checkpoint_dir);
+  const auto shape = [](const nlohmann::json& config) {
+    return fmt::format("{} ranks, {} per node", config.value("world-size", -1),
+                       config.value("gpus-per-node", -1));
+  };
+  if (c.resume)
+    fmt::print("  resume    {} at iteration {} of {}, recorded on {}: launch the same\n",
+               c.resume->folder, c.resume->iteration, cfg.iterations,
+               shape(c.resume->json["config"]));
+  if (c.init) fmt::print("  init      {} (ddp, iteration {})\n", c.init->folder, c.init->iteration);
+  if (recorded.contains("world-size"))
+    fmt::print("  --config  {} was recorded on {}: launch the same\n", args.get_or("config", ""),
+               shape(recorded));
+  fmt::print(
+      "not checked here: the ranks (world size, nodes), GPUs and memory, which the launched run "
+      "checks before its first step\n");
+  return 0;
+}
+
+}  // namespace prunex::cli
