@@ -9,6 +9,7 @@
 #include "apps/field_options.h"
 #include "apps/train/train_main.h"
 #include "records/config_fields.h"
+#include "workloads/data/idx_reader.h"
 #include "workloads/train/train_check.h"
 #include "workloads/train/train_config.h"
 
@@ -22,7 +23,7 @@ int train_check_main(const Args& args) {
   const TrainCheck c = check_train_inputs(cfg);
   for (const auto& w : cfg.warnings) fmt::print(stderr, "prunex train: warning: {}\n", w);
 
-  std::string where = cfg.data_dir.empty() ? "the default folder" : cfg.data_dir;
+  std::string where = cfg.data_dir.empty() ? default_fashion_mnist_dir() : cfg.data_dir;
   if (cfg.dataset == "synthetic") where = "generated, seed " + std::to_string(cfg.seed);
   fmt::print("prunex train --check: the run can start\n");
   const std::string sparsity = packs_compact_payload(cfg.strategy)
@@ -44,16 +45,16 @@ int train_check_main(const Args& args) {
                        config.value("gpus-per-node", -1));
   };
   if (c.resume)
-    fmt::print("  resume    {} at iteration {} of {}, recorded on {}: launch the same\n",
+    fmt::print("  resume    {} at iteration {} of {}: launch it on {}, as recorded\n",
                c.resume->folder, c.resume->iteration, cfg.iterations,
                shape(c.resume->json["config"]));
   if (c.init) fmt::print("  init      {} (ddp, iteration {})\n", c.init->folder, c.init->iteration);
   if (recorded.contains("world-size"))
-    fmt::print("  --config  {} was recorded on {}: launch the same\n", args.get_or("config", ""),
+    fmt::print("  --config  {}: launch it on {}, as recorded\n", args.get_or("config", ""),
                shape(recorded));
   fmt::print(
-      "not checked here: the ranks (world size, nodes), GPUs and memory, which the launched run "
-      "checks before its first step\n");
+      "not checked here: the ranks (world size, nodes), GPUs, memory and the checkpoint files' "
+      "checksums, which the launched run checks before its first step\n");
   return 0;
 }
 

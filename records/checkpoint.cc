@@ -191,17 +191,15 @@ std::string rank_file_entry(const CheckpointManifest& m, int rank, int64_t& byte
 
 }  // namespace
 
-void check_rank_files_present(const CheckpointManifest& m) {
-  PRUNEX_USAGE(!m.json["files"].empty(), "checkpoint ", m.folder, " lists no rank files");
-  for (int r = 0; r < static_cast<int>(m.json["files"].size()); ++r) {
-    int64_t want = 0;
-    const std::string path = rank_file_entry(m, r, want);
-    std::error_code ec;
-    const auto size = fs::file_size(path, ec);
-    PRUNEX_USAGE(!ec, "checkpoint ", path, ": missing (", ec.message(), ")");
-    PRUNEX_USAGE(static_cast<int64_t>(size) == want, "checkpoint ", path, ": ", size,
-                 " bytes, the manifest says ", want, " (truncated?)");
-  }
+void check_rank_file_present(const CheckpointManifest& m, int rank) {
+  int64_t want = 0;
+  const std::string path = rank_file_entry(m, rank, want);
+  PRUNEX_USAGE(std::ifstream(path, std::ios::binary).good(), "checkpoint: cannot read ", path);
+  std::error_code ec;
+  const auto size = fs::file_size(path, ec);
+  PRUNEX_USAGE(!ec, "checkpoint: cannot read ", path, " (", ec.message(), ")");
+  PRUNEX_USAGE(static_cast<int64_t>(size) == want, "checkpoint ", path, ": ", size,
+               " bytes, the manifest says ", want, " (truncated?)");
 }
 
 StateSections read_rank_checkpoint(const CheckpointManifest& m, int rank) {

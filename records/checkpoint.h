@@ -59,8 +59,8 @@ struct CheckpointManifest {
 CheckpointManifest read_latest_checkpoint(const std::string& dir);
 // Rank r's sections, checked against the manifest's size and CRC-32 and its own trailer.
 StateSections read_rank_checkpoint(const CheckpointManifest& m, int rank);
-// Every rank file the manifest lists is there at its recorded size (not read: the CRC-32s
-// are checked by the ranks that read them); UsageError naming the first that is not.
-void check_rank_files_present(const CheckpointManifest& m);
+// Rank r's file is there at the size the manifest records (not read: the CRC-32 is checked
+// by the rank that reads it); UsageError naming it otherwise, as read_rank_checkpoint would.
+void check_rank_file_present(const CheckpointManifest& m, int rank);
 
 }  // namespace prunex

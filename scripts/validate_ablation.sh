@@ -11,7 +11,7 @@
 #   scripts/validate_ablation.sh [--out out/validate_ablation]
 #
 # Writes OUT/<variant>/published.json for every variant, OUT/ablation.json and
-# OUT/ablation.md (the table), and prints the table. About 40 s (12 runs of validate). Needs
+# OUT/ablation.md (the table), and prints the table. About 40 s on 2 cores (12 runs of validate). Needs
 # build/bin/prunex (or $PRUNEX).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -7,7 +7,8 @@
 #    complete checkpoint still resumes to the same losses;
 # 3. resume refuses (exit 2, one line, nothing written) another model, strategy, world size or
 #    grouping, a truncated, corrupt or swapped rank file, and a checkpoint with nothing left
-#    to run; train --check refuses those that need no ranks alike, without starting any;
+#    to run, a missing rank file; train --check refuses those that need no ranks with the same
+#    line, without starting any;
 # 4. SIGTERM to mpirun during a run leaves only whole files (no temporaries, every JSON parses).
 set -euo pipefail
 prunex=$(realpath "$1")
@@ -72,28 +73,42 @@ grep -q "rank 1: injected failure" "$tmp/killed.err" || fail "no message naming 
 same_run "$tmp/hsadmm/full/metrics.json" "$tmp/killed_resumed/metrics.json" ||
   fail "resumed after the failure differs from the uninterrupted run"
 
-# 3. Refusals: exit 2, one line naming the problem, no --out written.
+# 3. Refusals: exit 2, one line naming the problem, no --out written. train --check (no ranks,
+# no LibTorch) refuses those that need no ranks with the launched run's own line; the world
+# size, the grouping and the rank files' checksums only a launched run checks ("launch").
 check_bad() {
-  local expect=$2 np=$3; shift 3  # $1: what the case is (the failure names the command)
+  local expect=$2 np=$3 check=$4; shift 4  # $1: what the case is (the failure names the command)
   expect_refused "$expect" "$tmp/bad" mpirun -q --oversubscribe -np "$np" "$prunex" "$@" \
     --out "$tmp/bad"
+  local line
+  line=$(cat "$work/refused.err")
+  if [[ $check == launch ]]; then
+    "$prunex" "$@" --check --out "$tmp/bad" >/dev/null 2>&1 || fail "--check refused: $1"
+    [ ! -e "$tmp/bad" ] || fail "--check left $tmp/bad"
+  else
+    expect_refused "$line" "$tmp/bad" "$prunex" "$@" --check --out "$tmp/bad"
+  fi
 }
 ck="$tmp/hsadmm/first/checkpoint"
-check_bad "other model" "model" 4 "${common[@]}" --model resnet20 --iterations 4 --resume "$ck"
-check_bad "other strategy" "strategy" 4 "${common[@]}" --strategy ddp --iterations 4 --resume "$ck"
-check_bad "other world size" "of 4 ranks, this run has 2" 2 "${common[@]}" --gpus-per-node 1 \
+check_bad "other model" "model" 4 check "${common[@]}" --model resnet20 --iterations 4 --resume "$ck"
+check_bad "other strategy" "strategy" 4 check "${common[@]}" --strategy ddp --iterations 4 --resume "$ck"
+check_bad "other world size" "of 4 ranks, this run has 2" 2 launch "${common[@]}" --gpus-per-node 1 \
   --iterations 4 --resume "$ck"
-check_bad "other grouping" "nodes of 2 ranks" 4 "${common[@]}" --gpus-per-node 1 --iterations 4 --resume "$ck"
-check_bad "nothing left" "leaves nothing to run" 4 "${common[@]}" --iterations 2 --resume "$ck"
-check_bad "no checkpoint" "no complete checkpoint" 4 "${common[@]}" --iterations 4 --resume "$tmp"
+check_bad "other grouping" "nodes of 2 ranks" 4 launch "${common[@]}" --gpus-per-node 1 --iterations 4 \
+  --resume "$ck"
+check_bad "nothing left" "leaves nothing to run" 4 check "${common[@]}" --iterations 2 --resume "$ck"
+check_bad "no checkpoint" "no complete checkpoint" 4 check "${common[@]}" --iterations 4 --resume "$tmp"
 # A checkpoint folder that cannot be made is found before the first iteration, not at the
 # first checkpoint.
 touch "$tmp/afile"
-check_bad "checkpoint folder under a file" "--checkpoint-dir $tmp/afile/ck" 2 "${common[@]}" \
+check_bad "checkpoint folder under a file" "--checkpoint-dir $tmp/afile/ck" 2 check "${common[@]}" \
   --gpus-per-node 1 --iterations 4 --checkpoint-every 1 --checkpoint-dir "$tmp/afile/ck"
 cp -r "$ck" "$tmp/cut"
 truncate -s -100 "$tmp/cut/iter-00000002/rank-00003.ckpt"
-check_bad "truncated rank file" "rank-00003.ckpt" 4 "${common[@]}" --iterations 4 --resume "$tmp/cut"
+check_bad "truncated rank file" "rank-00003.ckpt" 4 check "${common[@]}" --iterations 4 --resume "$tmp/cut"
+cp -r "$ck" "$tmp/gone"
+rm "$tmp/gone/iter-00000002/rank-00002.ckpt"
+check_bad "missing rank file" "rank-00002.ckpt" 4 check "${common[@]}" --iterations 4 --resume "$tmp/gone"
 cp -r "$ck" "$tmp/flip"
 python3 - "$tmp/flip/iter-00000002/rank-00001.ckpt" <<'PY'
 import sys
@@ -102,28 +117,16 @@ b = bytearray(open(p, "rb").read())
 b[len(b) // 2] ^= 0x40
 open(p, "wb").write(b)
 PY
-check_bad "corrupt rank file" "rank-00001.ckpt: checksum" 4 "${common[@]}" --iterations 4 --resume "$tmp/flip"
+check_bad "corrupt rank file" "rank-00001.ckpt: checksum" 4 launch "${common[@]}" --iterations 4 \
+  --resume "$tmp/flip"
 cp -r "$ck" "$tmp/swap"  # a whole, valid file of another rank in its place
 cp "$tmp/swap/iter-00000002/rank-00000.ckpt" "$tmp/swap/iter-00000002/rank-00002.ckpt"
-check_bad "another rank's file" "rank-00002.ckpt: checksum differs from the manifest" 4 \
+check_bad "another rank's file" "rank-00002.ckpt: checksum differs from the manifest" 4 launch \
   "${common[@]}" --iterations 4 --resume "$tmp/swap"
-
-# 3b. train --check (no ranks, no LibTorch) refuses with the same line what needs no ranks;
-# the world size, the grouping and the rank files' checksums only a launched run checks.
-check_also() {
-  local expect=$1; shift
-  expect_refused "$expect" "$tmp/bad" "$prunex" "$@" --check --out "$tmp/bad"
-}
-check_also "model" "${common[@]}" --model resnet20 --iterations 4 --resume "$ck"
-check_also "strategy" "${common[@]}" --strategy ddp --iterations 4 --resume "$ck"
-check_also "leaves nothing to run" "${common[@]}" --iterations 2 --resume "$ck"
-check_also "no complete checkpoint" "${common[@]}" --iterations 4 --resume "$tmp"
-check_also "--checkpoint-dir $tmp/afile/ck" "${common[@]}" --gpus-per-node 1 --iterations 4 \
-  --checkpoint-every 1 --checkpoint-dir "$tmp/afile/ck"
-check_also "rank-00003.ckpt" "${common[@]}" --iterations 4 --resume "$tmp/cut"
+# A good resume passes --check, which says on what to launch it and leaves --out uncreated.
 "$prunex" "${common[@]}" --iterations 4 --resume "$ck" --check --out "$tmp/chk" >"$tmp/chk.txt" ||
   fail "--check of a good resume refused"
-grep -qF "iter-00000002 at iteration 2 of 4, recorded on 4 ranks, 2 per node" "$tmp/chk.txt" ||
+grep -qF "iter-00000002 at iteration 2 of 4: launch it on 4 ranks, 2 per node" "$tmp/chk.txt" ||
   fail "--check: no resume line: $(cat "$tmp/chk.txt")"
 [ ! -e "$tmp/chk" ] || fail "--check left its --out behind"
 

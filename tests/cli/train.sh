@@ -157,7 +157,8 @@ want=$(/usr/bin/python3 -c "import torchvision; print(sum(p.numel() for p in tor
 grep -qF "resnet50: $want parameters" "$tmp/chk.txt" || fail "--check: not $want parameters: $(cat "$tmp/chk.txt")"
 grep -qF "256 training and 64 test images" "$tmp/chk.txt" || fail "--check data: $(cat "$tmp/chk.txt")"
 if [ -d /usr/share/datasets/fashion-mnist ]; then  # the published sizes (Xiao et al. 2017)
-  "$prunex" train --check --dataset fashion-mnist --out "$tmp/chk" >"$tmp/chk.txt"
+  "$prunex" train --check --dataset fashion-mnist --out "$tmp/chk" >"$tmp/chk.txt" ||
+    fail "--check of Fashion-MNIST refused"
   grep -qF "60000 training and 10000 test images" "$tmp/chk.txt" || fail "--check fashion-mnist: $(cat "$tmp/chk.txt")"
 fi
 

@@ -1,5 +1,6 @@
 #include "workloads/train/train_check.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "engine/error.h"
@@ -90,40 +91,53 @@ CheckpointManifest open_init_checkpoint(const TrainConfig& cfg) {
 TrainCheck check_train_inputs(const TrainConfig& cfg) {
   validate(cfg);
   TrainCheck c;
+  // Claimed until the checks end; a folder claiming made goes again when they do.
+  const TrainOutputs outputs = claim_train_outputs(cfg);
+  if (!cfg.resume.empty()) {
+    c.resume = read_latest_checkpoint(cfg.resume);
+    check_resume_settings(cfg, config_to_json(cfg), *c.resume);
+  }
   c.data = train_data_spec(cfg);
   const ModelLayout layout =
       make_layout(cfg.model, cfg.classes, c.data.image_size, c.data.channels);
   c.parameters = layout.parameters();
   c.layers = layout.layers.size();
-  if (!cfg.resume.empty()) {
-    c.resume = read_latest_checkpoint(cfg.resume);
-    check_resume_settings(cfg, config_to_json(cfg), *c.resume);
-    check_rank_files_present(*c.resume);
-  }
-  if (!cfg.init.empty()) {
-    c.init = open_init_checkpoint(cfg);
-    check_rank_files_present(*c.init);
-  }
   // The files, read whole as each rank reads them (a bad label or a truncated file is found
   // here, not by every rank at once).
   auto used = [](int64_t have, long limit) { return limit <= 0 || limit >= have ? have : limit; };
   if (cfg.dataset == "synthetic") {
     c.train_samples = used(c.data.train_samples, cfg.train_samples);
     c.test_samples = used(c.data.test_samples, cfg.test_samples);
+    PRUNEX_USAGE(c.data.classes <= cfg.classes, "dataset has ", c.data.classes,
+                 " classes but --classes is ", cfg.classes);
   } else {
-    for (const bool train : {true, false}) {
-      const RawImages raw = cfg.dataset == "cifar10" ? read_cifar10(cfg.data_dir, train)
-                                                     : read_fashion_mnist(cfg.data_dir, train);
-      check_data_shape(cfg, c.data, train ? "training" : "test", raw.channels, raw.height,
-                       raw.width);
-      (train ? c.train_samples : c.test_samples) =
-          used(raw.count, train ? cfg.train_samples : cfg.test_samples);
+    RawImages split[2];
+    for (const bool train : {true, false})
+      split[train ? 0 : 1] = cfg.dataset == "cifar10" ? read_cifar10(cfg.data_dir, train)
+                                                      : read_fashion_mnist(cfg.data_dir, train);
+    PRUNEX_USAGE(c.data.classes <= cfg.classes, "dataset has ", c.data.classes,
+                 " classes but --classes is ", cfg.classes);
+    for (const int i : {0, 1})
+      check_data_shape(cfg, c.data, i == 0 ? "training" : "test", split[i].channels,
+                       split[i].height, split[i].width);
+    c.train_samples = used(split[0].count, cfg.train_samples);
+    c.test_samples = used(split[1].count, cfg.test_samples);
+  }
+  if (c.resume) {
+    try {
+      // Every rank of the recorded run reads its own file.
+      const nlohmann::json& files = c.resume->json["files"];
+      const int ranks =
+          c.resume->json["config"].value("world-size", static_cast<int>(files.size()));
+      for (int r = 0; r < ranks; ++r) check_rank_file_present(*c.resume, r);
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("--resume: ") + e.what());  // as restore_checkpoint says it
     }
   }
-  PRUNEX_USAGE(c.data.classes <= cfg.classes, "dataset has ", c.data.classes,
-               " classes but --classes is ", cfg.classes);
-  // Last: claimed and released at once (a folder the check created goes again).
-  claim_train_outputs(cfg);
+  if (!cfg.init.empty()) {
+    c.init = open_init_checkpoint(cfg);
+    check_rank_file_present(*c.init, 0);
+  }
   return c;
 }
 

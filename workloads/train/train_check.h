@@ -49,17 +49,19 @@ CheckpointManifest open_init_checkpoint(const TrainConfig& cfg);
 struct TrainCheck {
   DatasetSpec data;
   int64_t train_samples = 0, test_samples = 0;  // as the run uses them (--train-samples ...)
-  int data_classes = 0;                         // the highest label + 1 in the training split
   int64_t parameters = 0;
   size_t layers = 0;
   std::optional<CheckpointManifest> resume, init;
 };
 
-// Every check above, with the data files read whole as training reads them (labels and
-// sizes included), the output folders claimed and released (a folder the check created is
-// removed again), and the checkpoint's rank files present at their recorded sizes.
-// UsageError at the first problem. Not checked here: the ranks (world size, nodes, the
-// checkpoint's grouping), GPUs and memory, which only the launched run sees.
+// Every check above, in the trainer's order (settings, output folders, the checkpoint's
+// settings, model, data, the checkpoint's rank files, --init), with the data files read
+// whole as training reads them (labels and sizes included), the output folders claimed until
+// the check ends (a folder the check created is removed again), and the rank files present
+// at their recorded sizes (--init: rank 0's, the one the run reads). UsageError at the first
+// problem, worded as the launched run words it. Not checked here: the ranks (world size,
+// nodes, the checkpoint's grouping), GPUs, memory and the rank files' checksums, which only
+// the launched run sees.
 TrainCheck check_train_inputs(const TrainConfig& cfg);
 
 }  // namespace prunex
