@@ -117,8 +117,8 @@ PRUNEX_REGISTER_COMMAND(Command{
     {
         {"suite", "DIR", "folder of suite files (*.json)", "validation/published"},
         {"only", "IDS",
-         "entries whose id is or starts with one of these (comma-separated; given twice, both "
-         "lists)",
+         "entries whose id (FILE/NAME) is or starts with one of these, or all of a suite file's "
+         "given as FILE.json (comma-separated; given twice, both lists)",
          "all"},
         {"out", "DIR", "output folder (results/published holds the recorded run)", "out/validate"},
         integer_option("jobs", "N", "simulations at once, each in its own process", "the cores", 1,

@@ -65,8 +65,9 @@ struct PublishedEntry {
 };
 
 // Reads every *.json of `dir` (sorted by name); UsageError naming file and key on anything
-// malformed, unknown or inconsistent. `only` (ids or id prefixes; empty: all) picks entries,
-// and the entries their speed comes from (fit_from); an item that matches nothing is an error.
+// malformed, unknown or inconsistent. `only` (ids or id prefixes, or suite file names such as
+// nccl-tests.json for all of a file's entries; empty: all) picks entries, and the entries
+// their speed comes from (fit_from); an item that matches nothing is an error.
 std::vector<PublishedEntry> load_published_suite(const std::string& dir,
                                                  const std::vector<std::string>& only = {});
 

@@ -169,7 +169,12 @@ nlohmann::json published_point_settings(const PublishedEntry& e, const Published
 }
 
 std::vector<PublishedEntry> load_published_suite(const std::string& dir,
-                                                 const std::vector<std::string>& wanted) {
+                                                 const std::vector<std::string>& only) {
+  // A suite file named as such (FILE.json, or a path to it) stands for its entries: ids
+  // start with the file's stem and a slash.
+  std::vector<std::string> wanted;
+  for (const auto& w : only)
+    wanted.push_back(fs::path(w).extension() == ".json" ? fs::path(w).stem().string() + "/" : w);
   std::error_code ec;
   PRUNEX_USAGE(fs::is_directory(dir, ec), "--suite ", dir, ": no such folder");
   std::vector<fs::path> files;
@@ -187,7 +192,7 @@ std::vector<PublishedEntry> load_published_suite(const std::string& dir,
   for (const auto& w : wanted) {
     const bool any =
         std::any_of(all.begin(), all.end(), [&](const auto& e) { return e.id.rfind(w, 0) == 0; });
-    PRUNEX_USAGE(any, "--only: no entry is or starts with '", w, "'");
+    PRUNEX_USAGE(any, "--only: no entry is or starts with '", w, "' (ids are FILE/NAME; --list)");
   }
   // An entry whose speed comes from another needs that one (with a fit of its own) first.
   std::set<std::string> fitted_before;

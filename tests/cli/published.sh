@@ -153,6 +153,18 @@ expect_refused "no point 'y' in entry 'x'" "$work/fsobad" \
   fail "validate with the figure"
 head -c 200 "$work/fig/published.svg" | grep -q "<svg\|<?xml" || fail "published.svg is no SVG"
 
+# A suite file named in --only (as FILE.json or by its path) stands for its entries: the
+# entries validate runs are the file's own, as the file lists them.
+"$prunex" validate --only "$root/validation/published/nccl-tests.json" --no-figure \
+  --out "$work/file" >/dev/null 2>&1 || fail "validate --only FILE.json"
+python3 - "$root/validation/published/nccl-tests.json" "$work/file/published.json" <<'PY' || fail "--only FILE.json picked other entries"
+import json, sys
+suite, run = (json.load(open(p)) for p in sys.argv[1:])
+want = sorted("nccl-tests/" + e["name"] for e in suite["entries"])
+got = sorted(e["id"] for e in run["entries"])
+assert got == want, (got, want)
+PY
+
 # Bad input: one line, exit 2, nothing written.
 expect_refused "--only: no entry is or starts with 'nosuch'" "$work/bad1" \
   "$prunex" validate --only nosuch --out "$work/bad1"
