@@ -1,12 +1,25 @@
 // `prunex train`: the command's options and help. Its work is in the prunex-train executable
 // (apps/train/run_train.cc), the only one that links LibTorch: `prunex train` checks the
 // options here and then execs prunex-train (apps/train_exec.cc).
+#include <set>
+#include <string>
+
 #include "apps/cli.h"
 #include "apps/field_options.h"
 #include "apps/train/train_main.h"
 #include "workloads/train/train_config.h"
 
 namespace prunex::cli {
+
+TrainConfig read_train_config(const Args& args, nlohmann::json* recorded) {
+  TrainConfig cfg;
+  std::set<std::string> given;
+  const nlohmann::json file = apply_options(train_fields(), args, cfg, &given);
+  if (recorded != nullptr) *recorded = file;
+  cfg.warnings = fields::settings_not_applying(given, {cfg.strategy});
+  return cfg;
+}
+
 namespace {
 
 std::vector<Option> train_options() {

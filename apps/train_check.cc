@@ -3,12 +3,9 @@
 // before srun or mpirun (a typo then costs one line, not an allocation's queue wait).
 #include <fmt/core.h>
 
-#include <set>
 #include <string>
 
-#include "apps/field_options.h"
 #include "apps/train/train_main.h"
-#include "records/config_fields.h"
 #include "workloads/data/idx_reader.h"
 #include "workloads/train/train_check.h"
 #include "workloads/train/train_config.h"
@@ -16,10 +13,8 @@
 namespace prunex::cli {
 
 int train_check_main(const Args& args) {
-  TrainConfig cfg;
-  std::set<std::string> given;
-  const nlohmann::json recorded = apply_options(train_fields(), args, cfg, &given);
-  cfg.warnings = fields::settings_not_applying(given, {cfg.strategy});
+  nlohmann::json recorded;
+  const TrainConfig cfg = read_train_config(args, &recorded);
   const TrainCheck c = check_train_inputs(cfg);
   for (const auto& w : cfg.warnings) fmt::print(stderr, "prunex train: warning: {}\n", w);
 

@@ -3,16 +3,13 @@
 // the command's options and help; `prunex train` execs prunex-train (apps/train_exec.cc).
 #include <cstdio>
 #include <memory>
-#include <set>
 
 #include "analysis/run_summary.h"
 #include "apps/cli.h"
-#include "apps/field_options.h"
 #include "apps/train/train_main.h"
 #include "backends/mpi/mpi_communicator.h"
 #include "backends/mpi/mpi_env.h"
 #include "engine/error.h"
-#include "records/run_fields.h"
 #if defined(PRUNEX_HAVE_NCCL)
 #include <cuda_runtime_api.h>
 #include <fmt/core.h>
@@ -22,7 +19,6 @@
 #include "backends/cuda/cuda_peer_kernels.h"
 #include "backends/nccl/nccl_communicator.h"
 #endif
-#include "records/config_fields.h"
 #include "records/run_record.h"
 #include "support/peer_watch.h"
 #include "workloads/train/train_check.h"
@@ -147,9 +143,8 @@ int run_train(const Args& args) {
   // Configuration errors are the same on every rank: all return 2, rank 0 says why.
   std::unique_ptr<MpiCommunicator> comm;
   try {
-    std::set<std::string> given;
-    const nlohmann::json recorded = apply_options(train_fields(), args, cfg, &given);
-    cfg.warnings = fields::settings_not_applying(given, {cfg.strategy});
+    nlohmann::json recorded;
+    cfg = read_train_config(args, &recorded);
     validate(cfg);
     if (cfg.backend == "nccl") {
       const std::string why = nccl_training_unavailable();

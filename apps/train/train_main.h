@@ -4,11 +4,19 @@
 // `train --check` runs in either without MPI or LibTorch (apps/train_check.cc).
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include "apps/cli.h"
+#include "workloads/train/train_config.h"
 
 namespace prunex::cli {
 
 int train_main(const Args& args);
+
+// The run's settings from --config and the flags (apps/field_options.h), with a warning for
+// each chosen setting the strategy does not use; `recorded`: the config file's object (a
+// record's facts, checked where the ranks are known). UsageError on a bad setting.
+TrainConfig read_train_config(const Args& args, nlohmann::json* recorded = nullptr);
 
 // `train --check`: every check a run makes before its first step that needs no ranks
 // (workloads/train/train_check.h), a report on stdout, exit 0; or the first problem in one

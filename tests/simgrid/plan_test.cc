@@ -43,6 +43,13 @@ PlanStep allreduce(Phase phase, Group g, double bytes, int overlap_with = -1, do
   return s;
 }
 
+// The iteration's seconds, then each step's start and duration, in order.
+std::vector<double> step_times(const sim::PlanTiming& t) {
+  std::vector<double> v{t.iteration_seconds};
+  for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+  return v;
+}
+
 TEST(SimPlan, StepsAndOverlapFollowTheirArithmetic) {
   // 4 nodes x 2 GPUs on a star; GPU: 10 TFLOP/s x 0.5, 800 GB/s.
   const double s = 1e8;
@@ -56,8 +63,7 @@ TEST(SimPlan, StepsAndOverlapFollowTheirArithmetic) {
     sim::SimCluster c(star_topology(4, 2), {4, 2});
     const sim::PlanTiming t = c.run_plan(plan);
     if (t.network_model.rfind("CM02", 0) != 0) throw std::runtime_error("model not recorded");
-    std::vector<double> v{t.iteration_seconds};
-    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+    std::vector<double> v = step_times(t);
     for (double x : t.steps[4].rank_seconds) v.push_back(x);
     v.push_back(t.phase_seconds.at(Phase::allreduce));
     return v;
@@ -91,8 +97,7 @@ TEST(SimPlan, InterferenceStretchesTheOverlappedCompute) {
     cfg.overlap_slowdown = f;
     sim::SimCluster c(star_topology(4, 2), cfg);
     const sim::PlanTiming t = c.run_plan(plan);
-    std::vector<double> v{t.iteration_seconds};
-    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+    std::vector<double> v = step_times(t);
     v.push_back(t.phase_seconds.at(Phase::local_compute));
     return v;
   });
@@ -124,8 +129,7 @@ TEST(SimPlan, FixedSecondsAddToTheComputeStep) {
     cfg.compute_factor[3] = 1.5;  // a straggler: its FLOPs and its fixed part 1.5x
     sim::SimCluster c(star_topology(4, 2), cfg);
     const sim::PlanTiming t = c.run_plan(plan);
-    std::vector<double> v{t.iteration_seconds};
-    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
+    std::vector<double> v = step_times(t);
     for (double x : t.steps[0].rank_seconds) v.push_back(x);
     return v;
   });
@@ -152,10 +156,7 @@ TEST(SimPlan, InterferenceStretchesOnlyTheFlopsShare) {
     sim::SimConfig cfg{4, 2};
     cfg.overlap_slowdown = f;
     sim::SimCluster c(star_topology(4, 2), cfg);
-    const sim::PlanTiming t = c.run_plan(plan);
-    std::vector<double> v{t.iteration_seconds};
-    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
-    return v;
+    return step_times(c.run_plan(plan));
   });
   const double d = 2 * kPortLat + s / kPortBw;
   ASSERT_LT(0.6 + d, 1.2);
@@ -222,10 +223,7 @@ TEST(SimPlan, SyncSkewDelaysTheFirstCollectiveAfterCompute) {
       sim::SimConfig cfg{4, 2};
       cfg.sync_skew = c;
       sim::SimCluster c2(star_topology(4, 2), cfg);
-      const sim::PlanTiming t = c2.run_plan(plan);
-      std::vector<double> v{t.iteration_seconds};
-      for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
-      return v;
+      return step_times(c2.run_plan(plan));
     });
     // 4 standard errors of the brute-force e (its spread is under 0.6): 0.4% of the wait.
     const double wait = c * e * 1.0 / std::sqrt(k), tol = 4e-3 * wait;
@@ -282,10 +280,7 @@ TEST(SimPlan, AfterStartsOnceTheListedStepsEnd) {
   plan.steps = {memory(8e8), ar0, pack1, ar1, memory(8e8)};
   const auto r = sim::fork_run([&] {
     sim::SimCluster c(star_topology(4, 2), {4, 2});
-    const sim::PlanTiming t = c.run_plan(plan);
-    std::vector<double> v{t.iteration_seconds};
-    for (const auto& st : t.steps) v.insert(v.end(), {st.start_s, st.seconds});
-    return v;
+    return step_times(c.run_plan(plan));
   });
   const double d_inter = 6 * kNicLat + 1.5 * s / kNicBw;  // > 1 ms: the packs hide behind it
   ASSERT_GT(d_inter, 1e-3);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "engine/error.h"
 #include "workloads/data/cifar10_reader.h"
@@ -19,6 +20,11 @@ DatasetSpec train_data_spec(const TrainConfig& cfg) {
     spec.test_samples = std::max<int64_t>(cfg.synthetic_samples / 4, 64);
   }
   return spec;
+}
+
+void check_data_classes(const TrainConfig& cfg, int data_classes) {
+  PRUNEX_USAGE(data_classes <= cfg.classes, "dataset has ", data_classes,
+               " classes but --classes is ", cfg.classes);
 }
 
 void check_data_shape(const TrainConfig& cfg, const DatasetSpec& spec, const char* split,
@@ -105,24 +111,17 @@ TrainCheck check_train_inputs(const TrainConfig& cfg) {
   // The files, read whole as each rank reads them (a bad label or a truncated file is found
   // here, not by every rank at once).
   auto used = [](int64_t have, long limit) { return limit <= 0 || limit >= have ? have : limit; };
-  if (cfg.dataset == "synthetic") {
-    c.train_samples = used(c.data.train_samples, cfg.train_samples);
-    c.test_samples = used(c.data.test_samples, cfg.test_samples);
-    PRUNEX_USAGE(c.data.classes <= cfg.classes, "dataset has ", c.data.classes,
-                 " classes but --classes is ", cfg.classes);
-  } else {
-    RawImages split[2];
+  std::vector<RawImages> split;  // training, test; a synthetic set has no files
+  if (cfg.dataset != "synthetic")
     for (const bool train : {true, false})
-      split[train ? 0 : 1] = cfg.dataset == "cifar10" ? read_cifar10(cfg.data_dir, train)
-                                                      : read_fashion_mnist(cfg.data_dir, train);
-    PRUNEX_USAGE(c.data.classes <= cfg.classes, "dataset has ", c.data.classes,
-                 " classes but --classes is ", cfg.classes);
-    for (const int i : {0, 1})
-      check_data_shape(cfg, c.data, i == 0 ? "training" : "test", split[i].channels,
-                       split[i].height, split[i].width);
-    c.train_samples = used(split[0].count, cfg.train_samples);
-    c.test_samples = used(split[1].count, cfg.test_samples);
-  }
+      split.push_back(cfg.dataset == "cifar10" ? read_cifar10(cfg.data_dir, train)
+                                               : read_fashion_mnist(cfg.data_dir, train));
+  check_data_classes(cfg, c.data.classes);
+  for (std::size_t i = 0; i < split.size(); ++i)
+    check_data_shape(cfg, c.data, i == 0 ? "training" : "test", split[i].channels, split[i].height,
+                     split[i].width);
+  c.train_samples = used(split.empty() ? c.data.train_samples : split[0].count, cfg.train_samples);
+  c.test_samples = used(split.empty() ? c.data.test_samples : split[1].count, cfg.test_samples);
   if (c.resume) {
     try {
       // Every rank of the recorded run reads its own file.

@@ -22,6 +22,9 @@ namespace prunex {
 // side and classes from the settings.
 DatasetSpec train_data_spec(const TrainConfig& cfg);
 
+// The data set's classes must fit the model's outputs (--classes); UsageError otherwise.
+void check_data_classes(const TrainConfig& cfg, int data_classes);
+
 // Loaded images (`split`: "training" or "test") must have the shape the model is built for;
 // UsageError naming the folder and both shapes otherwise.
 void check_data_shape(const TrainConfig& cfg, const DatasetSpec& spec, const char* split,

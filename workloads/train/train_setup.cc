@@ -96,8 +96,7 @@ TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
   check_fits(s, data, comm);
   Dataset train = first_n(load_split(cfg, data, true), cfg.train_samples);
   Dataset test = first_n(load_split(cfg, data, false), cfg.test_samples);
-  PRUNEX_USAGE(train.classes <= cfg.classes, "dataset has ", train.classes,
-               " classes but --classes is ", cfg.classes);
+  check_data_classes(cfg, train.classes);
   // The model was built for the data set's images: files of another size (or a test set that
   // disagrees with the training set) stop here, named, before any training.
   for (const auto& [split, d] :
