@@ -18,8 +18,9 @@
 
 namespace prunex::sim {
 
-// Compute slowdown while a collective overlaps it: a GEMM took 2.08 ms beside NCCL against
-// 1.18 ms alone (NVIDIA/nccl#1428, A100): 1.76.
+// Compute slowdown while a collective overlaps it: a GEMM took 2.08 ms beside an NCCL
+// AllGather against 1.18 ms alone (NVIDIA/nccl#1428: an Nsight profile of GPT training on an
+// A100-SXM4-80GB; the collective's size, rate and interconnect are not stated): 1.76.
 inline constexpr double kMeasuredInterference = 2.08 / 1.18;
 inline constexpr double kDefaultInterference = kMeasuredInterference;
 // PyTorch DDP's per-step overhead: 0.100 s with DDP against 0.097 s without on one V100 for

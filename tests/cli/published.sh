@@ -33,9 +33,11 @@ suite, rep = sys.argv[1], json.load(open(sys.argv[2]))
 rows = rep["rows"]
 def entry(path, name):
     return next(e for e in json.load(open(f"{suite}/{path}.json"))["entries"] if e["name"] == name)
-# The resnet50 entry prefixes pytorch-ddp-readme/resnet50-bucket-1mb too: both come back.
+# The resnet50 entry prefixes pytorch-ddp-readme/resnet50-bucket-1mb and -at-preset too: all
+# three come back.
 ids = {r["entry"] for r in rows}
 assert ids == {"pytorch-ddp-readme/resnet50", "pytorch-ddp-readme/resnet50-bucket-1mb",
+               "pytorch-ddp-readme/resnet50-at-preset",
                "nccl-tests/p3dn-efa-8-bytes", "nccl-tests/edr-two-nodes"}, ids
 for r in rows:
     path, name = r["entry"].split("/")
