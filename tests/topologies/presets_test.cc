@@ -164,7 +164,12 @@ TEST(TopologyPresets, PrecisionPicksThePeakAndItsEfficiency) {
     }
   };
   refused("dgx1-v100", Precision::tf32, "gpu.tf32_tflops");  // Volta has no TF32
-  refused("h100", Precision::amp, "gpu.amp_efficiency");     // no published source yet
+  // MLPerf v3.0's one-node DGX H100 row (validation/published/mlperf-v30-nvidia.json).
+  const Topology h100_amp = apply_precision(load_topology("h100"), Precision::amp);
+  EXPECT_DOUBLE_EQ(h100_amp.gpu.effective_flops(), 990e12 * 0.181);
+  EXPECT_NE(h100_amp.sources.at("gpu.efficiency").find("mlperf-v30-nvidia"), std::string::npos);
+  refused("h100", Precision::tf32, "gpu.tf32_efficiency");       // no published source yet
+  refused("ethernet-1g", Precision::amp, "gpu.amp_efficiency");  // the A40: none either
   EXPECT_EQ(parse_precision("amp"), Precision::amp);
   EXPECT_THROW(parse_precision("bf16"), UsageError);
 }
