@@ -147,8 +147,12 @@ int run_calibrate(const Args& args) {
             f.latency_s * 1e6, bandwidth_text(f.bandwidth_Bps), f.points, 100 * f.geomean_rel_err,
             100 * f.max_abs_rel_err);
   if (cal.compute)
-    fmt::print("compute: {:.3f} GFLOP/s per rank with {} ranks on the host ({})\n",
-               cal.compute->flops_per_rank / 1e9, cal.compute->ranks, cal.compute->source);
+    fmt::print("compute: {:.3f} GFLOP/s per rank{} with {} ranks on the host ({})\n",
+               cal.compute->flops_per_rank / 1e9,
+               cal.compute->step_overhead_s > 0 ? fmt::format(" and {:.3f} ms per local step",
+                                                              cal.compute->step_overhead_s * 1e3)
+                                                : std::string(),
+               cal.compute->ranks, cal.compute->source);
   if (cal.memory)
     fmt::print("memory: {:.3f} GB/s per rank ({})\n", cal.memory->bandwidth_Bps / 1e9,
                cal.memory->source);
@@ -187,6 +191,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "host run faster than those right after a training step.\n"
     "--steps takes live `prunex train` metrics.json files: a rank's effective FLOP/s is 3 x\n"
     "forward FLOPs per sample over the slowest rank's local_compute (first iteration skipped);\n"
+    "runs at two or more batch sizes fit a fixed cost per local step beside that rate\n"
+    "(local_compute = steps x cost + FLOPs / rate), which simulations then charge every step,\n"
+    "so strong scaling's smaller batches keep it; one batch size fits the rate alone;\n"
     "their memory phases (dual_update, projection, pack, unpack, compress) give each phase's\n"
     "speed: the bytes the simulator's plan counts for it over the slowest rank's seconds,\n"
     "the median over iterations (pack's compaction plan build gets its own, from the time\n"

@@ -282,4 +282,9 @@ double host_share(const Calibration& c, int ranks) {
   return c.host_cores > 0 ? std::min(1.0, static_cast<double>(c.host_cores) / ranks) : 1.0;
 }
 
+double calibrated_step_overhead_s(const Calibration& c, int ranks) {
+  if (!c.compute) return 0;
+  return c.compute->step_overhead_s * host_share(c, c.compute->ranks) / host_share(c, ranks);
+}
+
 }  // namespace prunex::sim

@@ -68,8 +68,13 @@ struct FittedPoint {
 
 struct ComputeFit {
   double flops_per_rank = 0;  // effective FLOP/s of one rank (3 x forward FLOPs per sample)
-  int ranks = 1;              // ranks on the host when it was measured
-  int iterations = 0;         // iterations averaged
+  // A fixed cost per local step (kernel launches, the optimizer's per-tensor calls, the
+  // framework's bookkeeping), fitted beside the speed when the runs used several batch
+  // sizes: a local_compute of n steps and F FLOPs takes n x step_overhead_s + F /
+  // flops_per_rank. 0: one batch size (no way to tell the two apart) or none resolved.
+  double step_overhead_s = 0;
+  int ranks = 1;       // ranks on the host when it was measured
+  int iterations = 0;  // iterations averaged
   std::string source;
 };
 
@@ -201,5 +206,9 @@ void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg
 // the host when ranks outnumber cores.
 void set_tier(Topology& t, const std::string& tier, double latency_s, double bandwidth_Bps);
 double host_share(const Calibration& c, int ranks);
+
+// The calibration's fixed cost per local step for `ranks` ranks (its compute fit's, scaled as
+// its speed is when ranks share the host's cores); 0 without one.
+double calibrated_step_overhead_s(const Calibration& c, int ranks);
 
 }  // namespace prunex::sim

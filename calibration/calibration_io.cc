@@ -151,11 +151,14 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
                         "the fitted topology's node-to-node bandwidth (all rails) and one-way "
                         "latency: a simulated topology scales the inter tier by its own over "
                         "these"}};
-  if (c.compute)
+  if (c.compute) {
     j["compute"] = {{"flops_per_rank", c.compute->flops_per_rank},
                     {"ranks", c.compute->ranks},
                     {"iterations", c.compute->iterations},
                     {"source", c.compute->source}};
+    if (c.compute->step_overhead_s > 0)
+      j["compute"]["step_overhead_s"] = c.compute->step_overhead_s;
+  }
   if (c.memory)
     j["memory"] = {{"bandwidth_Bps", c.memory->bandwidth_Bps},
                    {"ranks", c.memory->ranks},
@@ -261,7 +264,9 @@ Calibration read_calibration(const std::string& path) {
     fit.ranks = cf.integer("ranks");
     fit.iterations = cf.optional_integer("iterations").value_or(0);
     fit.source = cf.optional_string("source").value_or("");
+    fit.step_overhead_s = cf.optional_number("step_overhead_s").value_or(0);
     if (!(fit.flops_per_rank > 0)) cf.fail("flops_per_rank", "must be > 0");
+    if (!(fit.step_overhead_s >= 0)) cf.fail("step_overhead_s", "must be >= 0");
     if (fit.ranks < 1) cf.fail("ranks", "must be >= 1");
     cf.finish();
     c.compute = fit;

@@ -1,5 +1,8 @@
 #include "calibration/calibration_runs.h"
 
+#include <cmath>
+#include <set>
+
 #include "engine/error.h"
 #include "engine/phases.h"
 #include "engine/sparsity_spec.h"
@@ -116,27 +119,76 @@ std::vector<std::unique_ptr<StepsRun>> load_steps_runs(const std::vector<std::st
   return runs;
 }
 
+namespace {
+
+// One fitted iteration of a live run: its local steps, their FLOPs and the slowest rank's
+// local_compute seconds.
+struct ComputeSample {
+  double steps, flops, seconds;
+};
+
+// n x c + F / S = T over the samples by least relative squares (each residual over its T):
+// the normal equations of (c, 1 / S) for the rows (n / T, F / T) -> 1. False where the
+// system is singular or either value comes out non-positive (no fixed cost resolved).
+bool fit_overhead_and_speed(const std::vector<ComputeSample>& samples, double& overhead_s,
+                            double& flops_per_s) {
+  double aa = 0, ab = 0, bb = 0, a1 = 0, b1 = 0;
+  for (const auto& s : samples) {
+    const double a = s.steps / s.seconds, b = s.flops / s.seconds;
+    aa += a * a, ab += a * b, bb += b * b, a1 += a, b1 += b;
+  }
+  const double det = aa * bb - ab * ab;
+  if (!(std::abs(det) > 1e-12 * aa * bb)) return false;
+  const double c = (a1 * bb - b1 * ab) / det, x = (aa * b1 - ab * a1) / det;
+  if (!(c > 0 && x > 0)) return false;
+  overhead_s = c;
+  flops_per_s = 1 / x;
+  return true;
+}
+
+}  // namespace
+
 sim::ComputeFit fit_compute(const std::vector<std::unique_ptr<StepsRun>>& runs) {
   sim::ComputeFit f;
+  std::vector<ComputeSample> samples;
+  std::set<int> batches;
   double flops = 0, seconds = 0;
   for (const auto& r : runs)
     reading_run(*r, kWrongType, [&] {
-      const double per_iteration =
-          step_flops(r->in) * static_cast<double>(steps_per_iteration(r->in));
+      const double steps = static_cast<double>(steps_per_iteration(r->in));
+      const double per_iteration = step_flops(r->in) * steps;
       const auto& its = r->metrics["iterations"];
       for (size_t k = first_fitted(its); k < its.size(); ++k) {
         const auto& ph = its[k].value("phases", nlohmann::json::object());
         PRUNEX_USAGE(ph.contains("local_compute"), "--steps ", r->path, ": iteration ", k + 1,
                      " has no local_compute phase");
-        seconds += ph["local_compute"].value("critical_path_s", 0.0);
+        const double s = ph["local_compute"].value("critical_path_s", 0.0);
+        seconds += s;
         flops += per_iteration;
+        if (s > 0) samples.push_back({steps, per_iteration, s});
         ++f.iterations;
       }
+      batches.insert(r->in.batch);
     });
   PRUNEX_USAGE(seconds > 0 && f.iterations > 0, "--steps: no local_compute time recorded");
   f.flops_per_rank = flops / seconds;
   f.ranks = runs.front()->metrics["config"].value("world-size", 0);
   f.source = "local steps of " + runs_source(runs, f.iterations, f.ranks);
+  // Several batch sizes tell a fixed cost per step from the FLOPs' rate; one cannot.
+  if (batches.size() > 1) {
+    std::string sizes;
+    for (int b : batches) sizes += (sizes.empty() ? "" : ", ") + std::to_string(b);
+    double c = 0, speed = 0;
+    if (fit_overhead_and_speed(samples, c, speed)) {
+      f.step_overhead_s = c;
+      f.flops_per_rank = speed;
+      f.source += "; a fixed cost per local step and the FLOPs' rate, fitted over batch sizes " +
+                  sizes + " (least relative squares)";
+    } else {
+      f.source += "; batch sizes " + sizes +
+                  " resolve no positive fixed cost per step: the FLOPs' rate alone";
+    }
+  }
   return f;
 }
 

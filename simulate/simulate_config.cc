@@ -85,7 +85,18 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.failures = {cfg.mtbf_hours * 3600, cfg.checkpoint_minutes * 60, cfg.checkpoint_seconds,
                 cfg.restart_seconds};
   s.topology = std::move(topology);
-  if (!cfg.calibration.empty()) apply_calibration_file(cfg.calibration, s.topology, s.sim);
+  if (!cfg.calibration.empty()) {
+    apply_calibration_file(cfg.calibration, s.topology, s.sim);
+    // A fixed cost per step fitted with the speed (runs at several batch sizes) belongs to it.
+    const double fitted = calibrated_step_overhead_s(read_calibration(cfg.calibration),
+                                                     cfg.nodes * cfg.gpus_per_node);
+    if (fitted > 0) {
+      PRUNEX_USAGE(cfg.step_overhead_ms == 0, "--step-overhead-ms ", cfg.step_overhead_ms,
+                   " and --calibration ", cfg.calibration, ", which fitted a fixed cost per step (",
+                   fitted * 1e3, " ms with its compute speed): give one of them");
+      s.plan.step_overhead_s = fitted;
+    }
+  }
   cfg.algo = s.sim.plan_algo;  // recorded as run
 
   // Masks: a live run's (replayed), or the synthetic union model for this node count.
@@ -134,6 +145,7 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
                                      {"effective_flops", t.gpu.effective_flops()},
                                      {"efficiency", t.gpu.efficiency},
                                      {"source", t.source_of("gpu.efficiency")},
+                                     {"step_overhead_s", s.plan.step_overhead_s},
                                      {"memory_bandwidth_Bps", t.gpu.mem_bandwidth_Bps},
                                      {"memory_phases_Bps", s.sim.memory_Bps}};
   s.config["links"] = {{"intra",

@@ -2,7 +2,8 @@
 # prunex calibrate: recovers known latencies and bandwidths from bench rows generated with the
 # alpha-beta formulas (written out here, independently of the simulator's closed forms),
 # splits an op at the size where its constants change (or, --fit piecewise, interpolates
-# between the benchmarked sizes), fits compute from a run's local steps
+# between the benchmarked sizes), fits compute from a run's local steps (and from runs at two
+# batch sizes a fixed cost per step beside the rate)
 # and each memory phase's speed from its phases,
 # and simulate / bench --backend sim reproduce those numbers with --calibration. Bad input
 # exits 2 with one line and writes nothing.
@@ -114,6 +115,55 @@ for shape in "2 2.0" "4 4.0"; do
   python3 -c "import sys; sys.exit(0 if abs($got / $2 - 1) < 0.01 else 1)" ||
     fail "$1 nodes: simulated local_compute $got s, expected $2 s"
 done
+
+# Runs at two batch sizes tell a fixed cost per local step from the FLOPs' rate: made here
+# with c = 4 ms a step and S = 1.5 GFLOP/s (local_compute = 10 c + 3 x fwd x batch x 10 / S),
+# calibrate recovers both, and a simulation at a third batch (16, held out) pays 10 c + its
+# FLOPs / S.
+python3 - "$fwd" <<'PY'
+import json, sys
+fwd = float(sys.argv[1])
+for b in (32, 96):
+    cfg = {"model": "small_cnn", "classes": 10, "input": 28, "input_channels": 1, "nodes": 2,
+           "gpus_per_node": 2, "world_size": 4, "batch": b, "samples": 8000, "local-epochs": 1,
+           "local-steps": 10, "strategy": "ddp", "backend": "mpi"}
+    s = 10 * 0.004 + 3 * fwd * b * 10 / 1.5e9
+    its = [{"iteration": k, "phases": {"local_compute": {"critical_path_s": t, "per_rank_s": [t] * 4}}}
+           for k, t in ((1, 5 * s), (2, s), (3, s))]
+    json.dump({"config": cfg, "iterations": its}, open(f"steps_b{b}.json", "w"))
+PY
+"$prunex" calibrate --steps steps_b32.json,steps_b96.json --host-cores 4 --out cal_o.json \
+  > cal_o.txt || fail "calibrate --steps at two batch sizes exited $?"
+grep -q "ms per local step" cal_o.txt || fail "calibrate does not print the fixed cost: $(cat cal_o.txt)"
+python3 - <<'PY' || fail "fixed cost and rate from two batch sizes"
+import json
+c = json.load(open("cal_o.json"))["compute"]
+assert abs(c["step_overhead_s"] / 0.004 - 1) < 1e-9, c
+assert abs(c["flops_per_rank"] / 1.5e9 - 1) < 1e-9, c
+PY
+"$prunex" simulate --topology localhost --calibration cal_o.json --nodes 2 --gpus-per-node 2 \
+  --model small_cnn --input 28 --input-channels 1 --strategy hsadmm-flat --iterations 1 \
+  --local-steps 10 --batch 16 --samples 8000 --out simo > /dev/null || fail "simulate exited $?"
+python3 - "$fwd" <<'PY' || fail "simulated local_compute at batch 16"
+import json, sys
+fwd = float(sys.argv[1])
+m = json.load(open("simo/metrics.json"))
+got = m["iterations"][0]["phases"]["local_compute"]["critical_path_s"]
+want = 10 * 0.004 + 3 * fwd * 16 * 10 / 1.5e9
+assert abs(got / want - 1) < 0.01, (got, want)
+assert abs(m["config"]["compute-calibration"]["step_overhead_s"] - 0.004) < 1e-12, m["config"]
+PY
+# The calibration's fixed cost and --step-overhead-ms are two answers to one question.
+expect_refused "which fitted a fixed cost per step" simo2 "$prunex" simulate --topology localhost \
+  --calibration cal_o.json --step-overhead-ms 3 --model small_cnn --input 28 --input-channels 1 \
+  --strategy hsadmm-flat --iterations 1 --out simo2
+# A file whose fixed cost is negative is refused when read.
+python3 -c "
+import json; c = json.load(open('cal_o.json')); c['compute']['step_overhead_s'] = -1
+json.dump(c, open('cal_neg.json', 'w'))"
+expect_refused "step_overhead_s" simo3 "$prunex" simulate --topology localhost \
+  --calibration cal_neg.json --model small_cnn --input 28 --input-channels 1 \
+  --strategy hsadmm-flat --iterations 1 --out simo3
 
 # Memory phases from a run's phases: the median over iterations of the plan's bytes over the
 # slowest rank's seconds. hsadmm-flat's plan (engine/plan_builder.h): dual_update 5D + 4D +
