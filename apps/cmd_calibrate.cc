@@ -191,7 +191,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "host run faster than those right after a training step.\n"
     "--steps takes live `prunex train` metrics.json files: a rank's effective FLOP/s is 3 x\n"
     "forward FLOPs per sample over the slowest rank's local_compute (first iteration skipped);\n"
-    "runs at two or more batch sizes fit a fixed cost per local step beside that rate\n"
+    "runs at batch sizes at least 1.5x apart fit a fixed cost per local step beside that rate\n"
     "(local_compute = steps x cost + FLOPs / rate), which simulations then charge every step,\n"
     "so strong scaling's smaller batches keep it; one batch size fits the rate alone;\n"
     "their memory phases (dual_update, projection, pack, unpack, compress) give each phase's\n"

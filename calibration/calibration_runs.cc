@@ -121,6 +121,10 @@ std::vector<std::unique_ptr<StepsRun>> load_steps_runs(const std::vector<std::st
 
 namespace {
 
+// The fixed cost per step needs batch sizes at least this far apart (largest over smallest).
+constexpr double kMinBatchRatio = 1.5;
+constexpr const char* kMinBatchRatioText = "1.5x";
+
 // One fitted iteration of a live run: its local steps, their FLOPs and the slowest rank's
 // local_compute seconds.
 struct ComputeSample {
@@ -165,17 +169,24 @@ sim::ComputeFit fit_compute(const std::vector<std::unique_ptr<StepsRun>>& runs) 
         const double s = ph["local_compute"].value("critical_path_s", 0.0);
         seconds += s;
         flops += per_iteration;
-        if (s > 0) samples.push_back({steps, per_iteration, s});
+        if (s > 0) {
+          samples.push_back({steps, per_iteration, s});
+          batches.insert(r->in.batch);
+        }
         ++f.iterations;
       }
-      batches.insert(r->in.batch);
     });
   PRUNEX_USAGE(seconds > 0 && f.iterations > 0, "--steps: no local_compute time recorded");
   f.flops_per_rank = flops / seconds;
   f.ranks = runs.front()->metrics["config"].value("world-size", 0);
   f.source = "local steps of " + runs_source(runs, f.iterations, f.ranks);
-  // Several batch sizes tell a fixed cost per step from the FLOPs' rate; one cannot.
-  if (batches.size() > 1) {
+  // Batch sizes far enough apart tell a fixed cost per step from the FLOPs' rate; one batch
+  // size cannot, and close ones (16 and 17) would hand noise to the fixed cost.
+  if (batches.size() > 1 && *batches.rbegin() < kMinBatchRatio * *batches.begin()) {
+    f.source += "; batch sizes " + std::to_string(*batches.begin()) + " to " +
+                std::to_string(*batches.rbegin()) + " are under " + kMinBatchRatioText +
+                " apart: the FLOPs' rate alone";
+  } else if (batches.size() > 1) {
     std::string sizes;
     for (int b : batches) sizes += (sizes.empty() ? "" : ", ") + std::to_string(b);
     double c = 0, speed = 0;
