@@ -117,8 +117,9 @@ const std::vector<SimulateField>& simulate_fields() {
              "kernels too small to fill the GPU), in proportion over forward and backward; the "
              "GPU speed alone makes a step's compute proportional to its batch, which small "
              "batches per GPU (strong scaling) beat. ResNet-50 on a V100 under PyTorch: about "
-             "12 ms (scripts/fit_step_overhead.sh: the suite's one-GPU rows at batch 32 to 128); "
-             "0: none",
+             "12 ms (scripts/fit_step_overhead.sh: the suite's one-GPU rows at batch 32 to 128), "
+             "MLPerf's tuned stacks 0.4-28.5 ms (results/published/README.md); a --calibration "
+             "fitted from runs at two batch sizes brings its own; 0: none",
              &C::step_overhead_ms, 0, 1e6, false),
         text("calibration", "FILE",
              "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
