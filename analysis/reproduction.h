@@ -17,8 +17,9 @@ struct ReproduceOptions {
   int gpus_per_node = 4;
   int iterations = 60;
   int t_freeze = 15;
-  int alt_local_epochs = 5;                             // the second Fig. 9 curve for hsadmm
-  int max_gpus = 4096;                                  // 0: no projection
+  int alt_local_epochs = 5;   // the second Fig. 9 curve for hsadmm
+  int max_gpus = 4096;        // 0: no projection
+  std::string algo = "nccl";  // the collectives' algorithm (simulate --algo): NCCL's own pick
   std::vector<std::string> growth = {"0.001", "0.01"};  // projection union growths, as typed
   std::string command_line;                             // how this run was invoked, for the report
 };

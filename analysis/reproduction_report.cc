@@ -50,10 +50,14 @@ std::string setup_markdown(const ReproduceOptions& o, const Doc& hs) {
   const auto& cal = c.at("compute-calibration");
   std::string s = "## Setup\n\n";
   s += fmt::format(
-      "- Cluster: topology `{}` ({} GPUs per node), network model `{}` (SimGrid 3.32), ring "
-      "collectives NCCL-style with one channel per rail; every value of the topology and its "
-      "source is listed at the end.\n",
-      o.topology.name, o.gpus_per_node, c.at("network-model-description").get<std::string>());
+      "- Cluster: topology `{}` ({} GPUs per node), network model `{}` (SimGrid 3.32), "
+      "collectives `--algo {}` ({}), rings NCCL-style with one channel per rail; every value "
+      "of the topology and its source is listed at the end.\n",
+      o.topology.name, o.gpus_per_node, c.at("network-model-description").get<std::string>(),
+      o.algo,
+      o.algo == "nccl" ? "ring or tree per collective, whichever NCCL's tuning model, v2.25.1, "
+                         "predicts faster, as NCCL picks"
+                       : "every collective so");
   s += fmt::format(
       "- Work: ResNet-152 ({} parameters, {:.4f} GFLOPs forward per 32x32 sample), CIFAR-10 "
       "({} training samples), batch {} per GPU; compute = 3 x forward FLOPs per sample at "

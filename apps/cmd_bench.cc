@@ -84,7 +84,10 @@ PRUNEX_REGISTER_COMMAND(Command{
          "also alltoall and iteration",
          "allreduce"},
         {"group", "G", "world, intra, inter or all (mpi)", "all"},
-        {"algo", "A", "ring, tree or hierarchical (sim)", "ring"},
+        {"algo", "A",
+         "ring, tree, hierarchical or nccl (sim; nccl: ring or tree per row, as NCCL's tuning "
+         "model picks)",
+         "ring"},
         integer_option("gpus-per-node", "P", "ranks per (emulated) node", "", 1, 1 << 20),
         {"topology", "NAME|FILE", "cluster preset or topology file (sim)", ""},
         integer_option("nodes", "M", "nodes to use (sim)", "", 1, 1 << 20),

@@ -18,6 +18,7 @@
 #include "analysis/run_quantities.h"
 #include "apps/cli.h"
 #include "engine/error.h"
+#include "netmodel/sim_config.h"
 #include "records/json_file.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
@@ -50,6 +51,8 @@ ReproduceOptions parse_options(const Args& args) {
   o.iterations = bounded_int(args, "iterations", paper::kOuterIterations, 1, 100000);
   o.t_freeze = bounded_int(args, "t-freeze", paper::kMaskDriftIterations, 0, 100000);
   o.max_gpus = bounded_int(args, "max-gpus", 4096, 0, 1 << 20);
+  o.algo = args.get_or("algo", o.algo);
+  (void)sim::parse_algo(o.algo);  // unknown: one line, exit 2, before anything runs
   if (args.flag("skip-projection")) o.max_gpus = 0;
   if (o.max_gpus != 0) {
     int g = 8;
@@ -68,7 +71,8 @@ ReproduceOptions parse_options(const Args& args) {
   }
   o.command_line = "prunex reproduce --out " + o.out + " --topology " + o.topology_arg +
                    " --iterations " + std::to_string(o.iterations) + " --t-freeze " +
-                   std::to_string(o.t_freeze) + " --max-gpus " + std::to_string(o.max_gpus);
+                   std::to_string(o.t_freeze) + " --max-gpus " + std::to_string(o.max_gpus) +
+                   " --algo " + o.algo;
   if (o.max_gpus != 0 && !o.growth.empty()) {
     std::string list;
     for (const auto& g : o.growth) list += (list.empty() ? "" : ",") + g;
@@ -87,7 +91,8 @@ std::vector<Step> simulation_steps(const ReproduceOptions& o) {
   const std::vector<std::string> common = {"--topology",      o.topology_arg,
                                            "--gpus-per-node", std::to_string(o.gpus_per_node),
                                            "--iterations",    std::to_string(o.iterations),
-                                           "--t-freeze",      std::to_string(o.t_freeze)};
+                                           "--t-freeze",      std::to_string(o.t_freeze),
+                                           "--algo",          o.algo};
   auto with = [&](std::vector<std::string> a, const std::vector<std::string>& base) {
     a.insert(a.end(), base.begin(), base.end());
     return a;
@@ -135,6 +140,7 @@ std::vector<Step> simulation_steps(const ReproduceOptions& o) {
       "--nodes",         std::to_string(o.max_gpus / o.gpus_per_node),
       "--iterations",    "2",
       "--t-freeze",      "1",
+      "--algo",          o.algo,
       "--model",         "resnet152"};
   // Folders named so that the figures' labels stay short (plots fall back to folder names).
   const std::string dir = "projection_" + G + "/";
@@ -290,6 +296,11 @@ PRUNEX_REGISTER_COMMAND(Command{
                        "4096", 0, 1 << 20),
         {"union-growth", "LIST", "projection: union growths g > 0 shown beside g = 0",
          "0.001,0.01"},
+        {"algo", "A",
+         "the collectives' algorithm (simulate --algo): nccl, ring or tree per collective as "
+         "NCCL's "
+         "tuning model picks (the paper ran NCCL); ring: rings only",
+         "nccl"},
         {"skip-projection", "", "no projection (same as --max-gpus 0)", ""},
     },
     run_reproduce});

@@ -161,12 +161,13 @@ int run_sim_bench(const SimBench& b) {
         if (count == 0) continue;
         const std::size_t per_rank = count * 4;
         const auto r = cluster.run_collective(op, b.algo, g, per_rank);
-        const double want = sim::expected_total_bytes(op, b.algo, g, b.config.nodes,
+        const sim::Algo algo = sim::parse_algo(r.algo);  // --algo nccl: the one picked
+        const double want = sim::expected_total_bytes(op, algo, g, b.config.nodes,
                                                       b.config.gpus_per_node, per_rank);
         BenchRow row;
         row.op = op;
         row.group = g;
-        row.algo = sim::algo_name(b.algo);
+        row.algo = r.algo;
         row.bytes = op == CollectiveOp::allgather ? count * 4 * n : count * 4;
         row.count = count;
         row.time_us = r.seconds * 1e6;
@@ -177,10 +178,10 @@ int run_sim_bench(const SimBench& b) {
         // A calibrated per-op cost replaces the topology's constants for this op: no closed
         // form of the topology to compare with (tests/cli/calibrate.sh checks those times).
         const bool op_calibrated = b.config.op_costs.count(sim::op_cost_key(op, g)) > 0;
-        const double cf = op_calibrated ? std::nan("")
-                                        : sim::closed_form_seconds(b.topology, b.config.nodes,
-                                                                   b.config.gpus_per_node, op,
-                                                                   b.algo, g, per_rank);
+        const double cf =
+            op_calibrated ? std::nan("")
+                          : sim::closed_form_seconds(b.topology, b.config.nodes,
+                                                     b.config.gpus_per_node, op, algo, g, per_rank);
         nlohmann::json e = {{"simulated", true},
                             {"network_model", cluster.model_description()},
                             {"topology", b.topology.name},
@@ -196,8 +197,8 @@ int run_sim_bench(const SimBench& b) {
           ++compared;
         }
         if (b.nccl_model) {
-          nccl.push_back(sim::nccl_model(b.stated, b.config.nodes, b.config.gpus_per_node, op,
-                                         b.algo, g, per_rank, b.proto));
+          nccl.push_back(sim::nccl_model(b.stated, b.config.nodes, b.config.gpus_per_node, op, algo,
+                                         g, per_rank, b.proto));
           const auto& m = nccl.back();
           if (m.modeled) {
             e["nccl_model_us"] = m.seconds * 1e6;

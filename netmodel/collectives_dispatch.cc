@@ -30,6 +30,7 @@ Schedule merge_concurrent(const std::vector<Schedule>& schedules) {
 Schedule flat(CollectiveOp op, Algo algo, const std::vector<int>& m, const RankLayout& layout,
               double bytes) {
   if (op == CollectiveOp::alltoall) return direct_alltoall(m, bytes);  // every algo
+  PRUNEX_CHECK(algo != Algo::nccl, "Algo::nccl is resolved per collective (nccl_algorithm)");
   if (algo == Algo::mpi) return mpi_schedule(op, m, layout, bytes);
   switch (op) {
     case CollectiveOp::allreduce:

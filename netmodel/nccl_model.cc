@@ -190,4 +190,12 @@ NcclEstimate nccl_model(const Topology& t, int nodes, int p, CollectiveOp op, Al
   return e;
 }
 
+Algo nccl_algorithm(const Topology& t, int nodes, int gpus_per_node, CollectiveOp op, Group group,
+                    std::size_t bytes) {
+  if (op != CollectiveOp::allreduce) return Algo::ring;
+  const NcclEstimate ring = nccl_model(t, nodes, gpus_per_node, op, Algo::ring, group, bytes);
+  const NcclEstimate tree = nccl_model(t, nodes, gpus_per_node, op, Algo::tree, group, bytes);
+  return tree.modeled && (!ring.modeled || tree.seconds < ring.seconds) ? Algo::tree : Algo::ring;
+}
+
 }  // namespace prunex::sim

@@ -54,4 +54,10 @@ double nccl_wire_factor(NcclProto proto);
 NcclEstimate nccl_model(const Topology& t, int nodes, int gpus_per_node, CollectiveOp op, Algo algo,
                         Group group, std::size_t bytes, NcclProto proto = NcclProto::fastest);
 
+// The algorithm NCCL picks for a collective (Algo::nccl): tree where its model predicts the
+// tree all-reduce faster than the ring (each at its fastest protocol), else ring; NCCL has
+// rings only for the other ops.
+Algo nccl_algorithm(const Topology& t, int nodes, int gpus_per_node, CollectiveOp op, Group group,
+                    std::size_t bytes);
+
 }  // namespace prunex::sim

@@ -24,7 +24,8 @@ Algo parse_algo(const std::string& name) {
   if (name == "tree") return Algo::tree;
   if (name == "hierarchical") return Algo::hierarchical;
   if (name == "mpi") return Algo::mpi;
-  throw UsageError("unknown algorithm '" + name + "' (ring, tree, hierarchical, mpi)");
+  if (name == "nccl") return Algo::nccl;
+  throw UsageError("unknown algorithm '" + name + "' (ring, tree, hierarchical, mpi, nccl)");
 }
 
 const char* algo_name(Algo a) {
@@ -37,6 +38,8 @@ const char* algo_name(Algo a) {
       return "hierarchical";
     case Algo::mpi:
       return "mpi";
+    case Algo::nccl:
+      return "nccl";
   }
   return "?";
 }

@@ -19,7 +19,10 @@
 namespace prunex::sim {
 
 // mpi: the algorithms Open MPI 4.1 picks itself (collectives_mpi.cc), as live MPI runs use.
-enum class Algo { ring, tree, hierarchical, mpi };
+// nccl: ring or tree per collective, whichever NCCL's own tuning model (nccl_model.h) predicts
+// faster for its op, size and communicator, as NCCL picks; SimCluster::run_collective resolves
+// it before building a schedule.
+enum class Algo { ring, tree, hierarchical, mpi, nccl };
 Algo parse_algo(const std::string& name);  // UsageError on unknown
 const char* algo_name(Algo a);
 CollectiveOp parse_op(const std::string& name);
@@ -134,6 +137,7 @@ struct CollectiveResult {
   std::size_t flows = 0;
   std::string network_model;  // model_description()
   std::string protocol;       // with SimConfig::nccl_protocols: LL, LL128 or Simple
+  std::string algo;           // the algorithm run (Algo::nccl: the one NCCL's model picked)
 };
 
 // Per step of a plan: when it started, how long it took, and each rank's busy time

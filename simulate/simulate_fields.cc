@@ -127,7 +127,9 @@ const std::vector<SimulateField>& simulate_fields() {
              &C::calibration),
         {"algo", "A",
          "collective algorithm: ring, tree, hierarchical, mpi (Open MPI's own choice per size; "
-         "a calibration fitted with --algo mpi sets it)",
+         "a calibration fitted with --algo mpi sets it), nccl (ring or tree per collective, "
+         "whichever NCCL's tuning model, v2.25.1, predicts faster for its size and ranks, as "
+         "NCCL picks)",
          [](C& c, const std::string& v) { c.algo = parse_algo(v); },
          [](const C& c) { return nlohmann::json(algo_name(c.algo)); }},
         {"precision", "P",

@@ -114,6 +114,9 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
       impl_->topology.intra.kind == IntraKind::nvlink_pairs, impl_->config.pooled_rails};
   CollectiveResult result;
   result.network_model = model_description();
+  if (algo == Algo::nccl)
+    algo = nccl_algorithm(impl_->topology, layout.nodes, layout.gpus_per_node, op, group, bytes);
+  result.algo = algo_name(algo);
   // The calibrated cost of op on group g for this size (nullptr: none).
   auto fitted_cost = [&](Group g) -> const SimConfig::OpCost* {
     const std::string key = op_cost_key(op, g);

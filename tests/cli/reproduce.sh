@@ -141,5 +141,6 @@ expect_exit2 "--iterations" --iterations ten
 expect_exit2 "--max-gpus" --max-gpus 100
 expect_exit2 "--union-growth" --union-growth 1.5
 expect_exit2 "--t-freeze" --t-freeze -1
+expect_exit2 "unknown algorithm 'bogus'" --algo bogus
 expect_exit2 "not expected: stray" stray
 echo "reproduce: ok"

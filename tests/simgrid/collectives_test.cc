@@ -12,6 +12,7 @@
 #include "netmodel/closed_form.h"
 #include "simulate/fork_run.h"
 #include "tests/common/sim_topologies.h"
+#include "topologies/topology_io.h"
 
 namespace prunex {
 namespace {
@@ -229,6 +230,29 @@ TEST(SimCollectives, TreesOnThreeRanksAndOnNvlinkPairs) {
                              pairs_ar, "pairs");
   expect_sim_and_closed_form(pairs, 1, 4, CollectiveOp::broadcast, Algo::tree, Group::intra,
                              pairs_bc, "pairs");
+}
+
+// --algo nccl runs, per collective, the algorithm NCCL's model picks: the same time as that
+// algorithm run directly, and the result names it.
+TEST(SimCollectives, NcclPicksPerCollectiveAndSaysWhich) {
+  const Topology t = load_topology("dgx-a100");
+  const auto got = sim::fork_run([&] {
+    sim::SimCluster c(t, {32, 8});
+    std::vector<double> out;
+    for (std::size_t bytes : {std::size_t{8}, std::size_t{1} << 30})
+      for (Algo a : {Algo::nccl, Algo::ring, Algo::tree}) {
+        const auto r = c.run_collective(CollectiveOp::allreduce, a, Group::world, bytes);
+        out.push_back(r.seconds);
+        out.push_back(r.algo == "tree" ? 1 : r.algo == "ring" ? 0 : -1);
+      }
+    return out;
+  });
+  // 8 B: tree, as fast as the tree; 1 GiB: ring, as fast as the ring.
+  EXPECT_EQ(got[1], 1);
+  EXPECT_DOUBLE_EQ(got[0], got[4]);
+  EXPECT_LT(got[0], got[2] / 5);
+  EXPECT_EQ(got[7], 0);
+  EXPECT_DOUBLE_EQ(got[6], got[8]);
 }
 
 TEST(SimCollectives, TreeAllgatherIsAUsageError) {
