@@ -53,6 +53,9 @@ ReproduceOptions parse_options(const Args& args) {
   o.max_gpus = bounded_int(args, "max-gpus", 4096, 0, 1 << 20);
   o.algo = args.get_or("algo", o.algo);
   (void)sim::parse_algo(o.algo);  // unknown: one line, exit 2, before anything runs
+  // A tree has no all-gather (Top-K's, hsadmm-rail's): only these run every figure.
+  PRUNEX_USAGE(o.algo == "nccl" || o.algo == "ring", "--algo ", o.algo,
+               ": reproduce runs nccl (NCCL's pick per collective) or ring");
   if (args.flag("skip-projection")) o.max_gpus = 0;
   if (o.max_gpus != 0) {
     int g = 8;
@@ -297,9 +300,8 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"union-growth", "LIST", "projection: union growths g > 0 shown beside g = 0",
          "0.001,0.01"},
         {"algo", "A",
-         "the collectives' algorithm (simulate --algo): nccl, ring or tree per collective as "
-         "NCCL's "
-         "tuning model picks (the paper ran NCCL); ring: rings only",
+         "the collectives' algorithm (simulate --algo): nccl, the ring or the tree per "
+         "collective as NCCL's tuning model picks (the paper ran NCCL); ring: rings only",
          "nccl"},
         {"skip-projection", "", "no projection (same as --max-gpus 0)", ""},
     },

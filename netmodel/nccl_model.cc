@@ -88,10 +88,12 @@ NcclEstimate nccl_model(const Topology& t, int nodes, int p, CollectiveOp op, Al
   NcclEstimate e;
   const int gen = generation(t.gpu.name);
   e.generation = kGenerations[gen];
-  // The communicator: its ranks and nodes.
+  // The communicator: its ranks and nodes (intra: one node's p ranks; inter and rail: one
+  // rank a node).
   const int n_nodes = group == Group::intra ? 1 : nodes;
-  const int ppn = group == Group::world ? p : 1;
+  const int ppn = group == Group::world || group == Group::intra ? p : 1;
   const int n = n_nodes * ppn;
+  PRUNEX_CHECK(algo != Algo::nccl, "nccl_model scores one algorithm: resolve Algo::nccl first");
   if (n < 2 || algo == Algo::hierarchical || algo == Algo::mpi || op == CollectiveOp::barrier)
     return e;
   if (algo == Algo::tree && op != CollectiveOp::allreduce) return e;  // NCCL: ring only

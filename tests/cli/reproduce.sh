@@ -107,6 +107,10 @@ assert abs(shares - 1) < 1e-12, shares
 dtot, dn = comm_per_phase(f"{out}/runs/resnet152_ddp/metrics.json")
 assert abs(by["comm_latency_ddp_s"]["ours"] - dtot["allreduce"] / dn) < 1e-12
 steps = json.load(open(f"{out}/runs/resnet152_ddp/metrics.json"))["config"]["plan-repeats"]
+# Every simulation ran the collectives as NCCL picks them (reproduce's default --algo nccl).
+for run in ("resnet152_hsadmm", "resnet152_ddp"):
+    assert json.load(open(f"{out}/runs/{run}/metrics.json"))["config"]["algo"] == "nccl", run
+assert json.load(open(f"{out}/runs/fig9_sweep/scaling.json"))["config"]["algo"] == "nccl"
 assert steps == 7, steps  # ceil(ceil(50000 / 64) / 128)
 assert abs(by["comm_latency_ddp_step_s"]["ours"] * steps - by["comm_latency_ddp_s"]["ours"]) < 1e-12
 
@@ -142,5 +146,6 @@ expect_exit2 "--max-gpus" --max-gpus 100
 expect_exit2 "--union-growth" --union-growth 1.5
 expect_exit2 "--t-freeze" --t-freeze -1
 expect_exit2 "unknown algorithm 'bogus'" --algo bogus
+expect_exit2 "reproduce runs nccl" --algo tree
 expect_exit2 "not expected: stray" stray
 echo "reproduce: ok"

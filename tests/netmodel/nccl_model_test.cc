@@ -69,6 +69,13 @@ TEST(NcclModel, AlgorithmPickedAsNcclPicksIt) {
   EXPECT_EQ(sim::nccl_algorithm(a100, 32, 8, CollectiveOp::allreduce, Group::world, 8), Algo::tree);
   EXPECT_EQ(sim::nccl_algorithm(a100, 32, 8, CollectiveOp::allgather, Group::world, 8), Algo::ring);
   EXPECT_EQ(sim::nccl_algorithm(a100, 32, 8, CollectiveOp::broadcast, Group::world, 8), Algo::ring);
+  // The communicators of the hierarchy: one node's 8 ranks (intra) and one rank a node
+  // (inter) are modelled, each with its own ranks.
+  EXPECT_TRUE(
+      sim::nccl_model(a100, 32, 8, CollectiveOp::allreduce, Algo::ring, Group::intra, 8).modeled);
+  EXPECT_EQ(sim::nccl_algorithm(a100, 32, 8, CollectiveOp::allreduce, Group::inter, 8), Algo::tree);
+  EXPECT_EQ(sim::nccl_algorithm(a100, 32, 8, CollectiveOp::allreduce, Group::inter, 1u << 30),
+            Algo::ring);
   // And it is the faster of the two in NCCL's own model: 256 ranks, 8 B, at NCCL's latencies
   // (hand-worked above for smaller cases) the ring pays 2 x 255 steps, the tree 2 x (7 intra
   // + 5 net) hops.
