@@ -134,8 +134,8 @@ Section compare_projection(const ProjectionRuns& r) {
       "compact) model and a ring adds 2(n-1) latency terms, a tree about 2 log2 n (under "
       "`--algo nccl`, the default, an all-reduce runs as the simulator's tree where NCCL's "
       "tuning model says NCCL's tree is faster: the small ones at scale). DDP and Top-K "
-      "synchronise every "
-      "step over all n GPUs, Top-K with all-gathers, which NCCL runs as rings only; H-SADMM "
+      "synchronise every step over all n GPUs, Top-K with all-gathers, which NCCL runs as "
+      "rings only; H-SADMM "
       "once per outer iteration, with only the n/4 leaders in its inter-node collective, and "
       "its payload grows with g as the union of node masks fills.\n";
   return s;

@@ -161,13 +161,13 @@ int run_sim_bench(const SimBench& b) {
         if (count == 0) continue;
         const std::size_t per_rank = count * 4;
         const auto r = cluster.run_collective(op, b.algo, g, per_rank);
-        const sim::Algo algo = sim::parse_algo(r.algo);  // --algo nccl: the one picked
+        const sim::Algo algo = r.algo;  // --algo nccl: the one picked
         const double want = sim::expected_total_bytes(op, algo, g, b.config.nodes,
                                                       b.config.gpus_per_node, per_rank);
         BenchRow row;
         row.op = op;
         row.group = g;
-        row.algo = r.algo;
+        row.algo = sim::algo_name(algo);
         row.bytes = op == CollectiveOp::allgather ? count * 4 * n : count * 4;
         row.count = count;
         row.time_us = r.seconds * 1e6;

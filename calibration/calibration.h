@@ -199,6 +199,9 @@ Calibration read_calibration(const std::string& path);
 // --calibration FILE (calibration.h) applied to a run of cfg.nodes x cfg.gpus_per_node: the
 // topology's links and speeds, and cfg's per-op costs.
 void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg);
+// The same with the file already read (`file` names it in notes).
+void apply_calibration_file(const Calibration& c, const std::string& file, Topology& t,
+                            SimConfig& cfg);
 
 // Shared by the fits (calibration.cc) and their application (calibration_apply.cc):
 // the tier's link parameters in topology t (intra: the intra-node link; inter: the NIC, with

@@ -116,7 +116,11 @@ Topology apply_calibration(Topology t, const Calibration& c, int ranks) {
 }
 
 void apply_calibration_file(const std::string& file, Topology& t, SimConfig& cfg) {
-  const Calibration c = read_calibration(file);
+  apply_calibration_file(read_calibration(file), file, t, cfg);
+}
+
+void apply_calibration_file(const Calibration& c, const std::string& file, Topology& t,
+                            SimConfig& cfg) {
   const int rails = std::max(1, t.nic.rails);
   if (!c.topology.empty() && c.topology != t.name)
     std::fprintf(stderr, "note: %s was fitted on topology %s, applied to %s\n", file.c_str(),

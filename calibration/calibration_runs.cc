@@ -3,6 +3,8 @@
 #include <cmath>
 #include <set>
 
+#include <fmt/core.h>
+
 #include "engine/error.h"
 #include "engine/phases.h"
 #include "engine/sparsity_spec.h"
@@ -123,7 +125,6 @@ namespace {
 
 // The fixed cost per step needs batch sizes at least this far apart (largest over smallest).
 constexpr double kMinBatchRatio = 1.5;
-constexpr const char* kMinBatchRatioText = "1.5x";
 
 // One fitted iteration of a live run: its local steps, their FLOPs and the slowest rank's
 // local_compute seconds.
@@ -184,8 +185,8 @@ sim::ComputeFit fit_compute(const std::vector<std::unique_ptr<StepsRun>>& runs) 
   // size cannot, and close ones (16 and 17) would hand noise to the fixed cost.
   if (batches.size() > 1 && *batches.rbegin() < kMinBatchRatio * *batches.begin()) {
     f.source += "; batch sizes " + std::to_string(*batches.begin()) + " to " +
-                std::to_string(*batches.rbegin()) + " are under " + kMinBatchRatioText +
-                " apart: the FLOPs' rate alone";
+                std::to_string(*batches.rbegin()) +
+                fmt::format(" are under {:g}x apart: the FLOPs' rate alone", kMinBatchRatio);
   } else if (batches.size() > 1) {
     std::string sizes;
     for (int b : batches) sizes += (sizes.empty() ? "" : ", ") + std::to_string(b);

@@ -137,7 +137,7 @@ struct CollectiveResult {
   std::size_t flows = 0;
   std::string network_model;  // model_description()
   std::string protocol;       // with SimConfig::nccl_protocols: LL, LL128 or Simple
-  std::string algo;           // the algorithm run (Algo::nccl: the one NCCL's model picked)
+  Algo algo = Algo::ring;     // the algorithm run (Algo::nccl: the one NCCL's model picked)
 };
 
 // Per step of a plan: when it started, how long it took, and each rank's busy time

@@ -1,6 +1,7 @@
 #include "simulate/simulate_config.h"
 
 #include <cstdio>
+#include <optional>
 
 #include "calibration/calibration.h"
 #include "engine/error.h"
@@ -75,8 +76,9 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
     s.plan.cycle_wait_s = cfg.horovod_cycle_ms / 1000 / 2;
   if (cfg.achieved_bandwidth) topology = achieved_bandwidths(topology);
   topology = apply_precision(topology, cfg.precision);
-  PRUNEX_USAGE(cfg.precision == Precision::fp32 || cfg.calibration.empty() ||
-                   !read_calibration(cfg.calibration).compute,
+  std::optional<Calibration> calibration;
+  if (!cfg.calibration.empty()) calibration = read_calibration(cfg.calibration);
+  PRUNEX_USAGE(cfg.precision == Precision::fp32 || !calibration || !calibration->compute,
                "--precision ", precision_name(cfg.precision), " and --calibration ",
                cfg.calibration,
                ": the calibration's compute speed is its live run's, at that run's precision "
@@ -85,11 +87,10 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   s.failures = {cfg.mtbf_hours * 3600, cfg.checkpoint_minutes * 60, cfg.checkpoint_seconds,
                 cfg.restart_seconds};
   s.topology = std::move(topology);
-  if (!cfg.calibration.empty()) {
-    apply_calibration_file(cfg.calibration, s.topology, s.sim);
+  if (calibration) {
+    apply_calibration_file(*calibration, cfg.calibration, s.topology, s.sim);
     // A fixed cost per step fitted with the speed (runs at several batch sizes) belongs to it.
-    const double fitted = calibrated_step_overhead_s(read_calibration(cfg.calibration),
-                                                     cfg.nodes * cfg.gpus_per_node);
+    const double fitted = calibrated_step_overhead_s(*calibration, cfg.nodes * cfg.gpus_per_node);
     if (fitted > 0) {
       PRUNEX_USAGE(cfg.step_overhead_ms == 0, "--step-overhead-ms ", cfg.step_overhead_ms,
                    " and --calibration ", cfg.calibration, ", which fitted a fixed cost per step (",

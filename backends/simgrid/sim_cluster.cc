@@ -116,7 +116,7 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
   result.network_model = model_description();
   if (algo == Algo::nccl)
     algo = nccl_algorithm(impl_->topology, layout.nodes, layout.gpus_per_node, op, group, bytes);
-  result.algo = algo_name(algo);
+  result.algo = algo;
   // The calibrated cost of op on group g for this size (nullptr: none).
   auto fitted_cost = [&](Group g) -> const SimConfig::OpCost* {
     const std::string key = op_cost_key(op, g);

@@ -243,7 +243,7 @@ TEST(SimCollectives, NcclPicksPerCollectiveAndSaysWhich) {
       for (Algo a : {Algo::nccl, Algo::ring, Algo::tree}) {
         const auto r = c.run_collective(CollectiveOp::allreduce, a, Group::world, bytes);
         out.push_back(r.seconds);
-        out.push_back(r.algo == "tree" ? 1 : r.algo == "ring" ? 0 : -1);
+        out.push_back(r.algo == Algo::tree ? 1 : r.algo == Algo::ring ? 0 : -1);
       }
     return out;
   });
