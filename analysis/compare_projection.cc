@@ -131,9 +131,10 @@ Section compare_projection(const ProjectionRuns& r) {
   s.text +=
       "\nSpeedup over 8 GPUs; the peaks are in the rows above. In strong scaling the work per "
       "GPU shrinks with the GPU count while every synchronisation still moves the whole (or "
-      "compact) model and a ring adds 2(n-1) latency terms, a tree about 2 log2 n (under "
-      "`--algo nccl`, the default, an all-reduce runs as the simulator's tree where NCCL's "
-      "tuning model says NCCL's tree is faster: the small ones at scale). DDP and Top-K "
+      "compact) model and a ring adds 2(n-1) latency terms, NCCL's tree 2(P - 1 + log2 nodes) "
+      "(under `--algo nccl`, the default, an all-reduce runs as NCCL's tree, a chain in each "
+      "node and a double binary tree over the nodes, where NCCL's tuning model says it is "
+      "faster: the small and medium ones at scale). DDP and Top-K "
       "synchronise every step over all n GPUs, Top-K with all-gathers, which NCCL runs as "
       "rings only; H-SADMM "
       "once per outer iteration, with only the n/4 leaders in its inter-node collective, and "

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "netmodel/collectives.h"
+#include "netmodel/nccl_model.h"
 #include "topologies/fabric_layout.h"
 
 namespace prunex::sim {
@@ -109,6 +110,55 @@ HopCosts hop_costs(const Topology& t, int nodes) {
   return h;
 }
 
+namespace {
+
+// The load a tree all-reduce puts on one port of n ranks sending S: S (n = 2), 1.5S (n = 3),
+// else 2S (inner in one tree: S/2 up + 2 x S/2 down; a leaf in the other: S/2).
+double tree_port_load(int n, double s) {
+  return n == 2 ? s : n == 3 ? 1.5 * s : 2 * s;
+}
+
+// NCCL's tree over M nodes of P GPUs (collectives_tree.cc): C = min(rails, P) channels of
+// S/C, each with its chain through the node (node_channel_paths) and its own rail. Latency:
+// twice the longest path up a tree, the chain's P - 1 intra hops then node to node (each
+// hop + NCCL's tree extra). Bytes: a rail carries the tree port load of S/C; an intra link
+// S/C each way per channel whose chain uses it (a switch port: one per neighbour its GPU has
+// in each chain).
+double nccl_tree_seconds(const Topology& t, int nodes, int p, double s) {
+  const HopCosts h = hop_costs(t, nodes);
+  const double extra = nccl_tree_net_hop_extra_s();
+  const int channels = std::min(std::max(1, t.nic.rails), p);
+  double longest = 0;
+  for (int tree = 0; tree < 2; ++tree)
+    for (int a = 0; a < nodes; ++a) {
+      double up = 0;
+      for (int x = a; btree_parent(x, nodes, tree) >= 0; x = btree_parent(x, nodes, tree))
+        up += node_latency(t, nodes, x, btree_parent(x, nodes, tree)) + extra;
+      longest = std::max(longest, up);
+    }
+  longest += (p - 1) * h.intra_latency_s;
+  std::vector<int> rails;
+  for (int g = 0; g < p; ++g) rails.push_back(rail_of_gpu(g, p, t.nic.rails));
+  const bool pairs = t.intra.kind == IntraKind::nvlink_pairs;
+  const auto paths = node_channel_paths(rails, channels, pairs).paths;
+  std::vector<int> uses(static_cast<std::size_t>(p) * p, 0);  // [a][b]: chains with a - b
+  std::vector<int> neighbours(p, 0);
+  for (const auto& path : paths)
+    for (int i = 0; i + 1 < p; ++i) {
+      ++uses[path[i] * p + path[i + 1]];
+      ++uses[path[i + 1] * p + path[i]];
+      ++neighbours[path[i]];
+      ++neighbours[path[i + 1]];
+    }
+  const int intra_load = pairs ? *std::max_element(uses.begin(), uses.end())
+                               : *std::max_element(neighbours.begin(), neighbours.end());
+  const double per_channel = s / channels;
+  return 2 * longest + std::max(tree_port_load(nodes, per_channel) / h.inter_Bps,
+                                intra_load * per_channel / h.intra_Bps);
+}
+
+}  // namespace
+
 double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op, Algo algo,
                            Group group, std::size_t bytes) {
   if (algo == Algo::mpi) return kNaN;  // a phase per step: no one formula (collectives_mpi.cc)
@@ -136,14 +186,19 @@ double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op,
   // 4 x S/2 = 2S; n = 3 has no inner rank with two children (degrees 2 + 1: 1.5S), n = 2 one
   // edge per tree (S). A link per pair: the two trees share at least one edge for every
   // n >= 2 (checked by enumeration up to 64), so some link carries 2 x S/2 = S each way.
-  const double reduce_load = l.own_links ? s : n == 2 ? s : n == 3 ? 1.5 * s : 2 * s;
+  const double reduce_load = l.own_links ? s : tree_port_load(n, s);
   // Broadcast down tree 0: S to each child; the most children of a rank is 1 for n <= 3, 2
   // beyond; a link per pair gives each child its own.
   const double bcast_load = l.own_links || n <= 3 ? s : 2 * s;
   const bool tree_ok = group != Group::world || p == 1 || nodes == 1;
+  // An all-reduce tree's hops between nodes cost NCCL's tree hop (nccl_model.h).
+  const bool inside = group == Group::intra || nodes == 1;
+  const double tree_hop = l.alpha + (inside ? 0.0 : nccl_tree_net_hop_extra_s());
   switch (op) {
     case CollectiveOp::allreduce:
-      if (algo == Algo::tree) return tree_ok ? 2 * depth * l.alpha + reduce_load / l.bw : kNaN;
+      if (algo == Algo::tree)
+        return tree_ok ? 2 * depth * tree_hop + reduce_load / l.bw
+                       : nccl_tree_seconds(t, nodes, p, s);
       return 2.0 * (n - 1) / n * l.ring_hops_s + 2.0 * (n - 1) / n * (s / l.channels) / l.bw;
     case CollectiveOp::allgather:
       return algo == Algo::tree ? kNaN

@@ -1,15 +1,20 @@
 // Alpha-beta closed forms of the simulated collectives, from the topology numbers alone (no
 // SimGrid): what an uncongested platform should give. The bench prints the simulated time's
 // relative error against them. NaN where no simple closed form is stated (hierarchical
-// all-gather; a tree over several GPUs per node on the world group, whose ranks share NICs).
+// all-gather; a tree broadcast over several GPUs per node on the world group, whose ranks
+// share NICs).
 //
 //   ring all-reduce   2(n-1)/n H + 2(n-1)/n (S/C) / B    C channels (rails), B per channel,
 //                                                        H = one channel's ring edges'
 //                                                        latencies added up (pipelined)
-//   tree all-reduce   2 d a + L / B                      d = ceil(log2 n), a the largest hop;
+//   tree all-reduce   2 d a + L / B                      d = ceil(log2 n), a the largest hop
+//                                                        + NCCL's tree extra (nccl_model.h);
 //                                                        one port per rank: L = S (n = 2),
 //                                                        1.5S (n = 3), 2S; a link per pair
 //                                                        (NVLink): L = S
+//   NCCL's tree       2 [(P-1) a_i + max path up] +      over M nodes of P > 1 GPUs: chains in
+//                     max(L(S/C) / B_x, k S/C / B_i)     the nodes, the tree over the nodes;
+//                                                        k = chains on the busiest intra link
 //   hierarchical      2 [(P-1) a_i + S/B_i] + 2(M-1)/M H_x + 2(M-1)/M S/B_x
 //   ring all-gather   (n-1)/n H + (n-1) b / C / B        b = one rank's block
 //   chain broadcast   H - h0 + S / C / B                 h0 = the ring edge into the root

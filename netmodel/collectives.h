@@ -28,6 +28,9 @@ struct Phase {
   // (calibrated per-op costs charge latency_steps x their latency).
   std::vector<std::vector<std::pair<int, int>>> latency_chains;
   double chain_weight = 1;
+  // The hops between nodes of the latency (steps or chains) cost NCCL's tree hop, not the
+  // ring hop the topologies carry: the simulator adds nccl_tree_net_hop_extra_s to each.
+  bool nccl_tree_hops = false;
 };
 using Schedule = std::vector<Phase>;
 
@@ -64,6 +67,15 @@ struct NodeChannelPaths {
 };
 NodeChannelPaths node_channel_paths(const std::vector<int>& rails, int channels, bool pair_links);
 
+// `members` (sorted world ranks) grouped by node, in order; whole_nodes: more than one node,
+// each holding the same count of members, more than one.
+std::vector<std::vector<int>> members_by_node(const std::vector<int>& members, int gpus_per_node);
+bool whole_nodes(const std::vector<std::vector<int>>& per_node);
+// Each node's members in the order of channel k's path through the node
+// (node_channel_paths on the members' rails): [node][k].
+std::vector<std::vector<std::vector<int>>> node_channel_orders(
+    const std::vector<std::vector<int>>& per_node, const RankLayout& layout, int channels);
+
 // NCCL-style ring channels over `members` (sorted world ranks): when the ring spans nodes
 // with m > 1 members each and the node has R > 1 rails, min(R, m) channels, laid out in
 // every node by node_channel_paths, so each channel's inter-node edges use their own NICs.
@@ -77,7 +89,9 @@ int btree_parent(int r, int n, int tree);
 int btree_depth(int n, int tree);
 
 Schedule ring_allreduce(const std::vector<int>& members, const RankLayout& layout, double bytes);
-Schedule tree_allreduce(const std::vector<int>& members, double bytes);
+// The double binary tree over the members; over whole nodes of several members each, NCCL's
+// tree: a chain in every node, the double binary tree over the nodes (collectives_tree.cc).
+Schedule tree_allreduce(const std::vector<int>& members, const RankLayout& layout, double bytes);
 Schedule hierarchical_allreduce(const RankLayout& layout, double bytes);
 Schedule ring_allgather(const std::vector<int>& members, const RankLayout& layout, double block);
 Schedule hierarchical_allgather(const RankLayout& layout, double block);

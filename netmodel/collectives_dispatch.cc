@@ -21,6 +21,7 @@ Schedule merge_concurrent(const std::vector<Schedule>& schedules) {
       out[i].flows.insert(out[i].flows.end(), s[i].flows.begin(), s[i].flows.end());
       // Communicators of one group have the same size, so the same chain weight.
       out[i].chain_weight = s[i].chain_weight;
+      out[i].nccl_tree_hops = s[i].nccl_tree_hops;
       out[i].latency_chains.insert(out[i].latency_chains.end(), s[i].latency_chains.begin(),
                                    s[i].latency_chains.end());
     }
@@ -34,7 +35,8 @@ Schedule flat(CollectiveOp op, Algo algo, const std::vector<int>& m, const RankL
   if (algo == Algo::mpi) return mpi_schedule(op, m, layout, bytes);
   switch (op) {
     case CollectiveOp::allreduce:
-      return algo == Algo::tree ? tree_allreduce(m, bytes) : ring_allreduce(m, layout, bytes);
+      return algo == Algo::tree ? tree_allreduce(m, layout, bytes)
+                                : ring_allreduce(m, layout, bytes);
     case CollectiveOp::allgather:
       PRUNEX_USAGE(algo != Algo::tree,
                    "allgather has no tree algorithm (use ring or hierarchical)");

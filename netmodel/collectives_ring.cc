@@ -126,23 +126,28 @@ NodeChannelPaths node_channel_paths(const std::vector<int>& rails, int channels,
   return out;
 }
 
-std::vector<std::vector<int>> ring_channels(const std::vector<int>& members,
-                                            const RankLayout& layout) {
-  const int p = layout.gpus_per_node;
-  std::vector<std::vector<int>> per_node;  // members grouped by node, in order
+std::vector<std::vector<int>> members_by_node(const std::vector<int>& members, int gpus_per_node) {
+  std::vector<std::vector<int>> per_node;
   for (int r : members) {
-    if (per_node.empty() || per_node.back().front() / p != r / p) per_node.push_back({});
+    if (per_node.empty() || per_node.back().front() / gpus_per_node != r / gpus_per_node)
+      per_node.push_back({});
     per_node.back().push_back(r);
   }
-  const std::size_t m = per_node.empty() ? 0 : per_node.front().size();
-  bool uniform = per_node.size() > 1 && m > 1;
-  for (const auto& node : per_node) uniform = uniform && node.size() == m;
-  const int channels = uniform ? std::min(layout.rails, static_cast<int>(m)) : 1;
-  if (channels <= 1) return {members};
+  return per_node;
+}
 
+bool whole_nodes(const std::vector<std::vector<int>>& per_node) {
+  bool uniform = per_node.size() > 1 && per_node.front().size() > 1;
+  for (const auto& node : per_node) uniform = uniform && node.size() == per_node.front().size();
+  return uniform;
+}
+
+std::vector<std::vector<std::vector<int>>> node_channel_orders(
+    const std::vector<std::vector<int>>& per_node, const RankLayout& layout, int channels) {
   // One layout per distinct set of local members (whole nodes: one for all, as NCCL
   // replicates one node's search result).
-  std::vector<std::vector<int>> rings(channels);
+  const int p = layout.gpus_per_node;
+  std::vector<std::vector<std::vector<int>>> out;
   std::vector<int> rails, last_rails;
   NodeChannelPaths paths;
   for (const auto& node : per_node) {
@@ -151,9 +156,23 @@ std::vector<std::vector<int>> ring_channels(const std::vector<int>& members,
     if (rails != last_rails || paths.paths.empty())
       paths = node_channel_paths(rails, channels, layout.pair_links);
     last_rails = rails;
+    out.emplace_back(channels);
     for (int k = 0; k < channels; ++k)
-      for (int i : paths.paths[k]) rings[k].push_back(node[i]);
+      for (int i : paths.paths[k]) out.back()[k].push_back(node[i]);
   }
+  return out;
+}
+
+std::vector<std::vector<int>> ring_channels(const std::vector<int>& members,
+                                            const RankLayout& layout) {
+  const auto per_node = members_by_node(members, layout.gpus_per_node);
+  const int channels =
+      whole_nodes(per_node) ? std::min(layout.rails, static_cast<int>(per_node.front().size())) : 1;
+  if (channels <= 1) return {members};
+  std::vector<std::vector<int>> rings(channels);
+  for (const auto& node : node_channel_orders(per_node, layout, channels))
+    for (int k = 0; k < channels; ++k)
+      rings[k].insert(rings[k].end(), node[k].begin(), node[k].end());
   return rings;
 }
 

@@ -3,6 +3,16 @@
 // at most 2S per direction (S for n = 2). All-reduce = reduce up + broadcast down,
 // pipelined: every tree edge carries S/2 up and S/2 down concurrently, and the pipeline's
 // fill costs 2 x depth latency terms.
+//
+// Over nodes of several ranks the tree is NCCL's (src/graph/connect.cc, trees.cc): in every
+// node a chain through its ranks, and the double binary tree over the nodes joins the chains'
+// first ranks (the heads). NCCL builds the tree per channel and duplicates the channels, one
+// copy per tree, so both trees of a channel run through the same chain and the same NIC.
+// Channels as the ring's: min(rails, ranks a node), each entering the node at its own rail
+// (node_channel_paths). NCCL's default pattern (BALANCED_TREE) attaches a node's first child
+// to the chain's second rank over the head's NIC; here every tree edge ends at the head,
+// which moves no NIC bytes and only the second rank's one hop a level (NCCL's own cost model
+// leaves it out too).
 #include <algorithm>
 
 #include "netmodel/collectives.h"
@@ -43,10 +53,65 @@ int btree_depth(int n, int tree) {
   return depth;
 }
 
-Schedule tree_allreduce(const std::vector<int>& members, double bytes) {
+namespace {
+
+// Chains in the nodes, a double binary tree over their heads (the file's comment). Channel k:
+// S/C, each tree S/2C; a chain edge carries both trees' halves each way (S/C), a tree edge
+// between heads S/2C each way per tree. Latency: twice the longest path from a rank up to a
+// root (the chain to its head, then head to head up the tree), over the leaves of each tree.
+Schedule nccl_tree_allreduce(const std::vector<std::vector<int>>& per_node,
+                             const RankLayout& layout, double bytes) {
+  const int nodes = static_cast<int>(per_node.size());
+  const int m = static_cast<int>(per_node.front().size());
+  const int channels = std::min(std::max(1, layout.rails), m);
+  Phase phase;
+  phase.nccl_tree_hops = true;
+  phase.chain_weight = 2;
+  phase.latency_steps = 2 * (m - 1 + std::max(btree_depth(nodes, 0), btree_depth(nodes, 1)));
+  const auto node_chains = node_channel_orders(per_node, layout, channels);  // head first
+  const double per_channel = bytes / channels;
+  for (int k = 0; k < channels; ++k) {
+    for (int a = 0; a < nodes; ++a) {
+      const auto& chain = node_chains[a][k];
+      for (int i = 0; i + 1 < m; ++i) {
+        phase.flows.push_back({chain[i + 1], chain[i], per_channel});  // reduce, toward the head
+        phase.flows.push_back({chain[i], chain[i + 1], per_channel});  // broadcast
+      }
+    }
+    for (int tree = 0; tree < 2; ++tree) {
+      std::vector<bool> has_child(nodes, false);
+      for (int a = 0; a < nodes; ++a) {
+        const int parent = btree_parent(a, nodes, tree);
+        if (parent < 0) continue;
+        has_child[parent] = true;
+        const int head = node_chains[a][k].front(), up = node_chains[parent][k].front();
+        phase.flows.push_back({head, up, per_channel / 2});
+        phase.flows.push_back({up, head, per_channel / 2});
+      }
+      for (int a = 0; a < nodes; ++a) {
+        if (has_child[a]) continue;
+        const auto& chain = node_chains[a][k];
+        phase.latency_chains.emplace_back();
+        auto& path = phase.latency_chains.back();
+        for (int i = m - 1; i > 0; --i) path.emplace_back(chain[i], chain[i - 1]);
+        for (int x = a; btree_parent(x, nodes, tree) >= 0; x = btree_parent(x, nodes, tree))
+          path.emplace_back(node_chains[x][k].front(),
+                            node_chains[btree_parent(x, nodes, tree)][k].front());
+      }
+    }
+  }
+  return {phase};
+}
+
+}  // namespace
+
+Schedule tree_allreduce(const std::vector<int>& members, const RankLayout& layout, double bytes) {
   const int n = static_cast<int>(members.size());
   if (n < 2 || bytes <= 0) return {};
+  const auto per_node = members_by_node(members, layout.gpus_per_node);
+  if (whole_nodes(per_node)) return nccl_tree_allreduce(per_node, layout, bytes);
   Phase phase;
+  phase.nccl_tree_hops = true;
   phase.latency_steps = 2 * std::max(btree_depth(n, 0), btree_depth(n, 1));
   for (int tree = 0; tree < 2; ++tree)
     for (int r = 0; r < n; ++r) {

@@ -192,6 +192,12 @@ NcclEstimate nccl_model(const Topology& t, int nodes, int p, CollectiveOp op, Al
   return e;
 }
 
+double nccl_tree_net_hop_extra_s() {
+  static_assert(kHwLat[0][1][kLL] == kHwLat[0][0][kLL] && kHwLat[1][1][kLL] == kHwLat[1][0][kLL],
+                "NCCL's tree and ring hops inside a node cost the same (LL)");
+  return (kHwLat[2][1][kLL] - kHwLat[2][0][kLL]) * 1e-6;
+}
+
 Algo nccl_algorithm(const Topology& t, int nodes, int gpus_per_node, CollectiveOp op, Group group,
                     std::size_t bytes) {
   if (op != CollectiveOp::allreduce) return Algo::ring;

@@ -54,6 +54,11 @@ double nccl_wire_factor(NcclProto proto);
 NcclEstimate nccl_model(const Topology& t, int nodes, int gpus_per_node, CollectiveOp op, Algo algo,
                         Group group, std::size_t bytes, NcclProto proto = NcclProto::fastest);
 
+// What a hop of NCCL's tree between nodes costs beyond a hop of its ring, which the
+// topologies' network latencies are (tuning.cc's hardware latencies, LL protocol): 5.0 - 2.7
+// = 2.3 us. Inside a node the two are equal (NVLink 0.6 us, PCIe 1.0 us).
+double nccl_tree_net_hop_extra_s();
+
 // The algorithm NCCL picks for a collective (Algo::nccl): tree where its model predicts the
 // tree all-reduce faster than the ring (each at its fastest protocol), else ring; NCCL has
 // rings only for the other ops.

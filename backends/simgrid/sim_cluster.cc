@@ -183,6 +183,11 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
       transfer = std::max(transfer, t.seconds - t.route_latency_s);
       result.delivered_bytes += t.delivered_bytes / phase_scale;
     }
+    // A hop of NCCL's tree between nodes costs the ring hop's latency plus NCCL's difference.
+    const double extra = phase.nccl_tree_hops ? nccl_tree_net_hop_extra_s() : 0.0;
+    const auto hop = [&](int a, int b) {
+      return impl_->route_latency(a, b) + (a / gpn == b / gpn ? 0.0 : extra);
+    };
     double latency = phase.latency_steps * (calibrated ? phase_cost->latency_s : alpha);
     if (nccl_latency) {
       latency = 0;
@@ -190,10 +195,15 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
       double longest = 0;
       for (const auto& chain : phase.latency_chains) {
         double sum = 0;
-        for (const auto& [a, b] : chain) sum += impl_->route_latency(a, b);
+        for (const auto& [a, b] : chain) sum += hop(a, b);
         longest = std::max(longest, sum);
       }
       latency = phase.chain_weight * longest;
+    } else if (!calibrated && extra > 0) {
+      // alpha is the largest route's: between nodes when any flow leaves its node.
+      const bool crosses = std::any_of(phase.flows.begin(), phase.flows.end(),
+                                       [&](const Flow& f) { return f.src / gpn != f.dst / gpn; });
+      latency = phase.latency_steps * (alpha + (crosses ? extra : 0.0));
     }
     const double seconds = latency + std::max(0.0, transfer);
     result.phase_seconds.push_back(seconds);

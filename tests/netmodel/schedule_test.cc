@@ -172,5 +172,37 @@ TEST(SimSchedules, FlowsCarryTheAlgorithmsTotals) {
       }
 }
 
+// NCCL's tree over 4 nodes of 4 GPUs on 2 rails: 2 channels, each a chain through every node
+// from the first GPU on its rail (GPU 0 or 2), heads joined by both trees of 3 edges. Only
+// heads send between nodes, and a node's heads sit on distinct rails. The latency paths run
+// from a tree leaf's tail up its chain (3 intra hops) and up the tree (2 node hops).
+TEST(SimSchedules, NcclTreeJoinsChainHeadsAcrossNodes) {
+  const RankLayout l{4, 4, 2};
+  const Schedule s = build_schedule(CollectiveOp::allreduce, Algo::tree, Group::world, l, 1024);
+  ASSERT_EQ(s.size(), 1u);
+  std::set<int> heads;
+  int intra = 0, inter = 0;
+  for (const auto& f : s[0].flows) {
+    if (f.src / 4 == f.dst / 4) {
+      ++intra;
+      EXPECT_DOUBLE_EQ(f.bytes, 512);  // S/C, both trees
+    } else {
+      ++inter;
+      heads.insert(f.src);
+      EXPECT_DOUBLE_EQ(f.bytes, 256);  // S/2C, one tree
+    }
+  }
+  EXPECT_EQ(intra, 2 * 4 * 3 * 2);  // channels x nodes x chain edges x both ways
+  EXPECT_EQ(inter, 2 * 2 * 3 * 2);  // channels x trees x tree edges x both ways
+  EXPECT_EQ(heads, (std::set<int>{0, 2, 4, 6, 8, 10, 12, 14}));
+  EXPECT_TRUE(s[0].nccl_tree_hops);
+  EXPECT_EQ(s[0].chain_weight, 2);
+  for (const auto& chain : s[0].latency_chains) {
+    ASSERT_EQ(chain.size(), 5u);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(chain[i].first / 4, chain[i].second / 4);
+    for (int i = 3; i < 5; ++i) EXPECT_NE(chain[i].first / 4, chain[i].second / 4);
+  }
+}
+
 }  // namespace
 }  // namespace prunex

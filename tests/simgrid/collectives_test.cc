@@ -23,6 +23,10 @@ using namespace test;
 const std::vector<double> kSizes{1024.0, 1024.0 * 1024, 1024.0 * 1024 * 1024};
 const std::vector<int> kRanks{2, 4, 8, 64};
 
+// A hop of NCCL's tree between nodes costs 2.3 us more than a hop of its ring: tuning.cc's
+// network latencies for LL, tree 5.0 us against ring 2.7 (NVLink and switch ports: 0.6 both).
+constexpr double kTreeNetExtra = 5.0e-6 - 2.7e-6;
+
 std::vector<double> simulate(const Topology& t, int nodes, int gpus, CollectiveOp op, Algo algo,
                              Group group = Group::world) {
   return sim::fork_run([&] {
@@ -88,9 +92,10 @@ TEST_P(ClosedForm, RingAllreduce) {
 
 // Double binary tree, n a power of two: depth log2 n; the busiest rank sends (and receives)
 // 2S in all (inner in one tree: S/2 up + 2 x S/2 down; leaf in the other: S/2), S when n = 2.
+// Each hop: the route's latency + NCCL's tree extra.
 TEST_P(ClosedForm, TreeAllreduce) {
   for (int n : kRanks) {
-    const double a = inter_alpha(GetParam(), n);
+    const double a = inter_alpha(GetParam(), n) + kTreeNetExtra;
     const double depth = std::log2(n);
     std::vector<double> closed;
     for (double s : kSizes) closed.push_back(2 * depth * a + (n == 2 ? s : 2 * s) / kNicBw);
@@ -217,7 +222,7 @@ TEST(SimCollectives, TreesOnThreeRanksAndOnNvlinkPairs) {
   const double b = pairs.intra.link.bandwidth_Bps, a = pairs.intra.link.latency_s;
   std::vector<double> three_ar, three_bc, pairs_ar, pairs_bc;
   for (double s : kSizes) {
-    three_ar.push_back(4 * kNicLat + 1.5 * s / kNicBw);
+    three_ar.push_back(4 * (kNicLat + kTreeNetExtra) + 1.5 * s / kNicBw);
     three_bc.push_back(2 * kNicLat + s / kNicBw);
     pairs_ar.push_back(4 * a + s / b);
     pairs_bc.push_back(2 * a + s / b);
@@ -248,11 +253,32 @@ TEST(SimCollectives, NcclPicksPerCollectiveAndSaysWhich) {
     return out;
   });
   // 8 B: tree, as fast as the tree; 1 GiB: ring, as fast as the ring.
+  // (Near, not equal: each run starts at a later simulated clock, so the times round apart.)
   EXPECT_EQ(got[1], 1);
-  EXPECT_DOUBLE_EQ(got[0], got[4]);
+  EXPECT_NEAR(got[0], got[4], 1e-12 * got[4]);
   EXPECT_LT(got[0], got[2] / 5);
   EXPECT_EQ(got[7], 0);
-  EXPECT_DOUBLE_EQ(got[6], got[8]);
+  EXPECT_NEAR(got[6], got[8], 1e-12 * got[8]);
+}
+
+// NCCL's tree over nodes of several GPUs: a chain through each node's GPUs, the double binary
+// tree over the nodes' heads. 4 GPUs behind switch ports (0.5 us), R rails, C = min(R, 4)
+// channels of S/C. 4 nodes: both trees have depth 2 (tree 0: 0 <- 2 <- 1, 3), so the longest
+// path up is 3 intra hops + 2 node hops of 1 us + 2.3 us: twice that is 16.2 us. A rail
+// carries 2 x S/C (inner in one tree, a leaf in the other); the busiest port at most 2S / 100
+// GB/s, far under a rail's time. 3 nodes: depth 2 again, a rail 1.5 x S/C.
+TEST(SimCollectives, NcclTreeChainsInTheNodesAndATreeOverThem) {
+  for (int rails : {1, 2, 4})
+    for (int nodes : {3, 4}) {
+      const int channels = std::min(rails, 4);
+      const double lat = 2 * (3 * kPortLat + 2 * (kNicLat + kTreeNetExtra));
+      std::vector<double> hand;
+      for (double s : kSizes)
+        hand.push_back(lat + (nodes == 3 ? 1.5 : 2.0) * s / channels / kNicBw);
+      expect_sim_and_closed_form(
+          star_topology(nodes, 4, rails), nodes, 4, CollectiveOp::allreduce, Algo::tree,
+          Group::world, hand, std::to_string(nodes) + " x 4, " + std::to_string(rails) + " rails");
+    }
 }
 
 TEST(SimCollectives, TreeAllgatherIsAUsageError) {
