@@ -281,6 +281,37 @@ TEST(SimCollectives, NcclTreeChainsInTheNodesAndATreeOverThem) {
     }
 }
 
+// The same tree where the intra links bind: ports of 5 GB/s under 12.5 GB/s NICs, 4 nodes x
+// 4 GPUs. One rail: one chain 0-1-2-3, a middle GPU's port sends S/C up and S/C down, 2S
+// in all. Four rails: four rotated chains; each GPU heads one (one neighbour), ends one (one)
+// and sits inside two (two each): 6 x S/4 = 1.5S. (The rails then carry 2 x S/4 at 12.5.)
+TEST(SimCollectives, NcclTreeOnSlowIntraLinks) {
+  constexpr double kSlowPort = 5e9;
+  for (int rails : {1, 4}) {
+    Topology t = star_topology(4, 4, rails);
+    t.intra.link.bandwidth_Bps = kSlowPort;
+    const double lat = 2 * (3 * kPortLat + 2 * (kNicLat + kTreeNetExtra));
+    std::vector<double> hand;
+    for (double s : kSizes) hand.push_back(lat + (rails == 1 ? 2.0 : 1.5) * s / kSlowPort);
+    expect_sim_and_closed_form(t, 4, 4, CollectiveOp::allreduce, Algo::tree, Group::world, hand,
+                               "slow ports, " + std::to_string(rails) + " rails");
+  }
+}
+
+// And on a fat tree of 2 leaves (4 nodes a leaf), 8 nodes x 2 GPUs, one rail: a hop inside a
+// leaf costs the NIC + one switch (1.7 us), across leaves + three (3.1 us). Tree 0 is
+// 0 <- 4 <- {2 <- {1, 3}, 6 <- {5, 7}}: the longest path up, 1 -> 2 -> 4 -> 0, is one hop in a
+// leaf and two across (7.9 us); tree 1 (mirrored) has the same. With the chain's one port hop
+// and 3 x 2.3 us of tree extra: twice 15.3 us. A rail carries 2S (the uplinks pool four).
+TEST(SimCollectives, NcclTreeOnAFatTree) {
+  const double in_leaf = kNicLat + kFabricLat, across = kNicLat + 3 * kFabricLat;
+  const double lat = 2 * (kPortLat + in_leaf + 2 * across + 3 * kTreeNetExtra);
+  std::vector<double> hand;
+  for (double s : kSizes) hand.push_back(lat + 2 * s / kNicBw);
+  expect_sim_and_closed_form(fat_tree_topology(8, 2), 8, 2, CollectiveOp::allreduce, Algo::tree,
+                             Group::world, hand, "fat tree 8 x 2");
+}
+
 TEST(SimCollectives, TreeAllgatherIsAUsageError) {
   EXPECT_THROW(simulate(star_topology(4, 1), 4, 1, CollectiveOp::allgather, Algo::tree),
                UsageError);
