@@ -6,6 +6,7 @@
 #include "calibration/calibration.h"
 #include "engine/error.h"
 #include "engine/pactrain.h"
+#include "engine/plan_builder.h"
 #include "engine/simulated_masks.h"
 #include "engine/sparsity_spec.h"
 #include "engine/wire_dtype.h"
@@ -128,6 +129,21 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
     // hsadmm-flat has no union: its global mask is one projection (M = 1).
     const int union_of = cfg.strategy == Strategy::hsadmm ? cfg.nodes : 1;
     s.mask = synthetic_union_mask(s.layout, spec, cfg.union_growth, union_of);
+  }
+
+  // A tree has no all-gather (NCCL has none): a strategy that all-gathers is refused here,
+  // before any simulation, not inside its first iteration (or a sweep's later point).
+  if (s.sim.plan_algo == Algo::tree) {
+    PlanInputs in = s.plan;
+    in.layout = &s.layout;
+    in.global_mask = &s.mask;
+    in.nodes = cfg.nodes;
+    in.gpus_per_node = cfg.gpus_per_node;
+    for (const PlanStep& step : build_plan(in).steps)
+      PRUNEX_USAGE(step.kind != StepKind::collective || step.op != CollectiveOp::allgather,
+                   "--algo tree: ", strategy_name(cfg.strategy), " all-gathers (its ",
+                   phase_name(step.phase),
+                   " phase) and a tree has no all-gather; use --algo ring, hierarchical or nccl");
   }
 
   // The record: every field (the shape as used), then what the run was.

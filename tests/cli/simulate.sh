@@ -98,6 +98,11 @@ python3 -c "
 import json; c = json.load(open('$work/twice/metrics.json'))['config']
 assert c['nodes'] == 2, c['nodes']" || fail "--nodes given twice: not the last"
 expect_exit2 "multiple of" sweep --topology puhti --gpus 8,10 --model small_cnn
+# A tree has no all-gather: topk is refused before any point runs (ddp's point came first).
+expect_exit2 "topk all-gathers" sweep --topology puhti --gpus 8,16 --model small_cnn \
+  --strategy ddp,topk --algo tree
+expect_exit2 "a tree has no all-gather" simulate --topology puhti --nodes 2 --model small_cnn \
+  --strategy cgx --algo tree
 # CLI11 parsing: a word the command does not take, a value outside its type's range (shown as
 # typed), an option the command does not have.
 expect_exit2 "not expected: ddp" sweep --topology puhti --gpus 8,16 ddp
