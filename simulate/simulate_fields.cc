@@ -126,8 +126,9 @@ const std::vector<SimulateField>& simulate_fields() {
              "memory speeds replace the topology's",
              &C::calibration),
         {"algo", "A",
-         "collective algorithm: ring, tree (NCCL's: a chain in each node, a double binary "
-         "tree over the nodes), hierarchical, mpi (Open MPI's own choice per size; "
+         "collective algorithm: ring, tree (all-reduce: NCCL's tree, a chain in each node and a "
+         "double binary tree over the nodes; broadcast: a binary tree; no all-gather), "
+         "hierarchical, mpi (Open MPI's own choice per size; "
          "a calibration fitted with --algo mpi sets it), nccl (ring or tree per collective, "
          "whichever NCCL's tuning model, v2.25.1, predicts faster for its size and ranks, as "
          "NCCL picks)",
