@@ -112,7 +112,7 @@ SimBench parse_sim_bench(const Args& args) {
   else
     b.ops = {sim::parse_op(op)};
   for (CollectiveOp o : b.ops)
-    PRUNEX_USAGE(!(o == CollectiveOp::allgather && b.algo == sim::Algo::tree),
+    PRUNEX_USAGE(sim::algo_runs(b.algo, o),
                  "allgather has no tree algorithm (use --algo ring or hierarchical)");
   b.groups = parse_groups(args);
   b.sizes = parse_sizes(args);

@@ -38,7 +38,7 @@ Schedule flat(CollectiveOp op, Algo algo, const std::vector<int>& m, const RankL
       return algo == Algo::tree ? tree_allreduce(m, layout, bytes)
                                 : ring_allreduce(m, layout, bytes);
     case CollectiveOp::allgather:
-      PRUNEX_USAGE(algo != Algo::tree,
+      PRUNEX_USAGE(algo_runs(algo, op),
                    "allgather has no tree algorithm (use ring or hierarchical)");
       return ring_allgather(m, layout, bytes);
     case CollectiveOp::broadcast:

@@ -28,6 +28,10 @@ Algo parse_algo(const std::string& name) {
   throw UsageError("unknown algorithm '" + name + "' (ring, tree, hierarchical, mpi, nccl)");
 }
 
+bool algo_runs(Algo a, CollectiveOp op) {
+  return !(a == Algo::tree && op == CollectiveOp::allgather);
+}
+
 const char* algo_name(Algo a) {
   switch (a) {
     case Algo::ring:

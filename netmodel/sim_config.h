@@ -25,6 +25,9 @@ namespace prunex::sim {
 enum class Algo { ring, tree, hierarchical, mpi, nccl };
 Algo parse_algo(const std::string& name);  // UsageError on unknown
 const char* algo_name(Algo a);
+// Whether algorithm a has a schedule for op: every one but the tree's all-gather (NCCL has no
+// tree all-gather). The one rule the schedules, bench and simulate's up-front check share.
+bool algo_runs(Algo a, CollectiveOp op);
 CollectiveOp parse_op(const std::string& name);
 // How flows cross a fat tree's leaf uplinks: pooled (default: every flow leaving a leaf
 // shares its whole uplink bundle, max-min) or ecmp (each flow hashed onto one uplink, seeded;

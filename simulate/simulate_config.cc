@@ -140,7 +140,7 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
     in.nodes = cfg.nodes;
     in.gpus_per_node = cfg.gpus_per_node;
     for (const PlanStep& step : build_plan(in).steps)
-      PRUNEX_USAGE(step.kind != StepKind::collective || step.op != CollectiveOp::allgather,
+      PRUNEX_USAGE(step.kind != StepKind::collective || algo_runs(Algo::tree, step.op),
                    "--algo tree: ", strategy_name(cfg.strategy), " all-gathers (its ",
                    phase_name(step.phase),
                    " phase) and a tree has no all-gather; use --algo ring, hierarchical or nccl");
