@@ -5,7 +5,7 @@ reaches, and the wall time (sum of the iterations' wall_seconds) each takes to r
 usage: time_to_accuracy.py RUN_DIR...   (each holding metrics.json; named by its folder)
 Prints per run: inter-node bytes per iteration against dense, time to the common accuracy,
 final accuracy; with runs named hsadmm and ddp, the ratios of time and bytes.
-scripts/run_emulated.sh imports common_accuracy and time_to for its table.
+scripts/studies/run_emulated.sh imports common_accuracy and time_to for its table.
 """
 import json
 import os

@@ -172,7 +172,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "it was built (rails, rate, the latency the kernel could add) as a topology file, the\n"
     "input `prunex calibrate --links relative` and `prunex simulate` take to model it.\n"
     "--program runs COMMAND as a program of its own in place of a prunex subcommand (e.g.\n"
-    "python3 scripts/pytorch_ddp.py): each rank gets Open MPI's OMPI_COMM_WORLD_* variables\n"
+    "python3 scripts/studies/pytorch_ddp.py): each rank gets Open MPI's OMPI_COMM_WORLD_* variables\n"
     "and PRUNEX_EMULATION, the JSON record above with the nodes' rail-0 addresses\n"
     "(addresses) and that interface's name (interface).\n\n"
     "examples:\n"
@@ -181,7 +181,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex emulate --topology puhti --nodes 2 --gpus-per-node 2 --slowdown 100 -- \\\n"
     "      train --dataset fashion-mnist --model small_cnn --strategy hsadmm --out out/emu\n"
     "  prunex emulate --topology puhti --nodes 4 --slowdown 5000 --program -- \\\n"
-    "      python3 scripts/pytorch_ddp.py --train-samples 8000 --epochs 1\n"
+    "      python3 scripts/studies/pytorch_ddp.py --train-samples 8000 --epochs 1\n"
     "  prunex emulate --cleanup",
     {
         {"topology", "NAME|FILE", "cluster preset or topology file (its NICs and fabric)", ""},

@@ -58,7 +58,7 @@ const std::vector<PlotKind>& kinds() {
       {"published", "published.py",
        "published.json from `prunex validate`: predicted against published, log-log", false},
       {"stragglers", "stragglers.py",
-       "stragglers.json from scripts/straggler_study.sh: slowdown by one slow GPU per strategy",
+       "stragglers.json from scripts/studies/straggler_study.sh: slowdown by one slow GPU per strategy",
        false},
   };
   return k;

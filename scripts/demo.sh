@@ -22,8 +22,8 @@ section "The paper's cluster: CSC Puhti"
 $prunex topology show puhti | head -8
 
 # A short run: the shipped configs (README results) on 8,000 training samples (2,000 per
-# rank) for 3 outer iterations. The full runs are scripts/run_fashion_mnist.sh and
-# scripts/run_emulated.sh. As root, the ranks run on an emulated slow cluster (prunex emulate:
+# rank) for 3 outer iterations. The full runs are scripts/studies/run_fashion_mnist.sh and
+# scripts/studies/run_emulated.sh. As root, the ranks run on an emulated slow cluster (prunex emulate:
 # 4 nodes x 1 rank in network namespaces, puhti's links / 5000 = 20 Mbit/s and 14.2 ms one
 # way), where DDP's communication is several times its compute, as on a cluster whose network
 # binds; elsewhere on shared memory, where both take about the same time.
@@ -42,7 +42,7 @@ if [ "$(id -u)" = 0 ] && ip netns add prunex-demo-probe 2>/dev/null; then
   runs=($out/emulated/hsadmm $out/emulated/ddp)
 else
   echo "  (no network namespaces here (needs root): the ranks share this host's memory, so"
-  echo "   H-SADMM and DDP take about the same time; scripts/run_emulated.sh shows the network)"
+  echo "   H-SADMM and DDP take about the same time; scripts/studies/run_emulated.sh shows the network)"
   short=(--gpus-per-node 2 --dataset fashion-mnist --model small_cnn --train-samples 8000
          --iterations 3)
   section "Live H-SADMM, channel keep 0.5 (4 ranks = 2 nodes x 2, shared memory)"

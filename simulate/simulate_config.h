@@ -31,7 +31,7 @@ inline constexpr double kFittedDdpOverheadPasses = 0.003 * 900e9 / 102228128.0;
 inline constexpr double kDefaultDdpOverheadPasses = kFittedDdpOverheadPasses;
 // Synchronisation skew (SimConfig::sync_skew), fitted on a stated subset of the published
 // suite: the 18 rows with more than one GPU of NVIDIA DeepLearningExamples' MXNet ResNet-50
-// tables (validation/published/dle-mxnet-resnet50.json; scripts/fit_sync_skew.sh: geometric
+// tables (validation/published/dle-mxnet-resnet50.json; scripts/fits/fit_sync_skew.sh: geometric
 // mean 2.53% at 0, 1.33% at 0.0185). Every other entry of the suite is held out
 // (docs/simulation.md).
 inline constexpr double kFittedSyncSkew = 0.0185;

@@ -104,7 +104,7 @@ const std::vector<SimulateField>& simulate_fields() {
              "mean, and the first collective after compute waits for the last of the world's n "
              "ranks: CV x e(n) x that compute / sqrt(local steps), e(n) the expected maximum of n "
              "standard normals (1.42 at 8, 3.25 at 1024); the default is fitted on "
-             "DeepLearningExamples' MXNet ResNet-50 tables (scripts/fit_sync_skew.sh); 0: none",
+             "DeepLearningExamples' MXNet ResNet-50 tables (scripts/fits/fit_sync_skew.sh); 0: none",
              &C::sync_skew, 0, 1, false),
         real("horovod-cycle-ms", "MS",
              "ddp and fp16 as Horovod runs them: its background thread starts the all-reduces of "
@@ -117,7 +117,7 @@ const std::vector<SimulateField>& simulate_fields() {
              "kernels too small to fill the GPU), in proportion over forward and backward; the "
              "GPU speed alone makes a step's compute proportional to its batch, which small "
              "batches per GPU (strong scaling) beat. ResNet-50 on a V100 under PyTorch: about "
-             "12 ms (scripts/fit_step_overhead.sh: the suite's one-GPU rows at batch 32 to 128), "
+             "12 ms (scripts/fits/fit_step_overhead.sh: the suite's one-GPU rows at batch 32 to 128), "
              "MLPerf's tuned stacks 0.4-28.5 ms (results/published/README.md); a --calibration "
              "fitted from runs at two batch sizes brings its own; 0: none",
              &C::step_overhead_ms, 0, 1e6, false),

@@ -39,7 +39,7 @@ int run_subprocess(const std::vector<std::string>& argv, const std::string& log_
 std::string find_program(const std::string& name);
 // The same in /usr/sbin, /sbin, /usr/bin and /bin only (ip, tc, unshare: the system's own,
 // whatever PATH says), after the folders of PRUNEX_SYSTEM_PROGRAMS where it is set (a machine
-// without iproute2 installed: scripts/gpu_check.sh --deps carries it there).
+// without iproute2 installed: scripts/gpu/gpu_check.sh --deps carries it there).
 std::string find_system_program(const std::string& name);
 
 // This process's executable (/proc/self/exe).

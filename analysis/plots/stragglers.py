@@ -1,6 +1,6 @@
 """How one slow GPU slows each strategy: for each strategy, the iteration time with one
 straggler over the time without, one bar per GPU count, from stragglers.json written by
-scripts/straggler_study.sh: {"rows": [{"strategy", "gpus", "factor", "slowdown"}...]}.
+scripts/studies/straggler_study.sh: {"rows": [{"strategy", "gpus", "factor", "slowdown"}...]}.
 The dashed line is the factor itself: what an iteration made only of compute would suffer."""
 
 import sys
@@ -11,7 +11,7 @@ import common
 def load_rows(path):
     s = common.load_json(path)
     common.require(isinstance(s, dict) and isinstance(s.get("rows"), list) and s["rows"], path,
-                   "not a stragglers.json (scripts/straggler_study.sh): no rows")
+                   "not a stragglers.json (scripts/studies/straggler_study.sh): no rows")
     for r in s["rows"]:
         common.require(isinstance(r, dict), path, "a row is not an object")
         common.require(isinstance(r.get("strategy"), str), path, "a row without a strategy")

@@ -3,7 +3,7 @@
 //   PRUNEX_TOPOLOGY        preset name or JSON file (default puhti)
 //   PRUNEX_NODES           nodes in the run (default: the topology's; more scales it out)
 //   PRUNEX_GPUS_PER_NODE   GPUs (= MPI ranks) per node (default: the topology's)
-// Built outside CMake by scripts/bench_smpi.sh (a benchmark, not part of the product).
+// Built outside CMake by scripts/studies/bench_smpi.sh (a benchmark, not part of the product).
 #pragma once
 
 #include "backends/simgrid/platform.h"

@@ -15,7 +15,7 @@
 # and G placeholder GPUs each (gres gpu:v100:G, files under the state folder: the GPU
 # templates' --gres lines parse; nothing runs on them). Memory is declared, not enforced.
 # --topology-out writes the emulated cluster as a topology file (prunex emulate's: rails,
-# rate, latency), the one scripts/validate_cluster.sh --links relative calibrates.
+# rate, latency), the one scripts/studies/predict_cluster.sh --links relative calibrates.
 # COMMAND gets SLURM_CONF and, for srun-launched Open MPI ranks, OMPI_MCA_* settings that keep
 # them on the emulated links (docs/gpus-and-clusters.md). What is switched off and why:
 #   no cgroups (ProctrackType=proctrack/linuxproc, TaskPlugin=task/none, cgroup.conf's

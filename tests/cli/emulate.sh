@@ -130,7 +130,7 @@ assert e['rate_mbits'] == 100 and e['slowdown'] == 1 and e['nodes'] == 2, e" ||
   fail "train under emulate: $(tail -3 "$work/train.log")"
 
 # --program: a program of its own runs as the ranks, in each node's namespace, and finds the
-# nodes' addresses in PRUNEX_EMULATION (how scripts/pytorch_ddp.py meets its peers). Each
+# nodes' addresses in PRUNEX_EMULATION (how scripts/studies/pytorch_ddp.py meets its peers). Each
 # node is one host to NCCL too: its own NCCL_HOSTID, whatever the caller's environment says.
 NCCL_HOSTID=inherited emulate "$work/program.log" --topology ethernet-100m --nodes 2 \
   --gpus-per-node 2 --program -- \

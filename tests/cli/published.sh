@@ -91,11 +91,11 @@ assert abs(m["median_trend_shortfall"] - med) < 1e-12, (m, med)
 EOF
 grep -q "scaling loss .* median shortfall" "$work/v.txt" || fail "no scaling-loss line printed"
 
-# The skew's fit (scripts/fit_sync_skew.sh) on one entry, a coarse grid: its error at 0 is
+# The skew's fit (scripts/fits/fit_sync_skew.sh) on one entry, a coarse grid: its error at 0 is
 # the geometric mean of that entry's multi-GPU rows recomputed here from a validate run with
 # --set sync-skew=0, and the best CV is the grid point with the smallest error.
 root=$(cd "$(dirname "$0")/../.." && pwd)
-PRUNEX="$prunex" "$root/scripts/fit_sync_skew.sh" --only dle-mxnet-resnet50/dgx2-fp32 \
+PRUNEX="$prunex" "$root/scripts/fits/fit_sync_skew.sh" --only dle-mxnet-resnet50/dgx2-fp32 \
   --max 0.04 --step 0.01 --out "$work/fit" >"$work/fit.txt" 2>&1 || fail "fit: $(cat "$work/fit.txt")"
 "$prunex" validate --only dle-mxnet-resnet50/dgx2-fp32 --set sync-skew=0 --no-figure \
   --out "$work/fit0" >/dev/null 2>&1 || fail "validate at sync-skew 0"
@@ -111,14 +111,14 @@ assert fit["best_cv"] == min(pts, key=lambda p: p["geomean_error"])["cv"], fit
 assert fit["best_cv"] > 0, "the skew lowers the error on DGX-2's published scaling"
 EOF
 expect_refused "--max and --step" "$work/fitbad" \
-  env PRUNEX="$prunex" "$root/scripts/fit_sync_skew.sh" --step 0 --out "$work/fitbad"
+  env PRUNEX="$prunex" "$root/scripts/fits/fit_sync_skew.sh" --step 0 --out "$work/fitbad"
 
-# The per-step overhead's fit (scripts/fit_step_overhead.sh) on its default rows: the line is
+# The per-step overhead's fit (scripts/fits/fit_step_overhead.sh) on its default rows: the line is
 # the least-squares one (brute force over the intercept, the best slope for each), the model's
 # own intercept is the optimizer's 7 passes over ResNet-50's fp32 bytes at the V100's 900 GB/s
 # (model-info and topology show, not the simulator), and simulate adds the fitted overhead to
 # a one-GPU step exactly.
-PRUNEX="$prunex" "$root/scripts/fit_step_overhead.sh" --out "$work/fso" >"$work/fso.txt" 2>&1 ||
+PRUNEX="$prunex" "$root/scripts/fits/fit_step_overhead.sh" --out "$work/fso" >"$work/fso.txt" 2>&1 ||
   fail "fit_step_overhead: $(cat "$work/fso.txt")"
 "$prunex" model-info --model resnet50 --input 224 --classes 1000 --json >"$work/r50.json"
 "$prunex" topology show dgx1-v100 --json >"$work/v100.json"
@@ -148,7 +148,7 @@ t = [m["summary"]["time_per_iteration_s"] for m in (a, b)]
 assert abs(t[1] - t[0] - 0.010) < 1e-9, t
 EOF
 expect_refused "no point 'y' in entry 'x'" "$work/fsobad" \
-  env PRUNEX="$prunex" "$root/scripts/fit_step_overhead.sh" --rows x@y --out "$work/fsobad"
+  env PRUNEX="$prunex" "$root/scripts/fits/fit_step_overhead.sh" --rows x@y --out "$work/fsobad"
 
 # The figure: one collective entry, drawn by prunex plot published.
 "$prunex" validate --only nccl-tests/edr-two-nodes --out "$work/fig" >/dev/null 2>&1 ||

@@ -15,7 +15,7 @@
 #    ends with the uninterrupted job's losses and accuracies;
 # 6. calibration_loop.sbatch measures the calibration loop (benches, ddp/hsadmm/topk
 #    calibration runs, held-out hsadmm-flat on 2 x 2 and ddp/topk on 2 x 1), and
-#    scripts/validate_cluster.sh, on the cluster's topology file (local_cluster.sh
+#    scripts/studies/predict_cluster.sh, on the cluster's topology file (local_cluster.sh
 #    --topology-out), predicts every held-out run: the simulator's bytes per tier equal the
 #    live trainer's counts in every iteration (two implementations), and each iteration time
 #    is within a factor of 3 (a loose bound for gross errors: this test runs beside others on
@@ -95,9 +95,9 @@ assert len(a) == 6 and a == b, (a, b)
 print("slurm: resumed after node1 died: the 6 iterations equal the uninterrupted job's")
 PY
 # 6. the loop's predictions
-bash "$repo/scripts/validate_cluster.sh" "$work/loop" --topology "$work/loop_topology.json" \
+bash "$repo/scripts/studies/predict_cluster.sh" "$work/loop" --topology "$work/loop_topology.json" \
   --links relative --host-cores "$(nproc)" --fit line >"$work/loop_validate.txt" 2>&1 ||
-  fail "validate_cluster.sh: $(tail -5 "$work/loop_validate.txt")"
+  fail "predict_cluster.sh: $(tail -5 "$work/loop_validate.txt")"
 if ! python3 - "$work/loop/validate/validation.json" <<'PY'
 import json, sys
 v = json.load(open(sys.argv[1]))

@@ -1,6 +1,6 @@
 // Shared by the fuzz targets (tests/fuzz/fuzz_*.cc): the input as JSON or as a file on disk.
 // Each target's entry point is LLVMFuzzerTestOneInput: libFuzzer drives it in the fuzz
-// build (scripts/fuzz.sh), replay_main.cc replays the stored corpus in ctest. A target
+// build (scripts/tools/fuzz.sh), replay_main.cc replays the stored corpus in ctest. A target
 // accepts a UsageError (the one-line, exit-2 error every parser owes bad input); anything
 // else escaping it (another exception, a crash, a sanitizer report) is a finding.
 #pragma once

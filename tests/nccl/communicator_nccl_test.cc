@@ -1,5 +1,5 @@
 // The communicator conformance suite (tests/conformance/communicator_suite.h) on NCCL, one GPU
-// per rank: run under mpirun/srun (scripts/gpu_check.sh does), e.g.
+// per rank: run under mpirun/srun (scripts/gpu/gpu_check.sh does), e.g.
 //   mpirun -np 2 build/bin/test_nccl --gtest_filter='CommunicatorNccl.*'
 // NcclCommunicator takes device pointers; the suite's buffers are on the host, so
 // HostStagedCommunicator stages every buffer: copy in, the NCCL call, copy out. Alone or without

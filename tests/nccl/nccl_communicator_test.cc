@@ -1,6 +1,6 @@
 // NcclCommunicator on one rank (MPI singleton, one GPU): every collective and the mask
 // union run for real through NCCL. Multi-rank behaviour needs several GPUs and mpirun/srun:
-// scripts/gpu_check.sh and the SLURM templates run it; here those tests skip.
+// scripts/gpu/gpu_check.sh and the SLURM templates run it; here those tests skip.
 #include <gtest/gtest.h>
 #include <mpi.h>
 

@@ -53,14 +53,14 @@ inline std::string why_not_nccl(int min_ranks) {
   int on_host = 0;
   MPI_Comm_size(host, &on_host);
   MPI_Comm_free(&host);
-  // Ranks with their own NCCL_HOSTID are different hosts to NCCL (scripts/nccl_one_gpu.sh):
+  // Ranks with their own NCCL_HOSTID are different hosts to NCCL (scripts/gpu/nccl_one_gpu.sh):
   // they may share a GPU.
   const bool own_host_ids = std::getenv("NCCL_HOSTID") != nullptr;
   int enough = own_host_ids || on_host <= cuda_device_count() ? 1 : 0, all = 0;
   MPI_Allreduce(&enough, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!all)
     return "a host has more ranks than GPUs (NCCL needs one GPU per rank, or a NCCL_HOSTID per "
-           "rank: scripts/nccl_one_gpu.sh)";
+           "rank: scripts/gpu/nccl_one_gpu.sh)";
   return "";
 }
 

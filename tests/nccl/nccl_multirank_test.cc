@@ -1,7 +1,7 @@
 // NcclCommunicator across ranks, checked against closed forms: run the test binary under
 // mpirun/srun with one GPU per rank, e.g.
 //   mpirun -np 4 build/bin/test_nccl --gtest_filter='NcclMultiRank.*'
-// (scripts/gpu_check.sh does so when it sees two GPUs or more). Alone, or without enough
+// (scripts/gpu/gpu_check.sh does so when it sees two GPUs or more). Alone, or without enough
 // GPUs on the host, these tests skip and say why.
 #include <gtest/gtest.h>
 #include <mpi.h>

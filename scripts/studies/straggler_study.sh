@@ -6,7 +6,7 @@
 # samples per GPU (--local-steps N, with a training set of 128 N samples per GPU: the same
 # work per GPU at every size).
 #
-#   scripts/straggler_study.sh [--gpus 64,4096] [--factor 2] [--local-steps 0]
+#   scripts/studies/straggler_study.sh [--gpus 64,4096] [--factor 2] [--local-steps 0]
 #                              [--strategies hsadmm,hsadmm-flat,ddp,topk] [--out DIR]
 #
 # Each point: prunex simulate --topology puhti --nodes G/4 --gpus-per-node 4 --model resnet152
@@ -15,7 +15,7 @@
 # slowdown, compute_s: the iteration's local compute without the straggler) and
 # DIR/table.md; `prunex plot stragglers DIR/stragglers.json --out F.png` draws it.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 gpus=64,4096 factor=2 steps=0 strategies=hsadmm,hsadmm-flat,ddp,topk out=out/stragglers
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -71,7 +71,7 @@ printf '%s\n' "${rows[@]}" | jq -s --arg x "$factor" \
   --argjson steps "$steps" '{rows: ., config: {topology: "puhti", gpus_per_node: 4, model: "resnet152",
     iteration: (if $steps == 0 then "one epoch of CIFAR-10 over the GPUs" else "\($steps) steps of 128 per GPU" end),
     straggler: ("GPU 1 (a follower of node 0) computes " + $x + " times slower"),
-    command: "scripts/straggler_study.sh"}}' > "$out/stragglers.json.tmp"
+    command: "scripts/studies/straggler_study.sh"}}' > "$out/stragglers.json.tmp"
 mv "$out/stragglers.json.tmp" "$out/stragglers.json"
 {
   echo "| strategy | GPUs | iteration (s) | with one straggler x$factor (s) | slowdown | compute share |"

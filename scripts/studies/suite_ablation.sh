@@ -8,27 +8,27 @@
 # sizes whose efficiency trend is right in sign, and the median of how much more the published
 # per-GPU cost grows from the fewest to the most GPUs than the predicted one (points).
 #
-#   scripts/validate_ablation.sh [--out out/validate_ablation]
+#   scripts/studies/suite_ablation.sh [--out out/validate_ablation]
 #
 # Writes OUT/<variant>/published.json for every variant, OUT/ablation.json and
 # OUT/ablation.md (the table), and prints the table. About 40 s on 2 cores (12 runs of validate). Needs
 # build/bin/prunex (or $PRUNEX).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=out/validate_ablation
 while [[ $# -gt 0 ]]; do
   case $1 in
     --out)
-      [[ $# -ge 2 ]] || { echo "validate_ablation.sh: --out needs a value" >&2; exit 2; }
+      [[ $# -ge 2 ]] || { echo "suite_ablation.sh: --out needs a value" >&2; exit 2; }
       out=$2; shift 2 ;;
     -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "validate_ablation.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+    *) echo "suite_ablation.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
 PY=/usr/bin/python3
 prunex=${PRUNEX:-build/bin/prunex}
-[[ -x $prunex ]] || { echo "validate_ablation.sh: $prunex is missing (scripts/build.sh)" >&2; exit 2; }
-[[ ! -e $out || -z $(ls -A "$out") ]] || { echo "validate_ablation.sh: $out is not empty" >&2; exit 2; }
+[[ -x $prunex ]] || { echo "suite_ablation.sh: $prunex is missing (scripts/build.sh)" >&2; exit 2; }
+[[ ! -e $out || -z $(ls -A "$out") ]] || { echo "suite_ablation.sh: $out is not empty" >&2; exit 2; }
 mkdir -p "$out"
 
 # Copies of the suite without one key in every entry and point.
@@ -71,7 +71,7 @@ for v in "${variants[@]}"; do
   echo "validate_ablation: $name" >&2
   # shellcheck disable=SC2086  # opts is a list of options
   "$prunex" validate $opts --no-figure --out "$out/$name" >"$out/$name.log" 2>&1 ||
-    { echo "validate_ablation.sh: $name failed: $(tail -3 "$out/$name.log")" >&2; exit 1; }
+    { echo "suite_ablation.sh: $name failed: $(tail -3 "$out/$name.log")" >&2; exit 1; }
   labels+=("$name|$label")
 done
 

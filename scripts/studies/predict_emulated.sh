@@ -5,7 +5,7 @@
 # 4 x 1) at other link speeds (puhti's links / 5000 and / 20000), per phase
 # (analysis/validate.py).
 #
-#   scripts/validate_emulated.sh [--out DIR] [--predict-only]      (about 35 minutes; root)
+#   scripts/studies/predict_emulated.sh [--out DIR] [--predict-only]      (about 35 minutes; root)
 #
 # Calibration (puhti's links / 2000: 50 Mbit/s per rail, 2 rails; never seen by the held-out
 # runs), into OUT/cal/:
@@ -29,18 +29,18 @@
 # --predict-only redoes the calibration fit, the simulations and the tables on OUT's
 # measurements (a minute), e.g. after changing the simulator.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 out=out/validate_emulated predict_only=0
 while [[ $# -gt 0 ]]; do
   case $1 in
     --out) out=$2; shift 2 ;;
     --predict-only) predict_only=1; shift ;;
     -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "validate_emulated.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+    *) echo "predict_emulated.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
   esac
 done
 prunex=build/bin/prunex
-[[ -x $prunex ]] || { echo "validate_emulated.sh: build first (scripts/build.sh)" >&2; exit 2; }
+[[ -x $prunex ]] || { echo "predict_emulated.sh: build first (scripts/build.sh)" >&2; exit 2; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 cal_slowdown=2000
 shapes=(2x2 4x1)
@@ -102,7 +102,7 @@ if [ $predict_only = 0 ]; then
   bench_pass 1 2 intra b
 fi
 
-[ -f "$out/cal/topology.json" ] || { echo "validate_emulated.sh: no measurements in $out" >&2; exit 2; }
+[ -f "$out/cal/topology.json" ] || { echo "predict_emulated.sh: no measurements in $out" >&2; exit 2; }
 d=$out/cal
 steps_list=$(ls "$d"/steps/*/metrics.json | paste -sd,)
 $prunex calibrate --topology "$d/topology.json" --links relative --algo mpi --fit line \

@@ -6,7 +6,7 @@
 # readers (tests/fuzz/fuzz_*.cc).
 # A benchmark, not part of scripts/test.sh: ctest only replays the stored corpus.
 #
-#   scripts/fuzz.sh [--seconds N] [--out DIR] [TARGET ...]     (default: 60 s each, all)
+#   scripts/tools/fuzz.sh [--seconds N] [--out DIR] [TARGET ...]     (default: 60 s each, all)
 #
 # Builds build-fuzz/ (PRUNEX_FUZZ=ON), runs each target for N seconds from
 # tests/fuzz/corpus/TARGET, keeps there the seeds, the regression inputs and a minimal set of
@@ -15,7 +15,7 @@
 # tests/fuzz/corpus/TARGET/ as regress-WHAT, a regression input). Prints per target:
 # executions, executions per second, corpus size, findings.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 seconds=60 out=out/fuzz targets=()
 while [ $# -gt 0 ]; do

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs NP MPI ranks that share this machine's GPU(s) over NCCL, as if each were its own host.
 #
-#   scripts/nccl_one_gpu.sh [--mps | --mps-share] NP COMMAND [ARGS...]
-#   scripts/nccl_one_gpu.sh 4 build/bin/prunex train --backend nccl --gpus-per-node 2 ...
+#   scripts/gpu/nccl_one_gpu.sh [--mps | --mps-share] NP COMMAND [ARGS...]
+#   scripts/gpu/nccl_one_gpu.sh 4 build/bin/prunex train --backend nccl --gpus-per-node 2 ...
 #
 # NCCL refuses two ranks of one host on one GPU ("Duplicate GPU detected"), but it compares
 # host identities first: each rank here gets its own NCCL_HOSTID, so NCCL treats the ranks as

@@ -3,7 +3,7 @@
 # platform: MPI_Allreduce of S bytes (float sum) at several rank counts, wall and simulated
 # time of each, and their ratios. See results/smpi/RESULTS.md.
 #
-#   scripts/bench_smpi.sh [--prunex BIN] [--topology NAME] [--gpus-per-node P] [--bytes S]
+#   scripts/studies/bench_smpi.sh [--prunex BIN] [--topology NAME] [--gpus-per-node P] [--bytes S]
 #                         [--ranks "64 512 1024 2048 4096"] [--limit SECONDS]
 #                         [--default-ranks "64"] [--out DIR]
 #
@@ -15,7 +15,7 @@
 # settings, backends/simgrid/README.md); SMPI gets the link latencies inside SimGrid, prunex
 # adds them outside (its default). Needs smpicc/smpirun, g++, pkg-config simgrid, python3.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 prunex=build/bin/prunex topology=puhti gpn=4 bytes=232657192  # ResNet-152 fp32 gradients
 ranks_list="64 512 1024 2048 4096" limit=600 default_ranks=64 out=build/smpi/results
 while [[ $# -gt 0 ]]; do

@@ -5,12 +5,12 @@
 # errors. Anchors and their sources are in the table below (the project's reference notes
 # collect them from public nccl-tests reports).
 #
-#   scripts/check_published.sh [--prunex BINARY] [--out DIR]
+#   scripts/studies/check_published.sh [--prunex BINARY] [--out DIR]
 #
 # Defaults: --prunex build/bin/prunex, --out out/published. Writes DIR/published.md and
 # DIR/published.json and prints the table. Takes a few seconds.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 prunex=build/bin/prunex out=out/published
 while [[ $# -gt 0 ]]; do
   case $1 in

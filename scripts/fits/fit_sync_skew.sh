@@ -6,13 +6,13 @@
 # smallest. The rows fitted on are reported apart from the held-out ones in the suite (their
 # points name the fit with "fits"); docs/simulation.md says which subset set the default.
 #
-#   scripts/fit_sync_skew.sh [--only dle-mxnet-resnet50] [--max 0.05] [--step 0.0005]
+#   scripts/fits/fit_sync_skew.sh [--only dle-mxnet-resnet50] [--max 0.05] [--step 0.0005]
 #                            [--out out/fit_sync_skew]
 #
 # Writes OUT/fit.json ({subset, rows, points: [{cv, geomean_error}], best_cv}) and prints the
 # table. Needs build/bin/prunex (or the binary named by $PRUNEX).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 only=dle-mxnet-resnet50 max=0.05 step=0.0005 out=out/fit_sync_skew
 while [[ $# -gt 0 ]]; do
   case $1 in

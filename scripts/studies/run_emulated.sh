@@ -5,7 +5,7 @@
 # accuracy every run of the same shape and slowdown reaches), accuracy, inter-node bytes per
 # iteration against dense, and where the time went.
 #
-#   scripts/run_emulated.sh [--shapes 2x2,4x1] [--slowdowns 5000,10000]
+#   scripts/studies/run_emulated.sh [--shapes 2x2,4x1] [--slowdowns 5000,10000]
 #                           [--strategies hsadmm,hsadmm-flat,ddp,topk] [--samples 8000]
 #   (a strategy name S reads workloads/configs/fashion_mnist_small_cnn_S.json; a config with a
 #   "strategy" key runs that strategy under the name S, e.g. topk10: Top-K at 10%)
@@ -17,7 +17,7 @@
 # Needs root (network namespaces). Writes OUT/<shape>_x<slowdown>/<strategy>/ (metrics.json,
 # console.log) and OUT/table.md.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 shapes=2x2,4x1 slowdowns=5000,10000 strategies=hsadmm,hsadmm-flat,ddp,topk samples=8000
 iterations=6 out=out/emulated
 while [[ $# -gt 0 ]]; do

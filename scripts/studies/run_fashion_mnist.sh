@@ -3,13 +3,13 @@
 # emulated nodes x 2, with the config shipped in workloads/configs/. Outputs under
 # out/fashion_mnist/<strategy>/ and the console log next to it.
 #
-#   scripts/run_fashion_mnist.sh [STRATEGY...]    (default: ddp hsadmm hsadmm-flat topk)
+#   scripts/studies/run_fashion_mnist.sh [STRATEGY...]    (default: ddp hsadmm hsadmm-flat topk)
 #
 # A name runs with workloads/configs/fashion_mnist_small_cnn_<name>.json, whose "strategy"
 # key (if any) is the strategy (topk10: topk at 10%); a name without such a file, or whose
 # strategy prunex does not know, is refused before anything runs.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 case "${1:-}" in
   -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 esac

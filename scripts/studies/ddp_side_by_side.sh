@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Our ddp against PyTorch's own DistributedDataParallel (scripts/pytorch_ddp.py, gloo), and
+# Our ddp against PyTorch's own DistributedDataParallel (scripts/studies/pytorch_ddp.py, gloo), and
 # with --strategies ddp,fp16 our fp16 against DDP with PyTorch's fp16_compress_hook, on the
 # same work: Fashion-MNIST, small_cnn, 4 ranks, batch 32 per rank, SGD with the cosine
 # schedule, one local epoch per iteration. Twice: on shared memory (mpirun on this host, 4
@@ -7,13 +7,13 @@
 # --slowdown; needs root, else skipped with one line). Prints seconds per epoch (training
 # only, evaluation apart), final accuracy and the ratio ours / PyTorch's.
 #
-#   scripts/ddp_side_by_side.sh [--strategies ddp] [--nodes 4] [--slowdown 5000]
+#   scripts/studies/ddp_side_by_side.sh [--strategies ddp] [--nodes 4] [--slowdown 5000]
 #       [--train-samples 8000] [--test-samples 2000] [--epochs 2] [--out out/ddp_side_by_side]
 #
 # Writes OUT/{shm,emulated}/STRATEGY/{prunex,pytorch}/ (metrics.json or pytorch.json,
 # console.log) and OUT/table.md.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 strategies=ddp nodes=4 slowdown=5000 train=8000 test=2000 epochs=2 out=out/ddp_side_by_side
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -60,7 +60,7 @@ for s in "${strategy_list[@]}"; do
   ours=(train --dataset fashion-mnist --model small_cnn --strategy "$s"
         --config "workloads/configs/fashion_mnist_small_cnn_$s.json"
         --train-samples "$train" --test-samples "$test" --iterations "$epochs")
-  theirs=("$py" scripts/pytorch_ddp.py --hook "$hook" --train-samples "$train"
+  theirs=("$py" scripts/studies/pytorch_ddp.py --hook "$hook" --train-samples "$train"
           --test-samples "$test" --epochs "$epochs")
   d=$out/shm/$s
   run "$s, shared memory, ours ($nodes ranks)" "$d/prunex" \

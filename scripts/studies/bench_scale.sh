@@ -5,7 +5,7 @@
 # (log-log slope of time and memory from 16,384 GPUs to the largest size that finished),
 # and the speed-up of `prunex sweep --jobs 2` over --jobs 1.
 #
-#   scripts/bench_scale.sh [--before COMMIT|BINARY] [--gpus LIST] [--strategies LIST]
+#   scripts/studies/bench_scale.sh [--before COMMIT|BINARY] [--gpus LIST] [--strategies LIST]
 #                          [--timeout S] [--out DIR]
 #
 # Defaults: --before 6bbafec (main before the changes; built once into DIR/before/),
@@ -13,7 +13,7 @@
 # is reported as such), --out out/bench_scale. Writes DIR/scale.csv and DIR/scale.md and
 # prints the table. Not a test: numbers on a shared machine, read with their noise.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 before=6bbafec gpus=64,1024,16384,65536,131072 strategies=hsadmm,ddp timeout_s=600 out=out/bench_scale
 while [[ $# -gt 0 ]]; do
   case $1 in
@@ -109,7 +109,7 @@ def cell(r):
     if r["status"] != "ok":
         return f"{r['status']} after {float(r['wall_s']):.1f} s", "—"
     return f"{float(r['wall_s']):.2f} s", f"{int(r['peak_mib']):,} MiB"
-lines = [f"Measured {datetime.date.today()} by scripts/bench_scale.sh on {cores} cores: one ResNet-152 "
+lines = [f"Measured {datetime.date.today()} by scripts/studies/bench_scale.sh on {cores} cores: one ResNet-152 "
          f"iteration (`prunex simulate --topology puhti --nodes G/4 --gpus-per-node 4 --model resnet152 "
          f"--iterations 1`), before = {before}, after = this checkout.", "",
          "| strategy | GPUs | before: wall | before: peak | after: wall | after: peak |",

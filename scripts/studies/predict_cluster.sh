@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The calibration loop, prediction side: calibrates a topology from the measurements of a live
-# cluster (scripts/slurm/calibration_loop.sbatch on a SLURM cluster, or scripts/gpu_check.sh's
+# cluster (scripts/slurm/calibration_loop.sbatch on a SLURM cluster, or scripts/gpu/gpu_check.sh's
 # OUT/calibration-runs on one lent GPU) and predicts the held-out live runs there, per phase
 # (analysis/validate.py). Runs where SimGrid is; the cluster needs none.
 #
-#   scripts/validate_cluster.sh RUNS [--out DIR] [--topology NAME|FILE]
+#   scripts/studies/predict_cluster.sh RUNS [--out DIR] [--topology NAME|FILE]
 #       [--links absolute|relative] [--host-cores N] [--algo ring|mpi] [--fit piecewise|line]
 #
 # RUNS holds:
@@ -29,11 +29,11 @@
 #                       per rank]; the local SLURM cluster's nodes share this machine's cores
 #   --algo, --fit       prunex calibrate's [ring, piecewise: each op interpolated between the
 #                       benched sizes, the benches on the runs' own shape]; mpi and line
-#                       extrapolate a bench on 2 ranks to more (scripts/validate_emulated.sh)
+#                       extrapolate a bench on 2 ranks to more (scripts/studies/predict_emulated.sh)
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 usage() { sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; }
-die() { echo "validate_cluster.sh: $*" >&2; exit 2; }
+die() { echo "predict_cluster.sh: $*" >&2; exit 2; }
 runs="" out="" topology=localhost links=absolute host_cores=0 algo=ring fit=piecewise
 value() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs a value (--help)"; }
 while [[ $# -gt 0 ]]; do
@@ -96,7 +96,7 @@ try:
     if s == "cgx":
         carry("bits", "bucket-size")
 except (OSError, ValueError, KeyError, TypeError) as e:
-    sys.exit(f"validate_cluster.sh: {path}: not a metrics.json of prunex train ({type(e).__name__}: {e})")
+    sys.exit(f"predict_cluster.sh: {path}: not a metrics.json of prunex train ({type(e).__name__}: {e})")
 for v in out:
     print(str(v).lower() if isinstance(v, bool) else v)
 PY

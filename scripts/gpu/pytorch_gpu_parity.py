@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """PyTorch's own DistributedDataParallel on the GPU work of `prunex train --strategy ddp
---backend nccl`: the reference of issue 35's parity check (scripts/gpu_check.sh runs both).
+--backend nccl`: the reference of issue 35's parity check (scripts/gpu/gpu_check.sh runs both).
 
 The same work as
 

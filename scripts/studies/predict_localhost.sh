@@ -3,9 +3,9 @@
 # benches and a short live run, then predict live `prunex train` runs of every strategy on
 # 2 x 2 and 4 x 2 emulated nodes and compare per phase (analysis/validate.py).
 #
-#   scripts/validate_localhost.sh [OUT]      (default out/validate; ~40 minutes on 2 cores)
-#   VALIDATE_SHAPES="2x1" scripts/validate_localhost.sh out/validate_2x1   (other shapes)
-#   VALIDATE_PREDICT_ONLY=1 scripts/validate_localhost.sh OUT   (steps 5-6 again on OUT's
+#   scripts/studies/predict_localhost.sh [OUT]      (default out/validate; ~40 minutes on 2 cores)
+#   VALIDATE_SHAPES="2x1" scripts/studies/predict_localhost.sh out/validate_2x1   (other shapes)
+#   VALIDATE_PREDICT_ONLY=1 scripts/studies/predict_localhost.sh OUT   (steps 5-6 again on OUT's
 #       measurements, in place: a minute; e.g. after changing the simulator or calibrate)
 #
 # Per shape MxP (W = M x P ranks; default 2x2 and 4x2):
@@ -41,10 +41,10 @@
 #      host's run-to-run floor, beside the model's error)
 # The calibration runs (1, 2, 4) are separate from the validated runs (3).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 case "${1:-}" in
   -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  -*) echo "validate_localhost.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
+  -*) echo "predict_localhost.sh: unknown option '$1' (--help)" >&2; exit 2 ;;
 esac
 out=${1:-out/validate}
 prunex=build/bin/prunex
@@ -64,7 +64,7 @@ warm_busy_us=${VALIDATE_WARM_BUSY_US:-0}
 # Per-op costs: piecewise between benchmarked sizes (default) or one line per op.
 fit=${VALIDATE_FIT:-piecewise}
 case $fit in piecewise) other_fit=line ;; line) other_fit=piecewise ;;
-  *) echo "validate_localhost.sh: VALIDATE_FIT must be piecewise or line" >&2; exit 2 ;; esac
+  *) echo "predict_localhost.sh: VALIDATE_FIT must be piecewise or line" >&2; exit 2 ;; esac
 common=(--dataset fashion-mnist --model small_cnn --train-samples $samples
         --test-samples 1000 --sync-phases true)
 # The calibration runs freeze the mask after iteration 4 of 10, so their pack phase is timed
@@ -119,7 +119,7 @@ measure() {
 
 predict_only=${VALIDATE_PREDICT_ONLY:-0}
 if [ "$predict_only" = 1 ]; then
-  [ -d "$out" ] || { echo "validate_localhost.sh: no measurements in $out" >&2; exit 2; }
+  [ -d "$out" ] || { echo "predict_localhost.sh: no measurements in $out" >&2; exit 2; }
   work=$out
 else
   work=$out.tmp
@@ -137,7 +137,7 @@ for shape in ${VALIDATE_SHAPES:-2x2 4x2}; do
   [ $np -gt "$(nproc)" ] && mpirun+=(--oversubscribe)
   d=$work/$shape
   if [ "$predict_only" = 1 ]; then
-    [ -f "$d/bench_c.json" ] || { echo "validate_localhost.sh: no measurements in $d" >&2; exit 2; }
+    [ -f "$d/bench_c.json" ] || { echo "predict_localhost.sh: no measurements in $d" >&2; exit 2; }
     echo "== $shape: predicting from the measurements in $d"
   else
     measure

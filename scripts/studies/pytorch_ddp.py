@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """PyTorch's own DistributedDataParallel on the work `prunex train --strategy ddp` does.
 
-The reference for issue 36's side-by-side (scripts/ddp_side_by_side.sh): Fashion-MNIST,
+The reference for issue 36's side-by-side (scripts/studies/ddp_side_by_side.sh): Fashion-MNIST,
 small_cnn, each rank a contiguous shard of the first --train-samples samples, batch 32 per
 rank, SGD (momentum 0.9, weight decay 1e-4) with the cosine schedule per epoch, gloo. The
 same as workloads/configs/fashion_mnist_small_cnn_ddp.json with one local epoch per outer
@@ -10,9 +10,9 @@ iteration; the model is workloads/torch/small_models.cc's small_cnn written with
 Run it under Open MPI (ranks from OMPI_COMM_WORLD_*), on shared memory or on an emulated
 cluster, where PRUNEX_EMULATION gives the rendezvous address and interface:
 
-  mpirun -np 4 --oversubscribe python3 scripts/pytorch_ddp.py --epochs 1
+  mpirun -np 4 --oversubscribe python3 scripts/studies/pytorch_ddp.py --epochs 1
   prunex emulate --topology puhti --nodes 4 --slowdown 5000 --program -- \\
-      python3 scripts/pytorch_ddp.py --epochs 1
+      python3 scripts/studies/pytorch_ddp.py --epochs 1
 
 --hook fp16 registers PyTorch's fp16_compress_hook, the reference for `--strategy fp16`.
 Prints one line per epoch (rank 0) and, with --json FILE, writes

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compares two snapshots of scripts/snapshot_outputs.sh (before and after a change).
+"""Compares two snapshots of scripts/tools/snapshot_outputs.sh (before and after a change).
 
 usage: compare_outputs.py BEFORE AFTER
 

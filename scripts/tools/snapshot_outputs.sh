@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # Runs a fixed set of commands whose outputs must not change with a refactor, into OUT:
-#   scripts/snapshot_outputs.sh OUT [PRUNEX]
+#   scripts/tools/snapshot_outputs.sh OUT [PRUNEX]
 # Simulated (sim/): reproduce, a sweep of all 8 strategies, simulate of every strategy (and
 # bf16 + pipelined, --masks, --calibration), bench --backend sim (table, NCCL's model, the
 # iteration probe), calibrate --from/--steps, topology show, model-info. Live (live/, 4 MPI
 # ranks as 2 x 2, synthetic data): the bucketed peers with their settings, and checkpoint +
-# --resume of ddp, pactrain and cgx. Compare two snapshots with scripts/compare_outputs.py.
+# --resume of ddp, pactrain and cgx. Compare two snapshots with scripts/tools/compare_outputs.py.
 # About 3 minutes on 2 cores.
 # OUT is replaced: it must be absent, empty, or an earlier snapshot (its .prunex-snapshot
 # marker); any other folder is refused, so a mistyped OUT deletes nothing. OUT and PRUNEX are
 # taken from the repository's root (the script works there).
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 case "${1:-}" in
   -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
   ""|-*) echo "usage: snapshot_outputs.sh OUT [PRUNEX] (--help)" >&2; exit 2 ;;

@@ -6,18 +6,18 @@
 # 16 cores, build included (the sum of the parts' times in the 2026-11-27 runs; a first full
 # run was cut off at 540 s by two bugs' hangs, since fixed).
 #
-#   scripts/gpu_check.sh [--deps FILE] [--out DIR] [--no-write] [--only STEPS|repeat]
-#   scripts/gpu_check.sh --pack-deps FILE     (here, on the Debian 12 development machine)
+#   scripts/gpu/gpu_check.sh [--deps FILE] [--out DIR] [--no-write] [--only STEPS|repeat]
+#   scripts/gpu/gpu_check.sh --pack-deps FILE     (here, on the Debian 12 development machine)
 #
 # --only STEPS: the build, then only the steps named (comma list): tests (1), kernels (2, 3),
 # train (4), parity (5), calibration (6), emulate (7); or repeat: two GPU runs of hsadmm with
-# --deterministic true compared record by record (scripts/compare_records.py), nothing else.
+# --deterministic true compared record by record (scripts/tools/compare_records.py), nothing else.
 #
 # What it measures (numbers to OUT/table.md, appended to BENCHMARKS.md unless --no-write):
 #   1. test_nccl on the GPU: every kernel against its CPU reference, the one-rank
 #      NcclCommunicator tests -- no test may skip on a machine with a device.
 #   2. With one GPU: NcclMultiRank and the communicator conformance suite (CommunicatorNccl)
-#      on 2 and 4 ranks sharing it (scripts/nccl_one_gpu.sh: a NCCL_HOSTID per rank, NCCL's
+#      on 2 and 4 ranks sharing it (scripts/gpu/nccl_one_gpu.sh: a NCCL_HOSTID per rank, NCCL's
 #      sockets on loopback); with 2+ GPUs, one rank per GPU.
 #   3. `prunex bench --op compaction --device cuda`: fused pack + unpack for ResNet-152 at
 #      channel keep 0.5 against a device-to-device cudaMemcpyAsync of the same bytes, and the
@@ -25,12 +25,12 @@
 #      same projection with LibTorch ops for comparison.
 #   4. `prunex train --backend nccl` for every strategy: world size 1, then 2 x 2 and 4 x 1
 #      ranks on the GPU, each against the same run with --backend mpi on the CPU cores
-#      (scripts/compare_gpu_cpu.py: losses within 1e-3 relative, TF32 off).
+#      (scripts/gpu/compare_gpu_cpu.py: losses within 1e-3 relative, TF32 off).
 #   5. Parity: ResNet-50 on synthetic 224x224 images, batch 64, PyTorch's DDP
-#      (scripts/pytorch_gpu_parity.py) against `prunex train --strategy ddp`, 1 and 2 ranks.
+#      (scripts/gpu/pytorch_gpu_parity.py) against `prunex train --strategy ddp`, 1 and 2 ranks.
 #   6. Measurements for the calibration loop (NCCL benches, calibration and held-out runs on
 #      2 x 2 and 4 x 1, under NVIDIA's MPS with a quarter of the GPU a rank where MPS starts;
-#      OUT/calibration-runs), predicted by scripts/validate_cluster.sh.
+#      OUT/calibration-runs), predicted by scripts/studies/predict_cluster.sh.
 #   7. Whether network namespaces work (prunex emulate), and emulated 2 x 1 runs of ddp and
 #      hsadmm over NCCL's sockets on the shaped links where they do (iproute2 from --deps
 #      where the machine has none).
@@ -79,7 +79,7 @@ pack_deps() {  # on the development machine: SimGrid and its runtime closure
         *) cp -L "$dep" "$ipr/lib/" ;;
       esac
     done
-    printf '#!/bin/sh\n# %s of Debian 12 with its own libraries (scripts/gpu_check.sh --pack-deps)\nd="$(dirname "$(readlink -f "$0")")/.."\nexec /lib64/ld-linux-x86-64.so.2 --library-path "$d/lib" "$d/bin/%s" "$@"\n' \
+    printf '#!/bin/sh\n# %s of Debian 12 with its own libraries (scripts/gpu/gpu_check.sh --pack-deps)\nd="$(dirname "$(readlink -f "$0")")/.."\nexec /lib64/ld-linux-x86-64.so.2 --library-path "$d/lib" "$d/bin/%s" "$@"\n' \
       "$prog" "$prog" > "$ipr/sbin/$prog"
     chmod +x "$ipr/sbin/$prog"
   done
@@ -87,7 +87,7 @@ pack_deps() {  # on the development machine: SimGrid and its runtime closure
   echo "packed SimGrid and iproute2 into $file ($(du -h "$file" | cut -f1)); carry it to the GPU machine"
 }
 
-ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 DEPS=""
 OUT="$ROOT/out/gpu_check"
 WRITE=1
@@ -202,7 +202,7 @@ if [ "$ONLY" = repeat ]; then
       > "$OUT/det-$run.log" 2>&1 || echo "run $run failed: $(tail -2 "$OUT/det-$run.log")"
   done
   REPEAT_RC=0
-  python3 "$ROOT/scripts/compare_records.py" "$OUT/det-a/metrics.json" "$OUT/det-b/metrics.json" \
+  python3 "$ROOT/scripts/tools/compare_records.py" "$OUT/det-a/metrics.json" "$OUT/det-b/metrics.json" \
     > "$OUT/det_repeat.txt" 2>&1 || REPEAT_RC=1
   cat "$OUT/det_repeat.txt"
   exit "$REPEAT_RC"
@@ -219,7 +219,7 @@ TEST_RC=0
 declare -A MULTI_PIDS=()
 if [ "$NGPU" -lt 2 ] && command -v mpirun >/dev/null; then
   for np in 2 4; do
-    timeout 240 "$ROOT/scripts/nccl_one_gpu.sh" "$np" "$BUILD/bin/test_nccl" \
+    timeout 240 "$ROOT/scripts/gpu/nccl_one_gpu.sh" "$np" "$BUILD/bin/test_nccl" \
       --gtest_filter='NcclMultiRank.*:CommunicatorNccl.*' --gtest_color=no > "$OUT/test_nccl_np$np.log" 2>&1 &
     MULTI_PIDS[$np]=$!
   done
@@ -346,7 +346,7 @@ if command -v mpirun >/dev/null; then
   for shape in 2x2 4x1; do
     for st in $STRATEGIES $VARIANTS; do
       limit 4
-      train_row "$st-$shape" "$ROOT/scripts/nccl_one_gpu.sh" 4 "$BUILD/bin/prunex" train --backend nccl \
+      train_row "$st-$shape" "$ROOT/scripts/gpu/nccl_one_gpu.sh" 4 "$BUILD/bin/prunex" train --backend nccl \
         $(strategy_args "$st") --gpus-per-node "${shape#*x}" &
       NAMES+=("$st-$shape")
       limit 4
@@ -364,12 +364,12 @@ done
 cat "$TRAIN_ROWS" >> "$LOG"
 # Two runs of hsadmm on the GPU: the same records but for times? (cuDNN's backward adds with
 # atomics; the residual sums do not.)
-python3 "$ROOT/scripts/compare_records.py" "$OUT/train-hsadmm/metrics.json" \
+python3 "$ROOT/scripts/tools/compare_records.py" "$OUT/train-hsadmm/metrics.json" \
   "$OUT/train-hsadmm-again/metrics.json" > "$OUT/gpu_repeat.txt" 2>&1 || true
 cat "$OUT/gpu_repeat.txt" | tee -a "$LOG"
 if command -v mpirun >/dev/null; then
   say "GPU (nccl) against CPU (mpi), same runs"
-  python3 "$ROOT/scripts/compare_gpu_cpu.py" "$OUT" $STRATEGIES $VARIANTS > "$OUT/gpu_vs_cpu.md" || TRAIN_RC=1
+  python3 "$ROOT/scripts/gpu/compare_gpu_cpu.py" "$OUT" $STRATEGIES $VARIANTS > "$OUT/gpu_vs_cpu.md" || TRAIN_RC=1
   cat "$OUT/gpu_vs_cpu.md" | tee -a "$LOG"
 fi
 unset NVIDIA_TF32_OVERRIDE
@@ -382,10 +382,10 @@ if want parity; then
 # math), 3 outer iterations of 10 steps; 1 rank, then 2 ranks sharing the GPU.
 say "parity: PyTorch DistributedDataParallel against prunex train --strategy ddp"
 for np in 1 2; do
-  launch=("$ROOT/scripts/nccl_one_gpu.sh" "$np")
+  launch=("$ROOT/scripts/gpu/nccl_one_gpu.sh" "$np")
   [ "$np" = 1 ] && launch=()
   samples=$((640 * np))
-  timeout 150 "${launch[@]}" python3 "$ROOT/scripts/pytorch_gpu_parity.py" --samples "$samples" \
+  timeout 150 "${launch[@]}" python3 "$ROOT/scripts/gpu/pytorch_gpu_parity.py" --samples "$samples" \
     --json "$OUT/parity-pytorch-np$np.json" > "$OUT/parity-pytorch-np$np.log" 2>&1 || TRAIN_RC=1
   timeout 150 "${launch[@]}" "$BUILD/bin/prunex" train --backend nccl --strategy ddp --gpus-per-node 1 \
     --model resnet50 --dataset synthetic --synthetic-size 224 --synthetic-samples "$samples" \
@@ -421,13 +421,13 @@ if want calibration; then
 # only there), and held-out runs to predict (hsadmm-flat on 2 x 2, ddp and topk on 4 x 1), all
 # with --sync-phases true so phases time communication alone (the runs of
 # scripts/slurm/calibration_loop.sbatch on a cluster). The calibration and predictions run
-# where SimGrid is (scripts/validate_cluster.sh on these files).
+# where SimGrid is (scripts/studies/predict_cluster.sh on these files).
 CAL_RUN=(--model resnet20 --dataset synthetic --synthetic-samples 2048 --test-samples 128
          --batch 32 --sync-phases true --iterations 6 --local-steps 8 --t-freeze 3)
 cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps-share or none)
   local cal="$1" rc; shift
   mkdir -p "$cal"
-  timeout 120 "$ROOT/scripts/nccl_one_gpu.sh" "$@" 4 "$BUILD/bin/prunex" bench --backend nccl \
+  timeout 120 "$ROOT/scripts/gpu/nccl_one_gpu.sh" "$@" 4 "$BUILD/bin/prunex" bench --backend nccl \
     --gpus-per-node 2 --op all --group all -b 64 -e 16M -f 4 -n 20 -w 3 \
     --json "$cal/bench_nccl_2x2.json" > "$cal/bench_nccl_2x2.txt" 2>&1 || TRAIN_RC=1
   "$BUILD/bin/prunex" bench --op compaction --device cuda --model resnet20 --json "$cal/memory.json" \
@@ -435,7 +435,7 @@ cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps-share or
   for run in steps:2x2:ddp steps:2x2:hsadmm steps:2x2:topk live:2x2:hsadmm-flat live:4x1:ddp \
     live:4x1:topk; do
     IFS=: read -r kind shape st <<< "$run"
-    timeout 120 "$ROOT/scripts/nccl_one_gpu.sh" "$@" 4 "$BUILD/bin/prunex" train --backend nccl \
+    timeout 120 "$ROOT/scripts/gpu/nccl_one_gpu.sh" "$@" 4 "$BUILD/bin/prunex" train --backend nccl \
       --strategy "$st" --gpus-per-node "${shape#*x}" "${CAL_RUN[@]}" --out "$cal/$kind-$shape-$st" \
       > "$cal/$kind-$shape-$st.log" 2>&1 && rc=0 || rc=$?
     [ "$rc" = 0 ] || TRAIN_RC=1
@@ -445,7 +445,7 @@ cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps-share or
 # With one GPU, under NVIDIA's MPS where it starts: the ranks' kernels run side by side
 # instead of taking turns in time slices (without MPS the phases depend on the other
 # processes' turns: BENCHMARKS.md, 2026-11-27), each rank held to a quarter of the GPU's
-# threads (scripts/nccl_one_gpu.sh --mps-share): under plain MPS the same local steps took
+# threads (scripts/gpu/nccl_one_gpu.sh --mps-share): under plain MPS the same local steps took
 # 55-87 ms from run to run (BENCHMARKS.md, 05:19Z), the compute of one rank depending on
 # the others' kernels, which a model of one device per rank cannot predict.
 MPS=()
@@ -515,7 +515,7 @@ DATE="$(date -u +%Y-%m-%dT%H:%MZ)"
 TABLE="$OUT/table.md"
 cat > "$TABLE" <<EOF
 
-## GPU run $DATE on $GPU (scripts/gpu_check.sh)
+## GPU run $DATE on $GPU (scripts/gpu/gpu_check.sh)
 
 | check | result |
 |---|---|

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The same `prunex train` runs on the GPU (--backend nccl) and the CPU (--backend mpi):
-scripts/gpu_check.sh's OUT/train-STRATEGY-SHAPE and OUT/cpu-SHAPE-STRATEGY.
+scripts/gpu/gpu_check.sh's OUT/train-STRATEGY-SHAPE and OUT/cpu-SHAPE-STRATEGY.
 
   compare_gpu_cpu.py OUT STRATEGY...
 

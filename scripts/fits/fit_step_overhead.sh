@@ -12,7 +12,7 @@
 # (docs/simulation.md). A strategy with more passes of its own (fp16: 10 over the weights
 # against ddp's 7) has a larger intercept in the model, on top of this value.
 #
-#   scripts/fit_step_overhead.sh [--rows ENTRY@POINT,...] [--out out/fit_step_overhead]
+#   scripts/fits/fit_step_overhead.sh [--rows ENTRY@POINT,...] [--out out/fit_step_overhead]
 #
 # --rows defaults to the suite's one-GPU ResNet-50 rows at fp32 on DGX-1's V100 without DDP:
 # PyTorch's DDP benchmark at batch 32 and DeepLearningExamples' PyTorch README (three
@@ -20,7 +20,7 @@
 # step_s, line_s}], published_intercept_s, slope_s_per_sample, model_intercept_s,
 # step_overhead_ms}) and prints the table. Needs build/bin/prunex (or $PRUNEX).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 rows="pytorch-ddp-readme/resnet50@no ddp,dle-pytorch-resnet50/dgx1-16gb-fp32@1 GPU"
 rows+=",dle-pytorch-resnet50-20.12/dgx1-16gb-fp32@1 GPU,dle-pytorch-resnet50-20.12/dgx1-32gb-fp32@1 GPU"
 rows+=",dle-pytorch-resnet50-20.06/dgx1-16gb-fp32@1 GPU,dle-pytorch-resnet50-20.06/dgx1-32gb-fp32@1 GPU"
