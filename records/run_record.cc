@@ -124,7 +124,7 @@ nlohmann::json summary_json(const RunRecord& run) {
   for (const auto& [p, t] : phase_total)
     if (is_communication(p)) frac[std::string(phase_name(p))] = comm > 0 ? t / comm : 0.0;
   s["phase_fraction"] = frac;
-  // The phase table's communication phases, so readers (plots, validate.py) need no copy.
+  // The phase table's communication phases, so readers (plots, score_prediction.py) need no copy.
   nlohmann::json comm_phases = nlohmann::json::array();
   for (Phase p : kAllPhases)
     if (is_communication(p)) comm_phases.push_back(std::string(phase_name(p)));

@@ -2,7 +2,7 @@
 # The calibration loop, prediction side: calibrates a topology from the measurements of a live
 # cluster (scripts/slurm/calibration_loop.sbatch on a SLURM cluster, or scripts/gpu/gpu_check.sh's
 # OUT/calibration-runs on one lent GPU) and predicts the held-out live runs there, per phase
-# (analysis/validate.py). Runs where SimGrid is; the cluster needs none.
+# (analysis/score_prediction.py). Runs where SimGrid is; the cluster needs none.
 #
 #   scripts/studies/predict_cluster.sh RUNS [--out DIR] [--topology NAME|FILE]
 #       [--links absolute|relative] [--host-cores N] [--algo ring|mpi] [--fit piecewise|line]
@@ -119,6 +119,6 @@ for i in "${!lives[@]}"; do
     --interference 1 --sync-skew 0 --out "$out/sim/$name" > "$out/sim_$name.log"
   pairs+=("$metrics:$out/sim/$name/metrics.json")
 done
-/usr/bin/python3 analysis/validate.py "${pairs[@]}" --stat mean --markdown "$out/VALIDATION.md" \
+/usr/bin/python3 analysis/score_prediction.py "${pairs[@]}" --stat mean --markdown "$out/VALIDATION.md" \
   --json "$out/validation.json" | tee "$out/VALIDATION.txt"
 echo "wrote $out/VALIDATION.md and $out/validation.json"

@@ -3,7 +3,7 @@
 # cluster (`prunex emulate`: network namespaces, tc-shaped links) at one link speed and on
 # shapes of 2 ranks, then predict held-out live `prunex train` runs on other shapes (2 x 2,
 # 4 x 1) at other link speeds (puhti's links / 5000 and / 20000), per phase
-# (analysis/validate.py).
+# (analysis/score_prediction.py).
 #
 #   scripts/studies/predict_emulated.sh [--out DIR] [--predict-only]      (about 35 minutes; root)
 #
@@ -135,7 +135,7 @@ done
 for stat in mean median; do
   base=VALIDATION json=validation
   [ $stat = median ] && base+=_median && json+=_median
-  /usr/bin/python3 analysis/validate.py "${pairs[@]}" "${repeats[@]}" --stat $stat \
+  /usr/bin/python3 analysis/score_prediction.py "${pairs[@]}" "${repeats[@]}" --stat $stat \
     --markdown "$out/$base.md" --json "$out/$json.json" > "$out/$base.txt"
 done
 sed -n '/^| phase | runs/,$p' "$out/VALIDATION.txt"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fidelity of the simulator on this machine: calibrate the `localhost` topology from live MPI
 # benches and a short live run, then predict live `prunex train` runs of every strategy on
-# 2 x 2 and 4 x 2 emulated nodes and compare per phase (analysis/validate.py).
+# 2 x 2 and 4 x 2 emulated nodes and compare per phase (analysis/score_prediction.py).
 #
 #   scripts/studies/predict_localhost.sh [OUT]      (default out/validate; ~40 minutes on 2 cores)
 #   VALIDATE_SHAPES="2x1" scripts/studies/predict_localhost.sh out/validate_2x1   (other shapes)
@@ -36,7 +36,7 @@
 #      between the benchmarked sizes. For comparison: the other per-op fit (one line per op,
 #      cal_line.json), and each bench alone (cal_cold.json, cal_warm.json)
 #   6. prunex simulate of the same work on localhost with each calibration (masks of the live
-#      hsadmm runs via --masks), and analysis/validate.py per calibration: every live run of
+#      hsadmm runs via --masks), and analysis/score_prediction.py per calibration: every live run of
 #      both passes against its simulation, and each run against its repeat (--repeat: the
 #      host's run-to-run floor, beside the model's error)
 # The calibration runs (1, 2, 4) are separate from the validated runs (3).
@@ -75,7 +75,7 @@ cal_t_freeze=4
 # step), and with no compute before them (warm: what follows other communication and passes
 # over the model, as in H-SADMM's consensus). A warm bench after 50 ms of spin with caches
 # kept (the previous definition, VALIDATE_WARM_BUSY_US=50000) measured what the cold one did
-# and over-predicted the consensus collectives by 34-195% (results/validate/
+# and over-predicted the consensus collectives by 34-195% (results/predict_localhost/
 # experiments/warm_after_50ms_spin/); back to back they are under-predicted by 17-61%.
 # Three passes per shape, before, among and after the live runs, so the fit averages over the
 # same stretch of time as the runs it predicts.
@@ -196,7 +196,7 @@ for sim in "${!pairs[@]}"; do
       base=VALIDATION_${sim#sim_}_$stat; json=validation_${sim#sim_}_$stat
     fi
     # shellcheck disable=SC2086  # the pairs are space-separated words
-    /usr/bin/python3 analysis/validate.py ${pairs[$sim]} $repeats --stat $stat \
+    /usr/bin/python3 analysis/score_prediction.py ${pairs[$sim]} $repeats --stat $stat \
       --markdown "$out/$base.md" --json "$out/$json.json" > "$out/$base.txt"
   done
 done

@@ -27,7 +27,7 @@ rm -rf "$out"
 mkdir -p "$out/sim" "$out/live"
 touch "$out/.prunex-snapshot"
 s=$out/sim
-V=results/validate/2x2
+V=results/predict_localhost/2x2
 fail() { echo "snapshot_outputs.sh: $1 exited $2" >&2; }
 q() {  # q NAME ARGS...: prunex ARGS, output to NAME.log
   local name=$1; shift

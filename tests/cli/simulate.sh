@@ -235,7 +235,7 @@ expect_exit2 "unknown compute cost 'roofline'" simulate --topology puhti --nodes
 expect_exit2 "states no gpu.tf32_tflops" simulate --topology dgx1-v100 --nodes 2 --precision tf32
 expect_exit2 "unknown precision 'bf16'" simulate --topology dgx-a100 --nodes 2 --precision bf16
 expect_exit2 "the calibration's compute speed is its live run's" simulate --topology puhti \
-  --nodes 2 --precision amp --calibration "$here/../../results/validate_2x1/2x1/calibration.json"
+  --nodes 2 --precision amp --calibration "$here/../../results/predict_localhost_2x1/2x1/calibration.json"
 # (-f barely above 1: a table of 159 million rows, refused before any work)
 for bad in "--compare nccl" "--compare nccl-model --protocol LL64" "--protocol LL" \
            "-b 8 -e 64M -f 1.0000001"; do

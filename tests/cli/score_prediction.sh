@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# analysis/validate.py: per-phase error of simulations against live runs, and the live runs'
+# analysis/score_prediction.py: per-phase error of simulations against live runs, and the live runs'
 # own repeatability (--repeat), checked against errors computed here by hand from fixtures
 # whose phase times are chosen so the answers are exact; bad input exits 2 with one line and
 # writes nothing.
 set -u
 PY=/usr/bin/python3
-VALIDATE=$(cd "$(dirname "$0")/../.." && pwd)/analysis/validate.py
+VALIDATE=$(cd "$(dirname "$0")/../.." && pwd)/analysis/score_prediction.py
 fail=0
 err() { echo "FAIL: $*" >&2; fail=1; }
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -41,7 +41,7 @@ PYEOF
 
 out=$("$PY" "$VALIDATE" "$tmp/live_a.json:$tmp/sim.json" "$tmp/live_b.json:$tmp/sim.json" \
   --repeat "$tmp/live_a.json:$tmp/live_b.json" --stat median --json "$tmp/v.json" \
-  --markdown "$tmp/v.md") || err "validate.py exited $?"
+  --markdown "$tmp/v.md") || err "score_prediction.py exited $?"
 echo "$out" | grep -q '| hsadmm 2x2 #2 | mask_sync |' || err "the repeat run is not numbered: $out"
 "$PY" - "$tmp/v.json" <<'PYEOF' || err "errors differ from the hand arithmetic"
 import json, math, sys

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Predicted against measured, per phase: live `prunex train` runs next to their simulations.
 
-    analysis/validate.py LIVE/metrics.json:SIM/metrics.json ... [--skip-first N]
+    analysis/score_prediction.py LIVE/metrics.json:SIM/metrics.json ... [--skip-first N]
                          [--repeat LIVE_A/metrics.json:LIVE_B/metrics.json ...]
                          [--markdown FILE] [--json FILE]
 
