@@ -2,9 +2,11 @@
 # The one script for a machine with a GPU (the lent GPU, or a cluster node): builds the
 # NCCL/CUDA backend, runs every GPU test, times the kernels, trains every strategy on the GPU
 # against the CPU, compares ddp with PyTorch's DDP, measures for the calibration loop, and
-# appends the results (date, GPU, numbers) to BENCHMARKS.md. About 7 minutes on an H200 with
-# 16 cores, build included (the sum of the parts' times in the 2026-11-27 runs; a first full
-# run was cut off at 540 s by two bugs' hangs, since fixed).
+# writes the results (date, GPU, numbers) to the run's own results/gpu/DATE-GPU/README.md
+# (DATE in UTC, GPU the device's name in lower case, e.g. 2026-11-27-h200; a second run of
+# the same day and GPU appends its section there). About 7 minutes on an H200 with 16 cores,
+# build included (the sum of the parts' times in the 2026-11-27 runs; a first full run was
+# cut off at 540 s by two bugs' hangs, since fixed).
 #
 #   scripts/gpu/gpu_check.sh [--deps FILE] [--out DIR] [--no-write] [--only STEPS|repeat]
 #   scripts/gpu/gpu_check.sh --pack-deps FILE     (here, on the Debian 12 development machine)
@@ -13,7 +15,8 @@
 # train (4), parity (5), calibration (6), emulate (7); or repeat: two GPU runs of hsadmm with
 # --deterministic true compared record by record (scripts/tools/compare_records.py), nothing else.
 #
-# What it measures (numbers to OUT/table.md, appended to BENCHMARKS.md unless --no-write):
+# What it measures (numbers to OUT/table.md, and to results/gpu/DATE-GPU/README.md unless
+# --no-write):
 #   1. test_nccl on the GPU: every kernel against its CPU reference, the one-rank
 #      NcclCommunicator tests -- no test may skip on a machine with a device.
 #   2. With one GPU: NcclMultiRank and the communicator conformance suite (CommunicatorNccl)
@@ -444,10 +447,11 @@ cal_measure() {  # DIR, then nccl_one_gpu.sh's options before NP (--mps-share or
 }
 # With one GPU, under NVIDIA's MPS where it starts: the ranks' kernels run side by side
 # instead of taking turns in time slices (without MPS the phases depend on the other
-# processes' turns: BENCHMARKS.md, 2026-11-27), each rank held to a quarter of the GPU's
-# threads (scripts/gpu/nccl_one_gpu.sh --mps-share): under plain MPS the same local steps took
-# 55-87 ms from run to run (BENCHMARKS.md, 05:19Z), the compute of one rank depending on
-# the others' kernels, which a model of one device per rank cannot predict.
+# processes' turns: results/gpu/2026-11-27-h200/README.md), each rank held to a quarter of
+# the GPU's threads (scripts/gpu/nccl_one_gpu.sh --mps-share): under plain MPS the same local
+# steps took 55-87 ms from run to run (results/gpu/2026-11-27-h200-peers/README.md, 05:19Z),
+# the compute of one rank depending on the others' kernels, which a model of one device per
+# rank cannot predict.
 MPS=()
 if [ "$NGPU" -lt 2 ] && command -v nvidia-cuda-mps-control >/dev/null; then MPS=(--mps-share); fi
 say "calibration loop: measurements (2 x 2 ranks on one GPU${MPS:+, MPS with a share a rank})"
@@ -549,7 +553,16 @@ images/s from iterations 2-3; losses per iteration, prunex vs PyTorch):
 $(cat "$PARITY_ROWS")
 EOF
 cat "$TABLE"
-if [ "$WRITE" = 1 ]; then cat "$TABLE" >> "$ROOT/BENCHMARKS.md"; echo "appended to BENCHMARKS.md"; fi
+if [ "$WRITE" = 1 ]; then
+  # This run's own dated file: results/gpu/<UTC date>-<GPU name, e.g. h200>/README.md.
+  GPU_SLUG="$(printf '%s' "$GPU" | tr '[:upper:]' '[:lower:]' | sed -e 's/^nvidia //' \
+    -e 's/[^a-z0-9]\{1,\}/-/g' -e 's/^-//' -e 's/-$//')"
+  RUN_README="$ROOT/results/gpu/${DATE%%T*}-${GPU_SLUG:-gpu}/README.md"
+  mkdir -p "$(dirname "$RUN_README")"
+  [ -e "$RUN_README" ] || printf '# GPU runs on %s, %s\n' "$GPU" "${DATE%%T*}" > "$RUN_README"
+  cat "$TABLE" >> "$RUN_README"
+  echo "wrote ${RUN_README#"$ROOT"/}"
+fi
 # Nothing may skip on a machine with a device, except the multi-rank tests in the one-process
 # run (they need 2 ranks); with 2 or more GPUs their mpirun run may skip nothing.
 want tests && ALLOWED_SKIPS=$(grep -cE '^\[  SKIPPED \] NcclMultiRank\..* \([0-9]+ ms\)' "$OUT/test_nccl.log" || true)
