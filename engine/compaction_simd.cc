@@ -93,7 +93,8 @@ __attribute__((target("avx512f,popcnt"))) void pack_layer_simd(const CompactLaye
 // blocks are gathered in a register until a line is ready. The line holding the layer's
 // first float may begin with floats of the previous layer: they are read back and rewritten
 // unchanged. The last, partial line is written with a masked store. Ordinary stores, not
-// streaming ones: on the CPUs measured (BENCHMARKS.md) they were as fast or faster.
+// streaming ones: on the CPUs measured (results/log/2026-11-26-compaction-on-the-cpu.md) they
+// were as fast or faster.
 __attribute__((target("avx512f,popcnt"))) void pack_layer_simd_lines(const CompactLayer& c,
                                                                      const float* z, const float* v,
                                                                      float* d) {
@@ -139,8 +140,8 @@ __attribute__((target("avx512f,popcnt"))) void pack_layer_simd_lines(const Compa
 
 // The expand is a permute with indices from a table rather than vexpandps: on AMD's Zen
 // cores vexpandps runs at a fraction of a permute's rate, and the unpack was bound by it, not
-// by memory (BENCHMARKS.md, "Compaction on the CPU"). The body writes with ordinary stores:
-// measured there, streaming stores made this kernel slower, not faster.
+// by memory (results/log/2026-11-26-compaction-on-the-cpu.md). The body writes with ordinary
+// stores: measured there, streaming stores made this kernel slower, not faster.
 __attribute__((target("avx512f,popcnt"))) void unpack_layer_simd(const CompactLayer& c,
                                                                  const float* s, float* out,
                                                                  float scale) {

@@ -7,7 +7,8 @@ namespace prunex::sim {
 
 // Peak resident bytes of `prunex simulate` for nodes x gpus_per_node GPUs and `iterations`
 // recorded iterations (0: none recorded, as a sweep point). Fitted, conservatively, to the
-// peaks measured with /usr/bin/time on puhti scaled out (results/README.md, 2026-11-25): a
+// peaks measured with /usr/bin/time on puhti scaled out
+// (results/log/2026-11-25-simulator-at-131072-gpus.md): a
 // fixed 200 MiB (libraries, layer tables), per node 8 KiB + 4 KiB per GPU + 4 KiB per pair
 // of its GPUs (hosts, NICs, NVLink pairs, switch ports in SimGrid), and 256 B per GPU per
 // recorded iteration (per-rank phase times in memory and in metrics.json).

@@ -12,7 +12,7 @@
 # Each rank uses GPU (its index among the ranks on this host) modulo the visible GPUs.
 #
 # Without MPS the ranks' kernels take turns on the GPU in time slices (on an H200 a 64-byte
-# all-reduce took 9 ms on 2 ranks: BENCHMARKS.md, 2026-11-27). --mps starts NVIDIA's
+# all-reduce took 9 ms on 2 ranks: results/gpu/2026-11-27-h200/README.md). --mps starts NVIDIA's
 # Multi-Process Service for the run (its own pipe and log folders under /tmp, stopped after),
 # so the ranks' kernels run side by side; if it does not start, the run goes on without it
 # and says so on stderr. The exit status is the command's.
@@ -20,8 +20,9 @@
 # multiprocessors (CUDA_MPS_ACTIVE_THREAD_PERCENTAGE = 100 / the ranks on one GPU, in each
 # rank's environment; NVIDIA's MPS documentation: on Volta and later it constrains the
 # portion of the device's threads a client may use). Under plain MPS a rank's kernels may fill the whole GPU, so its
-# compute depends on what the other ranks launch at that moment (BENCHMARKS.md, 2026-11-27:
-# the same local steps took 55-87 ms across runs); with a fixed share each rank is closer to
+# compute depends on what the other ranks launch at that moment
+# (results/gpu/2026-11-27-h200-peers/README.md: the same local steps took 55-87 ms across
+# runs); with a fixed share each rank is closer to
 # a device of its own, which is what the simulator models.
 set -euo pipefail
 mps=0 share=0
