@@ -8,7 +8,7 @@
 #include "analysis/paper_comparison.h"
 #include "analysis/run_quantities.h"
 #include "engine/error.h"
-#include "records/config_fields.h"
+#include "settings/config_fields.h"
 
 namespace prunex {
 namespace {

@@ -9,8 +9,8 @@
 #include "analysis/paper_numbers.h"
 #include "analysis/reproduction.h"
 #include "engine/sparsity_spec.h"
-#include "records/config_fields.h"
 #include "records/run_record.h"
+#include "settings/config_fields.h"
 #include "topologies/topology_summary.h"
 #include "workloads/layers/model_zoo.h"
 

@@ -6,7 +6,7 @@
 
 #include "engine/error.h"
 #include "engine/phases.h"
-#include "records/config_fields.h"
+#include "settings/config_fields.h"
 
 namespace prunex {
 namespace {
@@ -36,7 +36,7 @@ CommQuantities comm_quantities(const nlohmann::json& metrics, const std::string&
   std::map<std::string, double> critical, rank_sum;
   for (const auto& it : its) {
     for (const auto& [name, ph] : field(it, "phases", origin).items()) {
-      if (!phase::is_communication(name.c_str())) continue;
+      if (!is_communication(name.c_str())) continue;
       critical[name] += number(ph, "critical_path_s", origin);
       const auto& per_rank = field(ph, "per_rank_s", origin);
       PRUNEX_USAGE(per_rank.is_array() && !per_rank.empty(), origin, ": ", name,

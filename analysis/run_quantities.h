@@ -1,6 +1,6 @@
 // Quantities the paper's figures show, computed from the records every run writes
 // (metrics.json, trace.json, scaling.json; records/run_record.h) with the same definitions as
-// the plot scripts (analysis/plots/): communication = the phases of phase::is_communication,
+// the plot scripts (analysis/plots/): communication = the phases of is_communication,
 // per iteration the sum of their critical paths. Malformed input is a UsageError naming the
 // file and the field.
 #pragma once

@@ -18,7 +18,7 @@ void print_run_summary(std::FILE* f, const RunRecord& run, const std::string& ou
     const double share = per_iter > 0 ? 100.0 * t / per_iter : 0.0;
     shares += share;
     fmt::print(f, "  {:<18} {:>12.4f} {:>8.1f}% {:>6}\n", name, t, share,
-               phase::is_communication(name.c_str()) ? "yes" : "");
+               is_communication(name.c_str()) ? "yes" : "");
   }
   // Each phase's critical path is its slowest rank, and the slowest rank differs between
   // phases: their sum can pass the iteration's wall time.

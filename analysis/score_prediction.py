@@ -75,7 +75,7 @@ def load(path):
 
 
 def canonical_config(c):
-    """records/config_fields.h canonical_config: keys as flag names (underscores read as
+    """settings/config_fields.h canonical_config: keys as flag names (underscores read as
     dashes, an old record's "backend" as "executor"), so records written before 2026-11-25
     read the same. Today "backend" is also train's option (mpi or nccl), beside "executor"."""
     if not isinstance(c, dict):

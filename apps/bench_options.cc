@@ -7,7 +7,7 @@
 #include "engine/error.h"
 #include "engine/text_parse.h"
 #include "records/bench_rows.h"
-#include "records/run_fields.h"
+#include "settings/run_fields.h"
 #include "topologies/topology_io.h"
 #include "workloads/layers/model_zoo.h"
 

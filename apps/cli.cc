@@ -169,43 +169,34 @@ Option size_option(std::string name, std::string value_name, std::string help,
   return o;
 }
 
-CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
-  PRUNEX_USAGE(!all_argv.empty(), "no command (try prunex --help)");
-  std::vector<std::string> argv = all_argv;
-  CommandLine out;
-  for (const auto& c : registry())
-    if (c.name == argv[0]) out.command = &c;
-  PRUNEX_USAGE(out.command != nullptr, "unknown command '", argv[0], "' (try prunex --help)");
-  if (out.command->trailing) {
-    const auto dashes = std::find(argv.begin() + 1, argv.end(), "--");
-    if (dashes != argv.end()) {
-      out.args.trailing_.assign(dashes + 1, argv.end());
-      argv.erase(dashes, argv.end());
-    }
-  }
-  // The first word that no option of the command declares is named as typed (CLI11 lists its
-  // extras from the back), and a list option given more than once is given once, its values
-  // joined.
-  const auto declared = [&](const std::string& word) -> const Option* {
-    if (word.size() < 2 || word[0] != '-') return nullptr;
-    const std::string name = word.substr(0, word.find('=')).substr(word[1] == '-' ? 2 : 1);
-    for (const auto& o : out.command->options)
-      if (o.name == name && dashed(name) == word.substr(0, word.find('='))) return &o;
-    return nullptr;
-  };
+namespace {
+
+// The option of `command` that `word` names (--name, --name=value, -b), or null.
+const Option* declared_option(const Command& command, const std::string& word) {
+  if (word.size() < 2 || word[0] != '-') return nullptr;
+  const std::string name = word.substr(0, word.find('=')).substr(word[1] == '-' ? 2 : 1);
+  for (const auto& o : command.options)
+    if (o.name == name && dashed(name) == word.substr(0, word.find('='))) return &o;
+  return nullptr;
+}
+
+// The words as CLI11 takes them: the first word that no option of the command declares is
+// named as typed (CLI11 lists its extras from the back), --name=value is two words, and a
+// list option given more than once is given once, its values joined.
+void normalize_words(const Command& command, std::vector<std::string>& argv) {
   std::map<std::string, std::size_t> first_value;  // list options: where their value is
   for (std::size_t i = 1; i < argv.size(); ++i) {
     if (argv[i] == "--") break;  // the end of the options: the rest are positional words
-    const Option* o = declared(argv[i]);
+    const Option* o = declared_option(command, argv[i]);
     // -b64: a short option with its value attached.
     const Option* attached = argv[i].size() > 2 && argv[i][0] == '-' && argv[i][1] != '-'
-                                 ? declared(argv[i].substr(0, 2))
+                                 ? declared_option(command, argv[i].substr(0, 2))
                                  : nullptr;
     if (attached != nullptr && !attached->value_name.empty()) continue;
     if (o == nullptr) {
       PRUNEX_USAGE(
           argv[i].size() < 2 || argv[i][0] != '-' || argv[i] == "--help" || is_number(argv[i]),
-          "unknown option '", argv[i], "' (see prunex ", out.command->name, " --help)");
+          "unknown option '", argv[i], "' (see prunex ", command.name, " --help)");
       continue;
     }
     if (o->value_name.empty()) continue;
@@ -228,7 +219,12 @@ CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
     argv.erase(argv.begin() + static_cast<long>(i), argv.begin() + static_cast<long>(i) + 2);
     --i;
   }
-  CLI::App app("prunex", "prunex");
+}
+
+// Every command as a subcommand of `app` with its typed options, the words parsed; the
+// commands bound, their slots (which live in `app`) holding the values.
+std::vector<std::unique_ptr<BoundCommand>> parse_words(CLI::App& app, const Command& command,
+                                                       const std::vector<std::string>& argv) {
   app.set_help_flag();  // main.cc prints help_text() for --help
   app.require_subcommand(1, 1);
   std::string error;
@@ -251,9 +247,30 @@ CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
     std::string msg = error.empty() ? e.what() : error;
     for (char& c : msg)
       if (c == '\n') c = ' ';
-    throw UsageError(msg + " (see prunex " + out.command->name + " --help)");
+    throw UsageError(msg + " (see prunex " + command.name + " --help)");
   }
-  for (const auto& b : commands) {
+  return commands;
+}
+
+}  // namespace
+
+CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
+  PRUNEX_USAGE(!all_argv.empty(), "no command (try prunex --help)");
+  std::vector<std::string> argv = all_argv;
+  CommandLine out;
+  for (const auto& c : registry())
+    if (c.name == argv[0]) out.command = &c;
+  PRUNEX_USAGE(out.command != nullptr, "unknown command '", argv[0], "' (try prunex --help)");
+  if (out.command->trailing) {
+    const auto dashes = std::find(argv.begin() + 1, argv.end(), "--");
+    if (dashes != argv.end()) {
+      out.args.trailing_.assign(dashes + 1, argv.end());
+      argv.erase(dashes, argv.end());
+    }
+  }
+  normalize_words(*out.command, argv);
+  CLI::App app("prunex", "prunex");
+  for (const auto& b : parse_words(app, *out.command, argv)) {
     if (b->command != out.command) continue;
     out.args.positional_ = b->positional;
     for (const auto& o : b->command->options) {
@@ -326,15 +343,6 @@ std::size_t parse_size(const std::string& text, const std::string& what) {
 std::size_t Args::get_size(const std::string& name, std::size_t fallback) const {
   const Value* v = typed(name, Kind::size);
   return v ? v->size : fallback;
-}
-
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 std::string help_text(const Command& c) {

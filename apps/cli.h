@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/text_parse.h"
+
 namespace prunex::cli {
 
 // How an option's value is read. CLI11 converts and checks it while parsing the command line,
@@ -86,8 +88,7 @@ class Args {
   std::vector<std::string> trailing_;
 };
 
-// Splits "a,b,c".
-std::vector<std::string> split_list(const std::string& s);
+using prunex::split_list;  // engine/text_parse.h
 // Parses a size like 64K, 1M, 1G, 1024.
 std::size_t parse_size(const std::string& text, const std::string& what);
 

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <thread>
 
 #include <fmt/core.h>
@@ -20,9 +21,9 @@
 #include "engine/simulated_masks.h"
 #include "engine/sparsity_spec.h"
 #include "engine/strategy.h"
-#include "records/config_fields.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
+#include "settings/config_fields.h"
 #include "simulate/simulate_config.h"
 #include "topologies/topology_io.h"
 #include "workloads/layers/model_zoo.h"
@@ -43,19 +44,27 @@ std::vector<std::string> file_list(const Args& args, const std::string& name) {
   return out;
 }
 
-int run_calibrate(const Args& args) {
-  std::vector<std::string> bench = file_list(args, "from");
-  for (const auto& p : args.positional()) bench.push_back(p);
-  const std::vector<std::string> warm = file_list(args, "from-warm");
-  PRUNEX_USAGE(warm.empty() || !bench.empty(), "--from-warm needs --from (the cold benches)");
-  const std::vector<std::string> steps = file_list(args, "steps");
-  const auto memory = args.get("memory");
-  PRUNEX_USAGE(!bench.empty() || !steps.empty() || memory,
+// The measurements a calibration is fitted on, by kind.
+struct CalibrationInputs {
+  std::vector<std::string> bench, warm, steps;
+  std::optional<std::string> memory;
+};
+
+CalibrationInputs calibration_inputs(const Args& args) {
+  CalibrationInputs in;
+  in.bench = file_list(args, "from");
+  for (const auto& p : args.positional()) in.bench.push_back(p);
+  in.warm = file_list(args, "from-warm");
+  PRUNEX_USAGE(in.warm.empty() || !in.bench.empty(), "--from-warm needs --from (the cold benches)");
+  in.steps = file_list(args, "steps");
+  in.memory = args.get("memory");
+  PRUNEX_USAGE(!in.bench.empty() || !in.steps.empty() || in.memory,
                "nothing to calibrate from: give --from BENCH_JSON, --steps METRICS_JSON or "
                "--memory COMPACTION_JSON");
-  const auto out = args.get("out");
-  PRUNEX_USAGE(out.has_value(), "--out FILE is required");
-  const OutputFile out_file(*out);
+  return in;
+}
+
+sim::FitOptions fit_options(const Args& args) {
   sim::FitOptions opt;
   if (args.has("ops"))
     for (const auto& op : split_list(*args.get("ops"))) opt.ops.push_back(sim::parse_op(op));
@@ -67,11 +76,15 @@ int run_calibrate(const Args& args) {
   opt.algo = sim::parse_algo(args.get_or("algo", "ring"));
   PRUNEX_USAGE(opt.algo == sim::Algo::ring || opt.algo == sim::Algo::mpi,
                "--algo must be ring or mpi, got '", sim::algo_name(opt.algo), "'");
+  return opt;
+}
+
+// The calibration's frame: the topology the runs had, the host's cores, absolute or relative
+// links.
+sim::Calibration calibration_base(const Args& args, const Topology& base) {
   const long cores =
       args.get_int("host-cores", static_cast<long>(std::thread::hardware_concurrency()));
-
   sim::Calibration cal;
-  const Topology base = load_topology(args.get_or("topology", "localhost"));
   cal.topology = base.name;
   cal.host_cores = static_cast<int>(cores);
   const std::string links = args.get_or("links", "absolute");
@@ -84,39 +97,50 @@ int run_calibrate(const Args& args) {
                "the fit is relative to");
   cal.inter_base_Bps = sim::node_inter_Bps(base);
   cal.inter_base_latency_s = sim::node_inter_latency_s(base);
-  auto read_points = [](const std::vector<std::string>& files) {
-    std::vector<sim::BenchPoint> pts;
-    for (const auto& f : files) {
-      auto p = sim::read_bench_points(f);
-      pts.insert(pts.end(), p.begin(), p.end());
-    }
-    return pts;
-  };
-  std::vector<sim::FittedPoint> fitted;
-  if (!bench.empty()) {
-    sim::fit_bench(base, read_points(bench), opt, cal, fitted);
+  return cal;
+}
+
+std::vector<sim::BenchPoint> read_points(const std::vector<std::string>& files) {
+  std::vector<sim::BenchPoint> pts;
+  for (const auto& f : files) {
+    auto p = sim::read_bench_points(f);
+    pts.insert(pts.end(), p.begin(), p.end());
+  }
+  return pts;
+}
+
+// Fits every kind of input into cal; the benches' points (cold, warm) for the report.
+void fit_inputs(const CalibrationInputs& in, const Topology& base, const sim::FitOptions& opt,
+                sim::Calibration& cal, std::vector<sim::FittedPoint>& fitted,
+                std::vector<sim::FittedPoint>& fitted_warm) {
+  if (!in.bench.empty()) {
+    sim::fit_bench(base, read_points(in.bench), opt, cal, fitted);
     PRUNEX_USAGE(!cal.tiers.empty() || !cal.ops.empty(), "no rows within the chosen ops and sizes");
     PRUNEX_USAGE(!cal.links_relative || cal.tiers.count("inter"),
                  "--links relative needs inter-node bench rows (a bench on 2 or more nodes)");
   }
-  std::vector<sim::FittedPoint> fitted_warm;
-  if (!warm.empty()) {
+  if (!in.warm.empty()) {
     sim::Calibration w;
-    sim::fit_bench(base, read_points(warm), opt, w, fitted_warm);
+    sim::fit_bench(base, read_points(in.warm), opt, w, fitted_warm);
     PRUNEX_USAGE(!w.ops.empty(), "--from-warm: no rows within the chosen ops and sizes");
     cal.ops_warm = w.ops;
   }
-  if (!steps.empty()) {
-    const auto runs = sim::load_steps_runs(steps);
+  if (!in.steps.empty()) {
+    const auto runs = sim::load_steps_runs(in.steps);
     cal.compute = sim::fit_compute(runs);
     cal.memory_phases = sim::fit_memory_phases(runs);
   }
-  if (memory) cal.memory = sim::fit_memory(*memory);
-  cal.inputs = bench;
-  cal.inputs.insert(cal.inputs.end(), warm.begin(), warm.end());
-  cal.inputs.insert(cal.inputs.end(), steps.begin(), steps.end());
-  if (memory) cal.inputs.push_back(*memory);
+  if (in.memory) cal.memory = sim::fit_memory(*in.memory);
+  cal.inputs = in.bench;
+  cal.inputs.insert(cal.inputs.end(), in.warm.begin(), in.warm.end());
+  cal.inputs.insert(cal.inputs.end(), in.steps.begin(), in.steps.end());
+  if (in.memory) cal.inputs.push_back(*in.memory);
+}
 
+// Each bench row against the fit.
+void print_fitted_points(const std::vector<sim::FittedPoint>& fitted,
+                         const std::vector<sim::FittedPoint>& fitted_warm,
+                         const sim::FitOptions& opt, const Topology& base) {
   for (const auto* points : {&fitted, &fitted_warm}) {
     if (points->empty()) continue;
     fmt::print(
@@ -131,6 +155,10 @@ int run_calibrate(const Args& args) {
                  fp.point.bytes, fp.point.seconds * 1e6, fp.predicted_s * 1e6, 100 * fp.rel_err(),
                  fp.fitted ? "fit" : "check");
   }
+}
+
+// What the calibration holds: tiers, per-op segments, compute, memory, the shared host.
+void print_calibration(const sim::Calibration& cal) {
   for (const auto& [tier, f] : cal.tiers)
     fmt::print(
         "{}: latency {:.3f} us, bandwidth {} ({} points, {:.0f}-{:.0f} B; error: "
@@ -164,6 +192,20 @@ int run_calibrate(const Args& args) {
         "shared host: {} cores; a rank's compute and memory speed scale by min(1, {} / "
         "ranks)\n",
         cal.host_cores, cal.host_cores);
+}
+
+int run_calibrate(const Args& args) {
+  const CalibrationInputs in = calibration_inputs(args);
+  const auto out = args.get("out");
+  PRUNEX_USAGE(out.has_value(), "--out FILE is required");
+  const OutputFile out_file(*out);
+  const sim::FitOptions opt = fit_options(args);
+  const Topology base = load_topology(args.get_or("topology", "localhost"));
+  sim::Calibration cal = calibration_base(args, base);
+  std::vector<sim::FittedPoint> fitted, fitted_warm;
+  fit_inputs(in, base, opt, cal, fitted, fitted_warm);
+  print_fitted_points(fitted, fitted_warm, opt, base);
+  print_calibration(cal);
   write_file_atomic(*out, sim::calibration_json(cal, fitted).dump(2) + "\n");
   fmt::print("wrote {}\n", out->c_str());
   return 0;

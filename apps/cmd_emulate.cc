@@ -23,9 +23,9 @@
 #include "apps/cli.h"
 #include "emulation/emulate_mpirun.h"
 #include "engine/error.h"
+#include "host/process.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
-#include "support/process.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {
@@ -37,17 +37,103 @@ void on_signal(int sig) {
   g_signal = sig;
 }
 
-int run_emulate(const Args& args) {
-  if (args.flag("cleanup")) {
-    for (const char* o :
-         {"topology", "nodes", "gpus-per-node", "slowdown", "topology-out", "program"})
-      PRUNEX_USAGE(!args.has(o), "--cleanup takes no --", o);
-    PRUNEX_USAGE(args.trailing().empty(), "--cleanup takes no command");
-    check_emulation_possible();
-    const int n = cleanup_stale_emulations();
-    fmt::print("emulate: removed {} leftover namespaces and links\n", n);
-    return 0;
+int cleanup(const Args& args) {
+  for (const char* o :
+       {"topology", "nodes", "gpus-per-node", "slowdown", "topology-out", "program"})
+    PRUNEX_USAGE(!args.has(o), "--cleanup takes no --", o);
+  PRUNEX_USAGE(args.trailing().empty(), "--cleanup takes no command");
+  check_emulation_possible();
+  const int n = cleanup_stale_emulations();
+  fmt::print("emulate: removed {} leftover namespaces and links\n", n);
+  return 0;
+}
+
+// The command to run on every rank, checked before anything is built: a program (--program)
+// that can be run, or a prunex command whose options read as that command reads them (a
+// mistyped model or strategy is its one line, not a failure on every emulated rank).
+void check_inner_command(const std::vector<std::string>& inner, bool program) {
+  PRUNEX_USAGE(!inner.empty(),
+               "missing the command to run: prunex emulate [options] -- COMMAND ...");
+  if (program) {
+    const std::string& name = inner[0];
+    const bool runnable =
+        name.find('/') != std::string::npos
+            ? access(name.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(name)
+            : !find_program(name).empty();
+    PRUNEX_USAGE(runnable, "--program: '", name,
+                 "' is not a program on PATH or a file that can be run");
+    return;
   }
+  bool known = false;
+  for (const auto& c : registry()) known = known || c.name == inner[0];
+  PRUNEX_USAGE(known && inner[0] != "emulate" && inner[0] != "emulate-probe", "'", inner[0],
+               "' is not a prunex command to run on the emulated cluster (train, bench, ...; "
+               "--program runs a program of its own)");
+  // (Its --help is its own: every rank prints it.)
+  try {
+    if (std::find(inner.begin(), inner.end(), "--help") == inner.end() &&
+        std::find(inner.begin(), inner.end(), "-h") == inner.end())
+      parse_command_line(inner);
+  } catch (const UsageError& e) {
+    throw UsageError("the command to run: " + std::string(e.what()));
+  }
+}
+
+void print_cluster(const EmulationSpec& spec, const EmulatedCluster& cluster) {
+  fmt::print(
+      stderr,
+      "emulate: {} nodes x {} ranks of {}, {} rail{} per node at {:.4g} Mbit/s and {} one way "
+      "(slowdown {:g}; {}); names {}*\n",
+      spec.nodes, spec.gpus_per_node, spec.topology, spec.rails, spec.rails > 1 ? "s" : "",
+      spec.rate_bps / 1e6,
+      spec.one_way_s >= 1e-3 ? fmt::format("{:.4g} ms", spec.one_way_s * 1e3)
+                             : fmt::format("{:.4g} us", spec.one_way_s * 1e6),
+      spec.slowdown, spec.fabric, cluster.prefix());
+}
+
+// On the built cluster: the record for the ranks, the emulated topology (--topology-out),
+// then mpirun across the namespaces; its exit status.
+int run_on_cluster(const EmulatedCluster& cluster, const EmulationSpec& spec,
+                   const std::string& topology_out, const std::string& mpirun,
+                   const std::vector<std::string>& inner, bool program) {
+  const nlohmann::json record = emulation_record(cluster);
+  setenv("PRUNEX_EMULATION", record.dump().c_str(), 1);
+  if (!topology_out.empty()) {
+    write_file_atomic(
+        topology_out,
+        topology_to_json(emulated_topology(spec, cluster.latency_emulated())).dump(2) + "\n");
+    fmt::print(stderr, "emulate: wrote the emulated cluster's topology to {}\n", topology_out);
+  }
+  if (geteuid() == 0) {
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
+  }
+  SpawnOptions options;
+  options.own_group = true;
+  options.default_signals = true;
+  return wait_process_forwarding(
+      spawn_process(
+          emulated_mpirun_argv(cluster, mpirun, program ? std::string() : self_executable(), inner),
+          options),
+      g_signal);
+}
+
+void keep_or_teardown(const Args& args, EmulatedCluster& cluster, const EmulationSpec& spec) {
+  if (!args.flag("keep-up")) {
+    cluster.teardown();
+    return;
+  }
+  fmt::print(stderr,
+             "emulate: kept up (--keep-up): namespaces {}0..{}; remove with prunex emulate "
+             "--cleanup once this process has ended{}\n",
+             (cluster.prefix() + "n"), spec.nodes - 1,
+             cluster.delay_method() == "user-space switch"
+                 ? " (the links carry nothing from now: their switch was this process)"
+                 : "");
+}
+
+int run_emulate(const Args& args) {
+  if (args.flag("cleanup")) return cleanup(args);
   PRUNEX_USAGE(args.has("topology"), "--topology NAME|FILE is required (prunex topology list)");
   const Topology t = load_topology(*args.get("topology"));
   const int nodes = static_cast<int>(args.get_int("nodes", 2, 1, 250));
@@ -57,34 +143,8 @@ int run_emulate(const Args& args) {
   const std::string topology_out = args.get_or("topology-out", "");
   std::optional<OutputFile> topology_file;  // checked before anything is built
   if (!topology_out.empty()) topology_file.emplace(topology_out, "--topology-out");
-  PRUNEX_USAGE(!inner.empty(),
-               "missing the command to run: prunex emulate [options] -- COMMAND ...");
   const bool program = args.flag("program");
-  if (program) {
-    const std::string& name = inner[0];
-    const bool runnable =
-        name.find('/') != std::string::npos
-            ? access(name.c_str(), X_OK) == 0 && std::filesystem::is_regular_file(name)
-            : !find_program(name).empty();
-    PRUNEX_USAGE(runnable, "--program: '", name,
-                 "' is not a program on PATH or a file that can be run");
-  } else {
-    bool known = false;
-    for (const auto& c : registry()) known = known || c.name == inner[0];
-    PRUNEX_USAGE(known && inner[0] != "emulate" && inner[0] != "emulate-probe", "'", inner[0],
-                 "' is not a prunex command to run on the emulated cluster (train, bench, ...; "
-                 "--program runs a program of its own)");
-    // Its options read as that command reads them, before anything is built: a mistyped
-    // model or strategy is its one line, not a failure on every emulated rank.
-    // (Its --help is its own: every rank prints it, as before.)
-    try {
-      if (std::find(inner.begin(), inner.end(), "--help") == inner.end() &&
-          std::find(inner.begin(), inner.end(), "-h") == inner.end())
-        parse_command_line(inner);
-    } catch (const UsageError& e) {
-      throw UsageError("the command to run: " + std::string(e.what()));
-    }
-  }
+  check_inner_command(inner, program);
   const std::string mpirun = find_program("mpirun");
   PRUNEX_USAGE(!mpirun.empty(), "mpirun not found (scripts/setup.sh installs Open MPI)");
   check_emulation_possible();
@@ -96,56 +156,17 @@ int run_emulate(const Args& args) {
 
   EmulatedCluster cluster(spec);
   if (args.flag("keep-up")) cluster.keep();
-  fmt::print(
-      stderr,
-      "emulate: {} nodes x {} ranks of {}, {} rail{} per node at {:.4g} Mbit/s and {} one way "
-      "(slowdown {:g}; {}); names {}*\n",
-      spec.nodes, spec.gpus_per_node, spec.topology, spec.rails, spec.rails > 1 ? "s" : "",
-      spec.rate_bps / 1e6,
-      spec.one_way_s >= 1e-3 ? fmt::format("{:.4g} ms", spec.one_way_s * 1e3)
-                             : fmt::format("{:.4g} us", spec.one_way_s * 1e6),
-      spec.slowdown, spec.fabric, cluster.prefix());
+  print_cluster(spec, cluster);
   int rc = 1;
   try {
     cluster.build();
     if (g_signal == 0) cluster.check_rates();
-    if (g_signal == 0) {
-      const nlohmann::json record = emulation_record(cluster);
-      setenv("PRUNEX_EMULATION", record.dump().c_str(), 1);
-      if (!topology_out.empty()) {
-        write_file_atomic(
-            topology_out,
-            topology_to_json(emulated_topology(spec, cluster.latency_emulated())).dump(2) + "\n");
-        fmt::print(stderr, "emulate: wrote the emulated cluster's topology to {}\n", topology_out);
-      }
-      if (geteuid() == 0) {
-        setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 0);
-        setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 0);
-      }
-      SpawnOptions options;
-      options.own_group = true;
-      options.default_signals = true;
-      rc = wait_process_forwarding(
-          spawn_process(emulated_mpirun_argv(cluster, mpirun,
-                                             program ? std::string() : self_executable(), inner),
-                        options),
-          g_signal);
-    }
+    if (g_signal == 0) rc = run_on_cluster(cluster, spec, topology_out, mpirun, inner, program);
   } catch (const std::exception& e) {
     fmt::print(stderr, "prunex emulate: error: {}\n", e.what());
     rc = 1;
   }
-  if (args.flag("keep-up")) {
-    fmt::print(stderr,
-               "emulate: kept up (--keep-up): namespaces {}0..{}; remove with prunex emulate "
-               "--cleanup once this process has ended{}\n",
-               (cluster.prefix() + "n"), spec.nodes - 1,
-               cluster.delay_method() == "user-space switch"
-                   ? " (the links carry nothing from now: their switch was this process)"
-                   : "");
-  } else {
-    cluster.teardown();
-  }
+  keep_or_teardown(args, cluster, spec);
   if (g_signal != 0) return 128 + g_signal;
   return rc;
 }
@@ -172,7 +193,8 @@ PRUNEX_REGISTER_COMMAND(Command{
     "it was built (rails, rate, the latency the kernel could add) as a topology file, the\n"
     "input `prunex calibrate --links relative` and `prunex simulate` take to model it.\n"
     "--program runs COMMAND as a program of its own in place of a prunex subcommand (e.g.\n"
-    "python3 scripts/studies/pytorch_ddp.py): each rank gets Open MPI's OMPI_COMM_WORLD_* variables\n"
+    "python3 scripts/studies/pytorch_ddp.py): each rank gets Open MPI's OMPI_COMM_WORLD_* "
+    "variables\n"
     "and PRUNEX_EMULATION, the JSON record above with the nodes' rail-0 addresses\n"
     "(addresses) and that interface's name (interface).\n\n"
     "examples:\n"

@@ -12,9 +12,9 @@
 
 #include "apps/cli.h"
 #include "engine/error.h"
+#include "host/process.h"
+#include "host/source_tree.h"
 #include "records/output_dir.h"
-#include "support/process.h"
-#include "support/source_tree.h"
 
 #ifndef PRUNEX_PLOTS_DIR
 #error "PRUNEX_PLOTS_DIR must be defined (CMakeLists.txt does it for the prunex target)"
@@ -58,7 +58,8 @@ const std::vector<PlotKind>& kinds() {
       {"published", "published.py",
        "published.json from `prunex validate`: predicted against published, log-log", false},
       {"stragglers", "stragglers.py",
-       "stragglers.json from scripts/studies/straggler_study.sh: slowdown by one slow GPU per strategy",
+       "stragglers.json from scripts/studies/straggler_study.sh: slowdown by one slow GPU per "
+       "strategy",
        false},
   };
   return k;

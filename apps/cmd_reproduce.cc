@@ -18,11 +18,11 @@
 #include "analysis/run_quantities.h"
 #include "apps/cli.h"
 #include "engine/error.h"
+#include "host/process.h"
 #include "netmodel/sim_config.h"
 #include "records/json_file.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
-#include "support/process.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {

@@ -10,8 +10,8 @@
 #include "apps/field_options.h"
 #include "engine/error.h"
 #include "records/output_dir.h"
-#include "records/run_fields.h"
 #include "records/run_record.h"
+#include "settings/run_fields.h"
 #include "simulate/simulate_config.h"
 
 namespace prunex::cli {
@@ -30,7 +30,7 @@ int run_simulate(const Args& args) {
     for (const auto& line : fields::settings_not_applying(given, {cfg.strategy}))
       fmt::print(stderr, "prunex simulate: warning: {}\n", line);
     fmt::print("simulate: {} on {}, {} x {} GPUs on {}, {} params\n",
-               strategy_name(spec.plan.strategy), spec.layout.model, spec.sim.nodes,
+               strategy_name(spec.plan.run.strategy), spec.layout.model, spec.sim.nodes,
                spec.sim.gpus_per_node, spec.topology.name,
                static_cast<long long>(spec.layout.parameters()));
     std::fflush(stdout);

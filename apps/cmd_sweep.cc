@@ -23,79 +23,22 @@
 #include "apps/field_options.h"
 #include "engine/error.h"
 #include "engine/text_parse.h"
+#include "host/host_memory.h"
 #include "records/output_dir.h"
-#include "records/run_fields.h"
 #include "records/run_record.h"
 #include "records/scaling_record.h"
+#include "settings/run_fields.h"
 #include "simulate/footprint.h"
 #include "simulate/fork_run.h"
 #include "simulate/simulate_config.h"
-#include "support/host_memory.h"
+#include "simulate/sweep.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {
 namespace {
 
-// Sweep settings: the simulate fields that apply to every point, the GPU counts and the
-// strategies (the sizes and strategies replace simulate's --nodes and --strategy).
-struct SweepConfig {
-  sim::SimulateConfig sim;
-  std::vector<int> gpus = {8, 16, 32, 64};
-  std::vector<Strategy> strategies = all_strategies();
-  std::string out = "out/sweep";
-};
-using SweepField = ConfigField<SweepConfig>;
-
-const std::vector<SweepField>& sweep_fields() {
-  static const std::vector<SweepField> fields = [] {
-    std::vector<SweepField> f = {
-        {"gpus", "LIST", "total GPUs per point, multiples of --gpus-per-node",
-         [](SweepConfig& c, const std::string& v) {
-           c.gpus.clear();
-           for (const auto& g : split_list(v)) c.gpus.push_back(parse_int(g, "--gpus", 1, 1 << 24));
-           PRUNEX_USAGE(!c.gpus.empty(), "--gpus: empty list");
-           std::sort(c.gpus.begin(), c.gpus.end());
-           c.gpus.erase(std::unique(c.gpus.begin(), c.gpus.end()), c.gpus.end());
-         },
-         [](const SweepConfig& c) { return nlohmann::json(c.gpus); }},
-        {"strategy", "LIST", "strategies, comma-separated",
-         [](SweepConfig& c, const std::string& v) {
-           c.strategies.clear();
-           for (const auto& s : split_list(v)) {
-             const Strategy st = parse_strategy(s);
-             PRUNEX_USAGE(
-                 std::find(c.strategies.begin(), c.strategies.end(), st) == c.strategies.end(),
-                 "--strategy lists ", s, " twice");
-             c.strategies.push_back(st);
-           }
-           PRUNEX_USAGE(!c.strategies.empty(), "--strategy: empty list");
-         },
-         [](const SweepConfig& c) {
-           nlohmann::json a = nlohmann::json::array();
-           for (Strategy s : c.strategies) a.push_back(std::string(strategy_name(s)));
-           return a;
-         }},
-        {"out", "DIR", "output folder (scaling.json)",
-         [](SweepConfig& c, const std::string& v) {
-           PRUNEX_USAGE(!v.empty(), "--out must not be empty");
-           c.out = v;
-         },
-         [](const SweepConfig& c) { return nlohmann::json(c.out); }}};
-    for (const auto& sf : sim::simulate_fields())
-      if (sf.name != "nodes" && sf.name != "strategy" && sf.name != "out")
-        f.push_back(nested_field(sf, &SweepConfig::sim));
-    return f;
-  }();
-  return fields;
-}
-
-// Points in sweep order: strategies in the order given, sizes ascending.
-std::vector<std::pair<Strategy, int>> point_list(const SweepConfig& cfg) {
-  std::vector<std::pair<Strategy, int>> out;
-  for (Strategy st : cfg.strategies)
-    for (int g : cfg.gpus) out.emplace_back(st, g);
-  return out;
-}
+using sim::sweep_fields;
+using sim::SweepConfig;
 
 void progress(std::size_t done, std::size_t total, const ScalingPoint& p) {
   const bool tty = isatty(2) != 0;
@@ -121,6 +64,47 @@ void print_scaling(const std::vector<ScalingPoint>& points) {
   }
 }
 
+// --merge DIR: the points of a SLURM array sweep, combined.
+std::vector<ScalingPoint> merge_points(const Args& args, SweepConfig& cfg, nlohmann::json& config,
+                                       std::unique_ptr<OutputDir>& out_dir) {
+  const std::string dir = *args.get("merge");
+  PRUNEX_USAGE(!args.get("point") && !args.flag("count-points"),
+               "--merge takes no --point or --count-points");
+  for (const auto& f : sweep_fields())
+    PRUNEX_USAGE(f.name == "out" || !args.has(f.name), "--merge takes the points' settings ",
+                 "as they ran: no --", f.name);
+  PRUNEX_USAGE(!args.has("config"), "--merge takes the points' settings as they ran: no --config");
+  if (auto out = args.get("out")) cfg.out = *out;
+  PRUNEX_USAGE(!cfg.out.empty(), "--out must not be empty");
+  std::vector<ScalingPoint> points = merge_scaling_points(dir, config);
+  out_dir = std::make_unique<OutputDir>(cfg.out);
+  config["out"] = cfg.out;
+  fmt::print(stderr, "sweep: merged {} points from {}\n", points.size(), dir);
+  return points;
+}
+
+std::string count(std::size_t n, const char* one, const char* many) {
+  return fmt::format("{} {}", n, n == 1 ? one : many);
+}
+
+// Every point simulated (or point `only`), after every spec has been checked.
+std::vector<ScalingPoint> simulate_points(const SweepConfig& cfg,
+                                          const std::set<std::string>& given, long only, int jobs) {
+  sim::SweepPoints points = sim::sweep_points(cfg, only);
+  // Warnings once every check has passed: a refused sweep prints its one error line only.
+  for (const auto& line : fields::settings_not_applying(given, cfg.strategies))
+    fmt::print(stderr, "prunex sweep: warning: {}\n", line);
+  fmt::print(stderr, "sweep: {} ({} x {}) on {}, {}\n",
+             count(points.rows.size(), "simulation", "simulations"),
+             count(cfg.strategies.size(), "strategy", "strategies"),
+             count(cfg.gpus.size(), "size", "sizes"), points.topology_name,
+             count(std::min<std::size_t>(jobs, points.rows.size()), "job", "jobs"));
+  sim::run_sweep_points(points, jobs, [&](std::size_t done, const ScalingPoint& p) {
+    progress(done, points.rows.size(), p);
+  });
+  return points.rows;
+}
+
 int run_sweep(const Args& args) {
   SweepConfig cfg;
   std::vector<ScalingPoint> points;
@@ -130,89 +114,22 @@ int run_sweep(const Args& args) {
   try {
     const long cores = std::max(1L, static_cast<long>(std::thread::hardware_concurrency()));
     const int jobs = static_cast<int>(args.get_int("jobs", cores, 1, 4096));
-    if (auto dir = args.get("merge")) {
-      PRUNEX_USAGE(!args.get("point") && !args.flag("count-points"),
-                   "--merge takes no --point or --count-points");
-      for (const auto& f : sweep_fields())
-        PRUNEX_USAGE(f.name == "out" || !args.has(f.name), "--merge takes the points' settings ",
-                     "as they ran: no --", f.name);
-      PRUNEX_USAGE(!args.has("config"),
-                   "--merge takes the points' settings as they ran: no "
-                   "--config");
-      if (auto out = args.get("out")) cfg.out = *out;
-      PRUNEX_USAGE(!cfg.out.empty(), "--out must not be empty");
-      points = merge_scaling_points(*dir, config);
-      out_dir = std::make_unique<OutputDir>(cfg.out);
-      config["out"] = cfg.out;
-      fmt::print(stderr, "sweep: merged {} points from {}\n", points.size(), *dir);
+    if (args.get("merge")) {
+      points = merge_points(args, cfg, config, out_dir);
     } else {
       std::set<std::string> given;
       apply_options(sweep_fields(), args, cfg, &given);
-      PRUNEX_USAGE(!cfg.sim.topology.empty(),
-                   "--topology is required (a preset name or a JSON file)");
-      if (cfg.sim.gpus_per_node == 0)
-        cfg.sim.gpus_per_node = load_topology(cfg.sim.topology).gpus_per_node;
-      for (int g : cfg.gpus)
-        PRUNEX_USAGE(g % cfg.sim.gpus_per_node == 0, "--gpus: ", g,
-                     " is not a multiple of --gpus-per-node ", cfg.sim.gpus_per_node);
-      const auto list = point_list(cfg);
+      sim::resolve_gpus_per_node(cfg);
+      const std::size_t n = sim::point_list(cfg).size();
       if (args.flag("count-points")) {
-        fmt::print("{}\n", list.size());
+        fmt::print("{}\n", n);
         return 0;
       }
       out_dir = std::make_unique<OutputDir>(cfg.out);
-      only = args.get_int("point", -1, 0, static_cast<long>(list.size()) - 1);
+      only = args.get_int("point", -1, 0, static_cast<long>(n) - 1);
       config = config_json(sweep_fields(), cfg);
       config["executor"] = "simgrid";
-      // Every point's spec first: a bad value or a platform beyond the memory stops the sweep
-      // before any simulation.
-      std::vector<sim::SimulateSpec> specs;
-      std::string topology_name;
-      for (std::size_t i = 0; i < list.size(); ++i) {
-        if (only >= 0 && static_cast<long>(i) != only) continue;
-        sim::SimulateConfig c = cfg.sim;
-        c.strategy = list[i].first;
-        c.nodes = list[i].second / c.gpus_per_node;
-        // --wire-dtype and --pipeline-buckets shape hsadmm's and hsadmm-rail's payload; the
-        // others run as they are.
-        if (!packs_compact_payload(c.strategy)) {
-          c.wire_dtype = "fp32";
-          c.pipeline_buckets = false;
-        }
-        specs.push_back(sim::make_spec(c, /*records=*/false));
-        topology_name = specs.back().topology.name;
-        points.push_back({std::string(strategy_name(c.strategy)), list[i].second, c.nodes});
-      }
-      std::vector<std::function<std::vector<double>()>> runs;
-      std::vector<double> bytes;
-      for (const auto& spec : specs) {
-        runs.push_back([&spec] {
-          const auto res = sim::simulate_run(spec, /*records=*/false);
-          return std::vector<double>{res.time_per_epoch_s, res.time_per_iteration_s, res.run_s,
-                                     res.failures ? res.failures->expected_s : 0.0};
-        });
-        bytes.push_back(spec.memory_bytes);
-      }
-      // Warnings once every check has passed: a refused sweep prints its one error line only.
-      for (const auto& line : fields::settings_not_applying(given, cfg.strategies))
-        fmt::print(stderr, "prunex sweep: warning: {}\n", line);
-      const auto count = [](std::size_t n, const char* one, const char* many) {
-        return fmt::format("{} {}", n, n == 1 ? one : many);
-      };
-      fmt::print(stderr, "sweep: {} ({} x {}) on {}, {}\n",
-                 count(points.size(), "simulation", "simulations"),
-                 count(cfg.strategies.size(), "strategy", "strategies"),
-                 count(cfg.gpus.size(), "size", "sizes"), topology_name,
-                 count(std::min<std::size_t>(jobs, points.size()), "job", "jobs"));
-      std::size_t done = 0;
-      sim::fork_run_all(runs, jobs, bytes, available_memory_bytes(),
-                        [&](std::size_t i, const std::vector<double>& r) {
-                          points[i].epoch_s = r.at(0);
-                          points[i].iteration_s = r.at(1);
-                          points[i].run_s = r.at(2);
-                          points[i].expected_s = r.at(3);
-                          progress(++done, points.size(), points[i]);
-                        });
+      points = simulate_points(cfg, given, only, jobs);
     }
   } catch (const UsageError& e) {
     fmt::print(stderr, "prunex sweep: error: {}\n", e.what());
@@ -222,7 +139,7 @@ int run_sweep(const Args& args) {
   nlohmann::json doc = scaling_json(points, config);
   if (only >= 0) {  // one point of a sweep, for --merge
     doc["point"] = only;
-    doc["points"] = point_list(cfg).size();
+    doc["points"] = sim::point_list(cfg).size();
   }
   write_file_atomic(cfg.out + "/scaling.json", doc.dump(2) + "\n");
   fmt::print("wrote {}/scaling.json\n", cfg.out);

@@ -13,12 +13,12 @@
 
 #include "apps/cli.h"
 #include "engine/error.h"
+#include "host/process.h"
+#include "host/source_tree.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
 #include "simulate/published.h"
 #include "simulate/simulate_config.h"
-#include "support/process.h"
-#include "support/source_tree.h"
 
 #ifndef PRUNEX_SUITE_DIR
 #error "PRUNEX_SUITE_DIR must be defined (CMakeLists.txt does it for the prunex target)"

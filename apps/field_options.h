@@ -1,4 +1,4 @@
-// The command-line side of a field table (records/config_fields.h): `train`, `simulate` and
+// The command-line side of a field table (settings/config_fields.h): `train`, `simulate` and
 // `sweep` declare their options from their tables and read a command line (and --config FILE)
 // into their config through these two functions.
 #pragma once
@@ -9,8 +9,8 @@
 
 #include "apps/cli.h"
 #include "engine/error.h"
-#include "records/config_fields.h"
-#include "records/run_fields.h"
+#include "settings/config_fields.h"
+#include "settings/run_fields.h"
 
 namespace prunex::cli {
 

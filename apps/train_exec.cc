@@ -9,7 +9,7 @@
 
 #include "apps/cli.h"
 #include "apps/train/train_main.h"
-#include "support/process.h"
+#include "host/process.h"
 
 namespace prunex::cli {
 

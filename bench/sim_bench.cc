@@ -53,12 +53,12 @@ int run_iteration_probe(const SimBench& b) {
   const ModelMask mask = synthetic_union_mask(layout, spec, 0.0, b.config.nodes);
   PlanInputs in;
   in.layout = &layout;
-  in.strategy = strategy;
+  in.run.strategy = strategy;
   in.nodes = b.config.nodes;
   in.gpus_per_node = b.config.gpus_per_node;
-  in.batch = 1;
+  in.run.batch = 1;
   in.samples = static_cast<long>(b.config.nodes) * b.config.gpus_per_node;
-  in.local_steps = 1;
+  in.run.local_steps = 1;
   in.global_mask = &mask;
   const IterationPlan plan = build_plan(in);
   const auto wall0 = std::chrono::steady_clock::now();

@@ -85,105 +85,107 @@ const char* fit_mode_name(FitMode m) {
   return m == FitMode::line ? "line" : "piecewise";
 }
 
-void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const FitOptions& opt,
-               Calibration& cal, std::vector<FittedPoint>& out) {
-  // Fits (L, B) to the points `use` selects, with coefficients from `coeff`.
-  auto fit = [&](auto use, auto coeff) {
-    std::vector<Coefficients> c;
-    std::vector<double> t;
-    TierFit f;
-    f.min_bytes = 1e300;
-    for (const auto& p : pts) {
-      if (!use(p)) continue;
-      c.push_back(coeff(p));
-      t.push_back(p.seconds);
-      f.min_bytes = std::min(f.min_bytes, p.bytes);
-      f.max_bytes = std::max(f.max_bytes, p.bytes);
-      const bool first = c.size() == 1;
-      f.nodes = first || f.nodes == p.nodes ? p.nodes : 0;
-      f.gpus_per_node = first || f.gpus_per_node == p.gpus_per_node ? p.gpus_per_node : 0;
-    }
-    f.points = static_cast<int>(c.size());
-    if (c.empty()) return f;
-    const auto [latency, inv_bw] = solve(c, t);
-    f.latency_s = latency;
-    f.bandwidth_Bps = inv_bw > 0 ? 1.0 / inv_bw : kUnboundedBps;
-    double log_sum = 0;
-    for (size_t i = 0; i < c.size(); ++i) {
-      const double pred = c[i].c_latency * f.latency_s + c[i].c_inv_bw / f.bandwidth_Bps;
-      // Ratio errors (2x over and 2x under both 100%), as the geometric mean counts them.
-      const double log_ratio = std::abs(std::log(pred / t[i]));
-      f.max_abs_rel_err = std::max(f.max_abs_rel_err, std::expm1(log_ratio));
-      log_sum += log_ratio;
-    }
-    f.geomean_rel_err = std::exp(log_sum / f.points) - 1;
-    return f;
-  };
-  // Per op: both tiers carry the op's (L, B), so a world ring costs its alpha-beta form too.
-  // Open MPI's algorithms: the terms and busiest-resource bytes of the schedule it runs.
-  auto both = [&](const BenchPoint& p) {
-    if (opt.algo != Algo::mpi) return coefficients(base, {"intra", "inter"}, p);
-    const double per_rank = p.op == CollectiveOp::allgather ? p.bytes / p.ranks : p.bytes;
-    RankLayout layout{p.nodes, p.gpus_per_node};
-    layout.pooled_rails = std::max(1, base.nic.rails);  // the fit's one path per node
-    const ScheduleLoad load =
-        schedule_load(build_schedule(p.op, Algo::mpi, p.group, layout, per_rank), layout);
-    return Coefficients{load.latency_terms, load.bytes};
-  };
-  cal.algo = opt.algo;
-  cal.tiers.clear();
-  cal.ops.clear();
-  cal.op_fit = opt.mode;
-  for (const std::string tier : {"intra", "inter"}) {
-    TierFit f =
-        fit([&](const BenchPoint& p) { return group_name(p.group) == tier && in_tier_fit(p, opt); },
-            [&](const BenchPoint& p) { return coefficients(base, {tier}, p); });
-    if (f.points > 0) cal.tiers[tier] = f;
+namespace {
+
+// Fits (L, B) to the points `use` selects, with coefficients from `coeff`.
+template <typename Use, typename Coeff>
+TierFit fit_points(const std::vector<BenchPoint>& pts, Use use, Coeff coeff) {
+  std::vector<Coefficients> c;
+  std::vector<double> t;
+  TierFit f;
+  f.min_bytes = 1e300;
+  for (const auto& p : pts) {
+    if (!use(p)) continue;
+    c.push_back(coeff(p));
+    t.push_back(p.seconds);
+    f.min_bytes = std::min(f.min_bytes, p.bytes);
+    f.max_bytes = std::max(f.max_bytes, p.bytes);
+    const bool first = c.size() == 1;
+    f.nodes = first || f.nodes == p.nodes ? p.nodes : 0;
+    f.gpus_per_node = first || f.gpus_per_node == p.gpus_per_node ? p.gpus_per_node : 0;
   }
-  std::set<std::string> keys;
+  f.points = static_cast<int>(c.size());
+  if (c.empty()) return f;
+  const auto [latency, inv_bw] = solve(c, t);
+  f.latency_s = latency;
+  f.bandwidth_Bps = inv_bw > 0 ? 1.0 / inv_bw : kUnboundedBps;
+  double log_sum = 0;
+  for (size_t i = 0; i < c.size(); ++i) {
+    const double pred = c[i].c_latency * f.latency_s + c[i].c_inv_bw / f.bandwidth_Bps;
+    // Ratio errors (2x over and 2x under both 100%), as the geometric mean counts them.
+    const double log_ratio = std::abs(std::log(pred / t[i]));
+    f.max_abs_rel_err = std::max(f.max_abs_rel_err, std::expm1(log_ratio));
+    log_sum += log_ratio;
+  }
+  f.geomean_rel_err = std::exp(log_sum / f.points) - 1;
+  return f;
+}
+
+// Per op: both tiers carry the op's (L, B), so a world ring costs its alpha-beta form too.
+// Open MPI's algorithms: the terms and busiest-resource bytes of the schedule it runs.
+Coefficients op_coefficients(const Topology& base, const FitOptions& opt, const BenchPoint& p) {
+  if (opt.algo != Algo::mpi) return coefficients(base, {"intra", "inter"}, p);
+  const double per_rank = p.op == CollectiveOp::allgather ? p.bytes / p.ranks : p.bytes;
+  RankLayout layout{p.nodes, p.gpus_per_node};
+  layout.pooled_rails = std::max(1, base.nic.rails);  // the fit's one path per node
+  const ScheduleLoad load =
+      schedule_load(build_schedule(p.op, Algo::mpi, p.group, layout, per_rank), layout);
+  return Coefficients{load.latency_terms, load.bytes};
+}
+
+// One op's fit in segments of its sizes: piecewise between each pair of sizes, or (line) one
+// line, split once at the size that halves its summed log error; none with fewer than 2
+// points.
+std::vector<TierFit> fit_op(const Topology& base, const std::vector<BenchPoint>& pts,
+                            const FitOptions& opt, const std::string& key) {
+  const auto both = [&](const BenchPoint& p) { return op_coefficients(base, opt, p); };
+  const auto of_key = [&](const BenchPoint& p) {
+    return op_cost_key(p.op, p.group) == key && in_range(p, opt);
+  };
+  TierFit one = fit_points(pts, of_key, both);
+  if (one.points < 2) return {};
+  std::vector<TierFit> best = {one};
+  std::vector<double> sizes;
   for (const auto& p : pts)
-    if (in_range(p, opt)) keys.insert(op_cost_key(p.op, p.group));
-  for (const auto& key : keys) {
-    auto of_key = [&](const BenchPoint& p) {
-      return op_cost_key(p.op, p.group) == key && in_range(p, opt);
-    };
-    TierFit one = fit(of_key, both);
-    if (one.points < 2) continue;
-    std::vector<TierFit> best = {one};
-    std::vector<double> sizes;
-    for (const auto& p : pts)
-      if (of_key(p)) sizes.push_back(p.bytes);
-    std::sort(sizes.begin(), sizes.end());
-    sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
-    if (opt.mode == FitMode::piecewise && sizes.size() > 2) {
-      best.clear();
-      for (size_t k = 0; k + 1 < sizes.size(); ++k)
-        best.push_back(fit(
-            [&](const BenchPoint& p) {
-              return of_key(p) && (p.bytes == sizes[k] || p.bytes == sizes[k + 1]);
-            },
-            both));
-    } else if (one.geomean_rel_err > 0.10) {
-      // One split: the size that minimises the two segments' summed log error, each with at
-      // least 3 sizes.
-      double best_cost = std::log1p(one.geomean_rel_err) * one.points * 0.5;  // must halve it
-      for (size_t k = 3; k + 3 <= sizes.size(); ++k) {
-        const double cut = sizes[k - 1];
-        TierFit lo = fit([&](const BenchPoint& p) { return of_key(p) && p.bytes <= cut; }, both);
-        TierFit hi = fit([&](const BenchPoint& p) { return of_key(p) && p.bytes > cut; }, both);
-        const double cost =
-            std::log1p(lo.geomean_rel_err) * lo.points + std::log1p(hi.geomean_rel_err) * hi.points;
-        if (cost < best_cost) {
-          best_cost = cost;
-          best = {lo, hi};
-        }
+    if (of_key(p)) sizes.push_back(p.bytes);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  if (opt.mode == FitMode::piecewise && sizes.size() > 2) {
+    best.clear();
+    for (size_t k = 0; k + 1 < sizes.size(); ++k)
+      best.push_back(fit_points(
+          pts,
+          [&](const BenchPoint& p) {
+            return of_key(p) && (p.bytes == sizes[k] || p.bytes == sizes[k + 1]);
+          },
+          both));
+  } else if (one.geomean_rel_err > 0.10) {
+    // One split: the size that minimises the two segments' summed log error, each with at
+    // least 3 sizes.
+    double best_cost = std::log1p(one.geomean_rel_err) * one.points * 0.5;  // must halve it
+    for (size_t k = 3; k + 3 <= sizes.size(); ++k) {
+      const double cut = sizes[k - 1];
+      TierFit lo = fit_points(
+          pts, [&](const BenchPoint& p) { return of_key(p) && p.bytes <= cut; }, both);
+      TierFit hi = fit_points(
+          pts, [&](const BenchPoint& p) { return of_key(p) && p.bytes > cut; }, both);
+      const double cost =
+          std::log1p(lo.geomean_rel_err) * lo.points + std::log1p(hi.geomean_rel_err) * hi.points;
+      if (cost < best_cost) {
+        best_cost = cost;
+        best = {lo, hi};
       }
     }
-    cal.ops[key] = best;
   }
+  return best;
+}
+
+// Each point as the calibration predicts it: its op's segment, else its tier's closed form.
+std::vector<FittedPoint> predict_points(const Topology& base, const std::vector<BenchPoint>& pts,
+                                        const FitOptions& opt, const Calibration& cal) {
   Topology fitted = base;
   for (const auto& [tier, f] : cal.tiers) set_tier(fitted, tier, f.latency_s, f.bandwidth_Bps);
-  out.clear();
+  std::vector<FittedPoint> out;
   for (const auto& p : pts) {
     const auto op = cal.ops.find(op_cost_key(p.op, p.group));
     FittedPoint fp;
@@ -195,7 +197,7 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
           seg = &f;
           break;
         }
-      const Coefficients c = both(p);
+      const Coefficients c = op_coefficients(base, opt, p);
       fp.predicted_s = c.c_latency * seg->latency_s + c.c_inv_bw / seg->bandwidth_Bps;
       fp.fitted = in_range(p, opt);
     } else {
@@ -204,6 +206,30 @@ void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const F
     }
     out.push_back(fp);
   }
+  return out;
+}
+
+}  // namespace
+
+void fit_bench(const Topology& base, const std::vector<BenchPoint>& pts, const FitOptions& opt,
+               Calibration& cal, std::vector<FittedPoint>& out) {
+  cal.algo = opt.algo;
+  cal.tiers.clear();
+  cal.ops.clear();
+  cal.op_fit = opt.mode;
+  for (const std::string tier : {"intra", "inter"}) {
+    TierFit f = fit_points(
+        pts,
+        [&](const BenchPoint& p) { return group_name(p.group) == tier && in_tier_fit(p, opt); },
+        [&](const BenchPoint& p) { return coefficients(base, {tier}, p); });
+    if (f.points > 0) cal.tiers[tier] = f;
+  }
+  std::set<std::string> keys;
+  for (const auto& p : pts)
+    if (in_range(p, opt)) keys.insert(op_cost_key(p.op, p.group));
+  for (const auto& key : keys)
+    if (auto segments = fit_op(base, pts, opt, key); !segments.empty()) cal.ops[key] = segments;
+  out = predict_points(base, pts, opt, cal);
 }
 
 std::map<std::string, MemoryFit> fit_memory_speeds(const std::vector<MemorySample>& samples) {

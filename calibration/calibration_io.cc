@@ -188,14 +188,10 @@ nlohmann::json calibration_json(const Calibration& c, const std::vector<FittedPo
   return j;
 }
 
-Calibration read_calibration(const std::string& path) {
-  const nlohmann::json j = read_json_file(path, "--calibration");
-  const nlohmann::json& format = json_member(j, "format");
-  PRUNEX_USAGE(format.is_string() && format.get<std::string>() == "prunex-calibration-1", path,
-               ": not a prunex calibration file (format prunex-calibration-1)");
-  JsonFields f(j, path, "", nullptr, "calibration");
-  f.string("format");
-  Calibration c;
+namespace {
+
+// The file's frame: topology, host cores, inputs, fit mode, algorithm, links and their base.
+void read_frame(JsonFields& f, const std::string& path, Calibration& c) {
   c.topology = f.optional_string("topology").value_or("");
   c.host_cores = f.optional_integer("host_cores").value_or(0);
   if (const auto* inputs = f.optional_value("inputs")) {
@@ -223,54 +219,72 @@ Calibration read_calibration(const std::string& path) {
   }
   if (c.links_relative && !(c.inter_base_Bps > 0 && std::isfinite(c.inter_base_Bps)))
     f.fail("inter_base.node_Bps", "must be > 0 with links relative");
+}
+
+// A table of per-op fits ("allreduce/intra": size ranges in increasing order).
+void read_op_table(JsonFields& f, const std::string& path, const char* name,
+                   std::map<std::string, std::vector<TierFit>>& into) {
+  JsonFields table = f.object(name);
+  for (const auto& [key, segs] : f.value(name).items()) {
+    const auto slash = key.find('/');
+    if (slash == std::string::npos) table.fail(key, "is not op/group");
+    try {
+      parse_op(key.substr(0, slash));
+      parse_group(key.substr(slash + 1));
+    } catch (const UsageError& e) {
+      table.fail(key, e.what());
+    }
+    const nlohmann::json& ranges = table.value(key);
+    if (!ranges.is_array() || ranges.empty()) table.fail(key, "must be a list of size ranges");
+    for (size_t i = 0; i < ranges.size(); ++i) {
+      if (!ranges[i].is_object()) table.fail(key, "must be a list of objects");
+      TierFit t =
+          read_fit(JsonFields(ranges[i], path, table.field(key) + "[" + std::to_string(i) + "]",
+                              nullptr, "calibration"),
+                   true);
+      auto& fits = into[key];
+      if (!fits.empty() && !(t.max_bytes > fits.back().max_bytes))
+        table.fail(key, "size ranges must be in increasing order of max_bytes");
+      fits.push_back(t);
+    }
+  }
+  table.finish();
+}
+
+ComputeFit read_compute(JsonFields cf) {
+  ComputeFit fit;
+  fit.flops_per_rank = cf.number("flops_per_rank");
+  fit.ranks = cf.integer("ranks");
+  fit.iterations = cf.optional_integer("iterations").value_or(0);
+  fit.source = cf.optional_string("source").value_or("");
+  fit.step_overhead_s = cf.optional_number("step_overhead_s").value_or(0);
+  if (!(fit.flops_per_rank > 0)) cf.fail("flops_per_rank", "must be > 0");
+  if (!(fit.step_overhead_s >= 0)) cf.fail("step_overhead_s", "must be >= 0");
+  if (fit.ranks < 1) cf.fail("ranks", "must be >= 1");
+  cf.finish();
+  return fit;
+}
+
+}  // namespace
+
+Calibration read_calibration(const std::string& path) {
+  const nlohmann::json j = read_json_file(path, "--calibration");
+  const nlohmann::json& format = json_member(j, "format");
+  PRUNEX_USAGE(format.is_string() && format.get<std::string>() == "prunex-calibration-1", path,
+               ": not a prunex calibration file (format prunex-calibration-1)");
+  JsonFields f(j, path, "", nullptr, "calibration");
+  f.string("format");
+  Calibration c;
+  read_frame(f, path, c);
   if (f.has("tiers")) {
     JsonFields tiers = f.object("tiers");
     for (const char* tier : {"intra", "inter"})
       if (tiers.has(tier)) c.tiers[tier] = read_fit(tiers.object(tier), false);
     tiers.finish();
   }
-  for (const auto& [name, into] : {std::pair{"ops", &c.ops}, std::pair{"ops_warm", &c.ops_warm}}) {
-    if (!f.has(name)) continue;
-    JsonFields table = f.object(name);
-    for (const auto& [key, segs] : f.value(name).items()) {
-      const auto slash = key.find('/');
-      if (slash == std::string::npos) table.fail(key, "is not op/group");
-      try {
-        parse_op(key.substr(0, slash));
-        parse_group(key.substr(slash + 1));
-      } catch (const UsageError& e) {
-        table.fail(key, e.what());
-      }
-      const nlohmann::json& ranges = table.value(key);
-      if (!ranges.is_array() || ranges.empty()) table.fail(key, "must be a list of size ranges");
-      for (size_t i = 0; i < ranges.size(); ++i) {
-        if (!ranges[i].is_object()) table.fail(key, "must be a list of objects");
-        TierFit t =
-            read_fit(JsonFields(ranges[i], path, table.field(key) + "[" + std::to_string(i) + "]",
-                                nullptr, "calibration"),
-                     true);
-        auto& fits = (*into)[key];
-        if (!fits.empty() && !(t.max_bytes > fits.back().max_bytes))
-          table.fail(key, "size ranges must be in increasing order of max_bytes");
-        fits.push_back(t);
-      }
-    }
-    table.finish();
-  }
-  if (f.has("compute")) {
-    JsonFields cf = f.object("compute");
-    ComputeFit fit;
-    fit.flops_per_rank = cf.number("flops_per_rank");
-    fit.ranks = cf.integer("ranks");
-    fit.iterations = cf.optional_integer("iterations").value_or(0);
-    fit.source = cf.optional_string("source").value_or("");
-    fit.step_overhead_s = cf.optional_number("step_overhead_s").value_or(0);
-    if (!(fit.flops_per_rank > 0)) cf.fail("flops_per_rank", "must be > 0");
-    if (!(fit.step_overhead_s >= 0)) cf.fail("step_overhead_s", "must be >= 0");
-    if (fit.ranks < 1) cf.fail("ranks", "must be >= 1");
-    cf.finish();
-    c.compute = fit;
-  }
+  if (f.has("ops")) read_op_table(f, path, "ops", c.ops);
+  if (f.has("ops_warm")) read_op_table(f, path, "ops_warm", c.ops_warm);
+  if (f.has("compute")) c.compute = read_compute(f.object("compute"));
   if (f.has("memory")) c.memory = read_memory(f.object("memory"));
   if (f.has("memory_phases")) {
     JsonFields phases = f.object("memory_phases");

@@ -9,17 +9,17 @@
 #include "engine/phases.h"
 #include "engine/sparsity_spec.h"
 #include "engine/strategy.h"
-#include "records/config_fields.h"
 #include "records/json_file.h"
-#include "records/plan_settings.h"
 #include "records/run_record.h"
 #include "records/run_replay.h"
+#include "settings/config_fields.h"
+#include "settings/plan_settings.h"
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex::sim {
 namespace {
 
-// The plan inputs of a live run from its recorded config (records/plan_settings.h) and its
+// The plan inputs of a live run from its recorded config (settings/plan_settings.h) and its
 // model's layout (`layout` must outlive the result).
 PlanInputs plan_inputs_of(const nlohmann::json& cfg, const std::string& where,
                           ModelLayout& layout) {
@@ -64,7 +64,7 @@ void load_steps_run_fields(StepsRun& r) {
   PRUNEX_USAGE(cfg.value("executor", std::string()) != "simgrid", where,
                ": a simulated run; calibrate from live runs");
   r.in = plan_inputs_of(cfg, where, r.layout);
-  if (packs_compact_payload(r.in.strategy)) {  // compacts with each iteration's mask
+  if (packs_compact_payload(r.in.run.strategy)) {  // compacts with each iteration's mask
     const SparsitySpec spec = SparsitySpec::build(
         r.layout, parse_sparsity_kinds(cfg.value("sparsity", std::string("channel"))),
         KeepRate::of_fraction(cfg.value("keep", 0.5)));
@@ -94,7 +94,7 @@ std::map<std::string, std::map<std::string, double>> memory_bytes(const PlanInpu
   const double repeats = static_cast<double>(plan_repeats(in));
   std::map<std::string, std::map<std::string, double>> out;
   for (const auto& s : plan.steps)
-    if (s.kind == StepKind::memory && s.phase != phase::local_compute && !is_communication(s.phase))
+    if (s.kind == StepKind::memory && s.phase != Phase::local_compute && !is_communication(s.phase))
       out[std::string(phase_name(s.phase))]
          [s.memory_key.empty() ? std::string(phase_name(s.phase)) : s.memory_key] +=
           s.mem_bytes * repeats;
@@ -172,7 +172,7 @@ sim::ComputeFit fit_compute(const std::vector<std::unique_ptr<StepsRun>>& runs) 
         flops += per_iteration;
         if (s > 0) {
           samples.push_back({steps, per_iteration, s});
-          batches.insert(r->in.batch);
+          batches.insert(r->in.run.batch);
         }
         ++f.iterations;
       }

@@ -19,7 +19,7 @@
 namespace prunex::sim {
 
 // A live run given with --steps, read once: its records and the simulator's plan inputs for
-// its work (records/plan_settings.h; hsadmm and hsadmm-rail: with the run's payload masks,
+// its work (settings/plan_settings.h; hsadmm and hsadmm-rail: with the run's payload masks,
 // the masks its inter-node payload was compacted with).
 struct StepsRun {
   std::string path;

@@ -3,7 +3,7 @@
 #include <thread>
 #include <utility>
 
-#include "support/process.h"
+#include "host/process.h"
 
 namespace prunex {
 

@@ -17,7 +17,7 @@
 
 #include "emulation/emulate_delay.h"
 #include "engine/error.h"
-#include "support/process.h"
+#include "host/process.h"
 
 namespace prunex {
 

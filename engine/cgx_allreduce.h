@@ -19,7 +19,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/cgx_codec.h"
+#include "engine/cgx_quantize.h"
 #include "engine/communicator.h"
 #include "engine/memory_space.h"
 #include "engine/peer_kernels.h"

@@ -1,4 +1,4 @@
-// The peers' codec arithmetic per value, one definition for the host (engine/cgx_codec.cc,
+// The peers' codec arithmetic per value, one definition for the host (engine/cgx_quantize.cc,
 // engine/pactrain.cc) and the CUDA kernels (backends/cuda/cuda_peer_kernels.cu), so a value
 // encodes and decodes to the same bits in host memory and on the GPU. Plain header: compiled
 // by the host compiler and by nvcc.
@@ -55,7 +55,7 @@ PRUNEX_HOST_DEVICE inline void store_float(uint8_t* p, float v) {
   memcpy(p, &v, 4);
 }
 
-// CGX max-min quantization (engine/cgx_codec.h). A bucket of values in [mn, mx] has levels
+// CGX max-min quantization (engine/cgx_quantize.h). A bucket of values in [mn, mx] has levels
 // 0..top, one unit apart; a bucket with a value that is not finite has NaN for both.
 PRUNEX_HOST_DEVICE inline float cgx_unit(float mn, float mx, uint32_t top) {
   return div(sub(mx, mn), static_cast<float>(top));

@@ -1,7 +1,7 @@
 // A counter-based generator (splitmix64 of seed + i): the same stream on every platform and on
-// the GPU, so the peers' stochastic codecs (engine/pactrain.h's ternarize, engine/cgx_codec.h's
+// the GPU, so the peers' stochastic codecs (engine/pactrain.h's ternarize, engine/cgx_quantize.h's
 // stochastic rounding) draw the same numbers in host memory and in the CUDA kernels
-// (backends/cuda/peer_kernels.h). Plain header: compiled by the host compiler and by nvcc.
+// (backends/cuda/cuda_peer_kernels.h). Plain header: compiled by the host compiler and by nvcc.
 #pragma once
 
 #include <cstdint>

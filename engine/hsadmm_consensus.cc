@@ -91,17 +91,17 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   out.rho2 = penalty_.rho2();
 
   // Phase 2: consensus inside the node (flat: the world), eq. 9.
-  timer.time(phase::dual_update,
+  timer.time(Phase::dual_update,
              [&] { math_->theta_plus_u(theta, u_.as<float>(), buf_.as<float>(), n_); });
   timer.fence(comm_);
-  timer.time(flat() ? phase::allreduce : phase::intra_allreduce, [&] {
+  timer.time(flat() ? Phase::allreduce : Phase::intra_allreduce, [&] {
     comm_.allreduce(buf_.as<float>(), n_, DType::f32, ReduceOp::sum,
                     flat() ? Group::world : Group::intra);
   });
   timer.fence(comm_);
   math_->memory().copy(zi_prev_.as<float>(), zi_.as<float>(), n_ * 4);
   math_->memory().copy(z_prev_.as<float>(), z_.as<float>(), n_ * 4);
-  timer.time(phase::dual_update, [&] {
+  timer.time(Phase::dual_update, [&] {
     for (int l = 0; l < L; ++l) {
       CandidateParams cp{penalty_.rho1(l), flat() ? 0.0 : penalty_.rho2(l), cfg_.lambda, M, P};
       math_->node_candidate(at(buf_, l), at(z_, l), at(v_, l), cp, at(zi_, l),
@@ -111,7 +111,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
 
   // Phase 3: projection (eq. 10), or the frozen mask (Algorithm 1 line 11).
   ModelMask node_mask;
-  timer.time(phase::projection, [&] {
+  timer.time(Phase::projection, [&] {
     std::vector<float*> w(L);
     for (int l = 0; l < L; ++l) w[l] = at(zi_, l);
     if (freezer_.frozen()) {
@@ -133,7 +133,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   // Phase 5: duals (eqs. 12, 13), residuals, penalties, stopping test.
   ResidualPartials partials(L);
   const auto sums_bytes = static_cast<int64_t>(partials.size() * sizeof(double));
-  timer.time(phase::dual_update, [&] {
+  timer.time(Phase::dual_update, [&] {
     math_->duals(u_.as<float>(), flat() ? nullptr : v_.as<float>(), theta, zi_.as<float>(),
                  z_.as<float>(), n_);
     ResidualInputs in;
@@ -153,7 +153,7 @@ ConsensusStep HsadmmConsensus::step(int k, const float* theta, PhaseTimer& timer
   comm_.allreduce(sums_.as<double>(), partials.size(), DType::f64, ReduceOp::sum, Group::world);
   math_->memory().to_host(partials.data(), sums_.as<double>(), sums_bytes);
   out.global = evaluate_residuals(partials, out.rho1, out.rho2, cfg_);
-  timer.time(phase::dual_update, [&] {
+  timer.time(Phase::dual_update, [&] {
     const auto changes = penalty_.update(out.global);
     for (int l = 0; l < L; ++l) {
       if (changes[l].u_factor != 1.0)
@@ -194,7 +194,7 @@ void HsadmmConsensus::load_state(const StateSections& s) {
   freezer_.load_state(s, "consensus/freezer/");
   // The compaction plan kept while the mask is frozen is a function of that mask.
   if (frozen_two_back_) {
-    plan_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
+    compaction_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
     make_buckets();
   }
 }

@@ -138,10 +138,10 @@ class HsadmmConsensus {
   std::vector<int64_t> offset_;  // per layer, then the total
   int64_t n_ = 0;
   SpaceBuffer u_, v_, zi_, zi_prev_, z_, z_prev_, buf_;
-  SpaceBuffer sums_;                      // residual partials
-  SpaceBuffer bytes_;                     // mask bits on their way through the communicator
-  SpaceBuffer slice_;                     // hsadmm-rail: this rank's summed slice, all-gathered
-  std::unique_ptr<CompactionPlan> plan_;  // for global_mask_; kept while the mask is frozen
+  SpaceBuffer sums_;   // residual partials
+  SpaceBuffer bytes_;  // mask bits on their way through the communicator
+  SpaceBuffer slice_;  // hsadmm-rail: this rank's summed slice, all-gathered
+  std::unique_ptr<CompactionPlan> compaction_;  // for global_mask_; kept while the mask is frozen
   DType wire_ = DType::f32;
   bool pipelined_ = false;
 };

@@ -17,7 +17,7 @@ bool HsadmmConsensus::packs() const {
 
 void HsadmmConsensus::make_buckets() {
   const int pad = rail() ? comm_.grouping().gpus_per_node : 1;  // rail: P equal slices
-  math_->set_plan(plan_.get(), pad, wire_);
+  math_->set_plan(compaction_.get(), pad, wire_);
 }
 
 // hsadmm-rail: local rank r's slice of bucket b (the bucket padded to P equal slices).
@@ -39,12 +39,12 @@ void HsadmmConsensus::rail_gather(int b) {
 // hsadmm-rail: every rank of a node holds the same packed buckets; local rank r sums slice r
 // of each bucket across the nodes on rail r, then the node's ranks all-gather the slices.
 void HsadmmConsensus::rail_exchange(PhaseTimer& timer) {
-  timer.time(phase::inter_allreduce, [&] {
+  timer.time(Phase::inter_allreduce, [&] {
     for (int b = 0; b < math_->buckets(); ++b)
       comm_.allreduce(rail_slice_ptr(b), rail_slice(b), wire_, ReduceOp::sum, Group::rail);
   });
   timer.fence(comm_);
-  timer.time(phase::allgather, [&] {
+  timer.time(Phase::allgather, [&] {
     for (int b = 0; b < math_->buckets(); ++b) rail_gather(b);
   });
 }
@@ -64,9 +64,9 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
   // leaders-only branches; one fence ends a phase and starts the next.
   if (steps.mask_sync) {
     timer.fence(comm_);
-    if (!comm_.is_leader()) timer.reached(phase::mask_sync);  // leaders: in time()
+    if (!comm_.is_leader()) timer.reached(Phase::mask_sync);  // leaders: in time()
     if (comm_.is_leader()) {
-      timer.time(phase::mask_sync, [&] {
+      timer.time(Phase::mask_sync, [&] {
         node_mask.to_bits(bits.data());
         host_bytes_collective(bits, /*unite=*/true);
       });
@@ -77,7 +77,7 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
   // Every rank of the node learns the union mask from its leader: followers need it to
   // unpack the compact buffers they receive.
   timer.fence(comm_);
-  timer.time(phase::broadcast, [&] { host_bytes_collective(bits, /*unite=*/false); });
+  timer.time(Phase::broadcast, [&] { host_bytes_collective(bits, /*unite=*/false); });
   timer.fence(comm_);
   global_mask_.from_bits(bits.data(), bits.size());
   if (!was_frozen) freezer_.observe(k, bits);
@@ -85,8 +85,8 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
   // Once the mask is frozen the compact shapes no longer change: the plan and its buckets
   // are built once and reused ("one-shot buffer allocation", paper section 4.5).
   if (steps.build_compaction) {
-    timer.time(phase::pack, [&] {
-      plan_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
+    timer.time(Phase::pack, [&] {
+      compaction_ = std::make_unique<CompactionPlan>(layout_, global_mask_, bucket_bytes_);
       make_buckets();
     });
   }
@@ -108,10 +108,10 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
     // Retraining keeps the mask of the projected global z: identical on every rank (z is)
     // and exactly the configured keep rate, where the union of node masks (eq. 14) can keep
     // more groups while nodes still disagree.
-    timer.time(phase::projection,
+    timer.time(Phase::projection,
                [&] { global_mask_ = math_->project(outp.data(), layout_, spec_); });
     math_->set_plan(nullptr, 1, wire_);
-    plan_.reset();  // built for the union mask; the frozen mask needs its own
+    compaction_.reset();  // built for the union mask; the frozen mask needs its own
   }
   return payload_mask;
 }
@@ -119,28 +119,28 @@ ModelMask HsadmmConsensus::inter_node_consensus(int k, const ModelMask& node_mas
 // Pack every bucket, exchange them, unpack every bucket.
 void HsadmmConsensus::whole_exchange(const float* const* z, const float* const* v,
                                      float* const* out, float scale, PhaseTimer& timer) {
-  if (packs()) timer.time(phase::pack, [&] { math_->pack(z, v, -1); });
+  if (packs()) timer.time(Phase::pack, [&] { math_->pack(z, v, -1); });
   timer.fence(comm_);
   const int B = math_->buckets();
   if (rail()) {
     rail_exchange(timer);
   } else {
-    if (!comm_.is_leader()) timer.reached(phase::inter_allreduce);  // leaders: in time()
+    if (!comm_.is_leader()) timer.reached(Phase::inter_allreduce);  // leaders: in time()
     if (comm_.is_leader()) {
-      timer.time(phase::inter_allreduce, [&] {
+      timer.time(Phase::inter_allreduce, [&] {
         for (int b = 0; b < B; ++b)
           comm_.allreduce(math_->bucket(b), math_->bucket_values(b), wire_, ReduceOp::sum,
                           Group::inter);
       });
     }
     timer.fence(comm_);
-    timer.time(phase::broadcast, [&] {
+    timer.time(Phase::broadcast, [&] {
       for (int b = 0; b < B; ++b)
         comm_.broadcast(math_->bucket(b), math_->bucket_values(b), wire_, 0, Group::intra);
     });
   }
   timer.fence(comm_);
-  timer.time(phase::unpack, [&] { math_->unpack(out, scale, -1); });
+  timer.time(Phase::unpack, [&] { math_->unpack(out, scale, -1); });
 }
 
 // Bucket by bucket: b's non-blocking inter-node all-reduce starts once b is packed and runs
@@ -157,25 +157,25 @@ void HsadmmConsensus::pipelined_exchange(const float* const* z, const float* con
   auto slice_ptr = [&](int b) { return rail() ? rail_slice_ptr(b) : math_->bucket(b); };
   timer.fence(comm_);
   std::vector<std::unique_ptr<Work>> work(B);
-  if (!sends) timer.reached(phase::inter_allreduce);
+  if (!sends) timer.reached(Phase::inter_allreduce);
   if (sends)
     for (int b = 0; b < B; ++b) {
-      timer.time(phase::pack, [&] { math_->pack(z, v, b); });
-      timer.time(phase::inter_allreduce, [&] {
+      timer.time(Phase::pack, [&] { math_->pack(z, v, b); });
+      timer.time(Phase::inter_allreduce, [&] {
         work[b] = comm_.allreduce_async(slice_ptr(b), slice(b), wire_, ReduceOp::sum,
                                         rail() ? Group::rail : Group::inter);
       });
     }
   for (int b = 0; b < B; ++b) {
-    if (sends) timer.wait(phase::inter_allreduce, [&] { work[b]->wait(); });
+    if (sends) timer.wait(Phase::inter_allreduce, [&] { work[b]->wait(); });
     if (rail()) {
-      timer.time(phase::allgather, [&] { rail_gather(b); });
+      timer.time(Phase::allgather, [&] { rail_gather(b); });
     } else {
-      timer.time(phase::broadcast, [&] {
+      timer.time(Phase::broadcast, [&] {
         comm_.broadcast(math_->bucket(b), math_->bucket_values(b), wire_, 0, Group::intra);
       });
     }
-    timer.time(phase::unpack, [&] { math_->unpack(out, scale, b); });
+    timer.time(Phase::unpack, [&] { math_->unpack(out, scale, b); });
   }
   timer.fence(comm_);
 }

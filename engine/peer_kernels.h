@@ -1,5 +1,5 @@
 // The peers' codec arithmetic, done where their buckets live: in host memory
-// (host_peer_kernels, this folder: engine/cgx_codec.h, engine/pactrain.h) or in GPU memory
+// (host_peer_kernels, this folder: engine/cgx_quantize.h, engine/pactrain.h) or in GPU memory
 // (backends/cuda/cuda_peer_kernels.h: the CUDA kernels, equal bit for bit). pactrain's and
 // cgx's codecs (workloads/train/) and CGX's all-reduce (engine/cgx_allreduce.h) call them on
 // buffers in their payload communicator's memory space, which must be this space.
@@ -23,7 +23,7 @@ class PeerKernels {
   // Where the buffers live: their allocation and copies (engine/memory_space.h).
   virtual SpaceMemory& memory() const = 0;
 
-  // engine/cgx_codec.h: cgx_quantize, cgx_dequantize.
+  // engine/cgx_quantize.h: cgx_quantize, cgx_dequantize.
   virtual void cgx_quantize(const float* x, int64_t n, int bits, int bucket, bool stochastic,
                             uint64_t seed, uint8_t* out) = 0;
   virtual void cgx_dequantize(const uint8_t* in, int64_t n, int bits, int bucket, float* out,
@@ -38,7 +38,7 @@ class PeerKernels {
   virtual void sync() {}
 };
 
-// Host memory: the functions of engine/cgx_codec.h and engine/pactrain.h, done when they return.
+// Host memory: the functions of engine/cgx_quantize.h and engine/pactrain.h, done when they return.
 PeerKernels& host_peer_kernels();
 
 }  // namespace prunex

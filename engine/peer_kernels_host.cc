@@ -1,6 +1,6 @@
 #include <cstring>
 
-#include "engine/cgx_codec.h"
+#include "engine/cgx_quantize.h"
 #include "engine/pactrain.h"
 #include "engine/peer_kernels.h"
 

@@ -18,7 +18,7 @@ class PhaseTimer {
 
   // Called by every rank before and after each communication phase. A timer that separates
   // waiting from communicating (PhaseClock with --sync-phases) barriers the world here and
-  // reports the wait as phase::sync_wait, so the phase between two fences times its
+  // reports the wait as Phase::sync_wait, so the phase between two fences times its
   // collective alone: not the slowest rank's late arrival (the fence before), and not the CPU
   // that ranks which finished first take for the compute that follows while others still
   // finish theirs (the fence after; on an oversubscribed host that costs whole scheduler

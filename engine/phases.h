@@ -83,22 +83,4 @@ inline bool is_communication(std::string_view name) {
   return find_phase(name, p) && is_communication(p);
 }
 
-// The enumerators under their old spelling, so engine code reads phase::pack.
-namespace phase {
-inline constexpr Phase local_compute = Phase::local_compute;
-inline constexpr Phase intra_allreduce = Phase::intra_allreduce;
-inline constexpr Phase projection = Phase::projection;
-inline constexpr Phase mask_sync = Phase::mask_sync;
-inline constexpr Phase pack = Phase::pack;
-inline constexpr Phase inter_allreduce = Phase::inter_allreduce;
-inline constexpr Phase unpack = Phase::unpack;
-inline constexpr Phase broadcast = Phase::broadcast;
-inline constexpr Phase dual_update = Phase::dual_update;
-inline constexpr Phase allreduce = Phase::allreduce;
-inline constexpr Phase allgather = Phase::allgather;
-inline constexpr Phase compress = Phase::compress;
-inline constexpr Phase sync_wait = Phase::sync_wait;
-using prunex::is_communication;
-}  // namespace phase
-
 }  // namespace prunex

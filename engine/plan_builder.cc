@@ -18,18 +18,20 @@ void check_inputs(const PlanInputs& in) {
                "plan: nodes and gpus per node must be "
                ">= 1 (got ",
                in.nodes, " x ", in.gpus_per_node, ")");
-  PRUNEX_USAGE(in.batch >= 1, "batch must be >= 1 (got ", in.batch, ")");
+  PRUNEX_USAGE(in.run.batch >= 1, "batch must be >= 1 (got ", in.run.batch, ")");
   PRUNEX_USAGE(in.samples >= 1, "samples must be >= 1 (got ", in.samples, ")");
-  PRUNEX_USAGE(in.local_epochs >= 1, "local epochs must be >= 1 (got ", in.local_epochs, ")");
-  PRUNEX_USAGE(in.local_steps >= 0, "local steps must be >= 0 (got ", in.local_steps, ")");
-  PRUNEX_USAGE(in.bucket_bytes >= 4, "bucket size must be >= 4 bytes (got ", in.bucket_bytes, ")");
-  PRUNEX_USAGE(in.topk_ratio > 0 && in.topk_ratio <= 1, "topk ratio must be in (0, 1] (got ",
-               in.topk_ratio, ")");
-  PRUNEX_USAGE(in.prune_ratio >= 0 && in.prune_ratio < 1, "prune ratio must be in [0, 1) (got ",
-               in.prune_ratio, ")");
-  PRUNEX_USAGE(in.cgx_bits >= 1 && in.cgx_bits <= 8 && in.cgx_bucket >= 1,
-               "cgx bits must be in 1..8 and the bucket positive (got ", in.cgx_bits, ", ",
-               in.cgx_bucket, ")");
+  PRUNEX_USAGE(in.run.local_epochs >= 1, "local epochs must be >= 1 (got ", in.run.local_epochs,
+               ")");
+  PRUNEX_USAGE(in.run.local_steps >= 0, "local steps must be >= 0 (got ", in.run.local_steps, ")");
+  PRUNEX_USAGE(bucket_bytes(in.run.hsadmm) >= 4, "bucket size must be >= 4 bytes (got ",
+               bucket_bytes(in.run.hsadmm), ")");
+  PRUNEX_USAGE(in.run.topk.topk_ratio > 0 && in.run.topk.topk_ratio <= 1,
+               "topk ratio must be in (0, 1] (got ", in.run.topk.topk_ratio, ")");
+  PRUNEX_USAGE(in.run.pactrain.prune_ratio >= 0 && in.run.pactrain.prune_ratio < 1,
+               "prune ratio must be in [0, 1) (got ", in.run.pactrain.prune_ratio, ")");
+  PRUNEX_USAGE(in.run.cgx.bits >= 1 && in.run.cgx.bits <= 8 && in.run.cgx.bucket_size >= 1,
+               "cgx bits must be in 1..8 and the bucket positive (got ", in.run.cgx.bits, ", ",
+               in.run.cgx.bucket_size, ")");
 }
 
 // PlanStep::warm from the order of the steps: a collective is warm when no compute step ran
@@ -47,7 +49,7 @@ void mark_warm(IterationPlan& plan) {
 }
 
 IterationPlan strategy_plan(const PlanInputs& in) {
-  switch (in.strategy) {
+  switch (in.run.strategy) {
     case Strategy::hsadmm:
     case Strategy::hsadmm_rail:
       return plan_detail::hsadmm_plan(in);
@@ -72,7 +74,7 @@ IterationPlan strategy_plan(const PlanInputs& in) {
 void plan_detail::add_elementwise(const PlanInputs& in, double steps, IterationPlan& plan) {
   const double bytes = steps * step_elementwise_bytes(in);
   if (bytes <= 0) return;
-  PlanStep s = memory_step(phase::local_compute, bytes);
+  PlanStep s = memory_step(Phase::local_compute, bytes);
   s.memory_key = kElementwiseKey;
   plan.steps.push_back(s);
 }
@@ -82,8 +84,8 @@ void plan_detail::add_local_steps(const PlanInputs& in, bool proximal, Iteration
   const double d = static_cast<double>(in.layout->fp32_bytes());
   add_elementwise(in, steps, plan);
   plan.steps.push_back(
-      compute_step(phase::local_compute, steps * step_flops(in), steps * in.step_overhead_s));
-  plan.steps.push_back(memory_step(phase::local_compute, steps * (proximal ? 10 : 5) * d));
+      compute_step(Phase::local_compute, steps * step_flops(in), steps * in.step_overhead_s));
+  plan.steps.push_back(memory_step(Phase::local_compute, steps * (proximal ? 10 : 5) * d));
   plan.local_steps_per_sync = steps;
 }
 
@@ -100,19 +102,20 @@ long shard_samples(const PlanInputs& in) {
 }
 
 long steps_per_epoch(const PlanInputs& in) {
-  return std::max(1L, (shard_samples(in) + in.batch - 1) / in.batch);
+  return std::max(1L, (shard_samples(in) + in.run.batch - 1) / in.run.batch);
 }
 
 long steps_per_iteration(const PlanInputs& in) {
-  return in.local_steps > 0 ? in.local_steps : steps_per_epoch(in) * in.local_epochs;
+  return in.run.local_steps > 0 ? in.run.local_steps : steps_per_epoch(in) * in.run.local_epochs;
 }
 
 long plan_repeats(const PlanInputs& in) {
-  return is_consensus(in.strategy) ? 1 : steps_per_iteration(in);
+  return is_consensus(in.run.strategy) ? 1 : steps_per_iteration(in);
 }
 
 double step_samples(const PlanInputs& in) {
-  if (in.local_steps > 0) return static_cast<double>(std::min<long>(in.batch, shard_samples(in)));
+  if (in.run.local_steps > 0)
+    return static_cast<double>(std::min<long>(in.run.batch, shard_samples(in)));
   return static_cast<double>(shard_samples(in)) / static_cast<double>(steps_per_epoch(in));
 }
 

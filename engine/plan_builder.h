@@ -57,6 +57,7 @@
 #include "engine/layer_layout.h"
 #include "engine/mask.h"
 #include "engine/plan.h"
+#include "engine/run_settings.h"
 #include "engine/strategy.h"
 #include "engine/topk_selection.h"
 
@@ -68,15 +69,12 @@ constexpr long kCifar10TrainSamples = 50000;  // CIFAR-10 training set (Krizhevs
 
 struct PlanInputs {
   const ModelLayout* layout = nullptr;
-  Strategy strategy = Strategy::hsadmm;
+  // The run's settings: strategy, batch, local epochs or steps, and each strategy's part
+  // (engine/run_settings.h); the masks and the freeze state below are the caller's.
+  RunSettings run;
   int nodes = 1;
   int gpus_per_node = 1;
-  int batch = 128;  // per GPU
   long samples = kCifar10TrainSamples;
-  int local_epochs = 1;
-  // > 0: an outer iteration is this many local steps of full batches (a live run's
-  // --local-steps) instead of local_epochs epochs.
-  long local_steps = 0;
   // ddp: a bucket's all-reduce starts as its gradients are ready, overlapping the rest of the
   // backward pass. false: all buckets after backward (a live run's --sync-phases).
   bool ddp_overlap = true;
@@ -89,8 +87,6 @@ struct PlanInputs {
   bool build_compaction = true;
   // hsadmm: the iteration that freezes the mask projects the global z once more.
   bool project_global = false;
-  int64_t bucket_bytes = kDefaultBucketBytes;  // hsadmm inter-node buckets
-  int64_t ddp_bucket_bytes = kDdpBucketBytes;  // DDP's bucket_cap_mb (ddp and the bucketed peers)
   // ddp and the bucketed peers: the framework's per-step overhead (PyTorch DDP's autograd
   // hooks, bucket views and copies, kernel launches) as passes over the fp32 gradients at
   // memory bandwidth, after the backward pass (simulate --ddp-overhead-passes; prunex's own
@@ -110,21 +106,6 @@ struct PlanInputs {
   // launches, kernels too small to fill the GPU; simulate --step-overhead-ms), spread over
   // the forward (1/3) and backward (2/3) passes in proportion to their FLOPs. 0: none.
   double step_overhead_s = 0;
-  // hsadmm / hsadmm-rail: the compact payload's type on the wire (f32, bf16 or f16): its
-  // collectives carry dtype_size bytes per value (the memory passes are counted as fp32).
-  DType wire_dtype = DType::f32;
-  // hsadmm / hsadmm-rail: pipelined buckets (HsadmmConsensus::set_pipelined): per bucket, pack,
-  // the inter-node all-reduce after its pack and the previous bucket's, then the intra-node
-  // step and unpack after that all-reduce and the previous bucket's unpack.
-  bool pipeline_buckets = false;
-  double topk_ratio = 0.01;
-  // pactrain: pruned fraction of conv / fc weights; buckets travel compact (the steady state
-  // once masks are stable, engine/pactrain.h); ternary levels on the wire.
-  double prune_ratio = 0.5;
-  bool ternary = false;
-  // cgx: bits per value and values per quantization bucket (engine/cgx_codec.h).
-  int cgx_bits = 4;
-  int cgx_bucket = 1024;
 };
 
 int world_size(const PlanInputs& in);

@@ -5,7 +5,7 @@
 // on P ranks: (5P - 2) / P passes over the buffer; the leaders' ring on M: (5M - 2) / M;
 // decoding the broadcast: 1. The reductions run after backward (no overlap), as live.
 #include "engine/cgx_allreduce.h"
-#include "engine/cgx_codec.h"
+#include "engine/cgx_quantize.h"
 #include "engine/ddp_buckets.h"
 #include "engine/phases.h"
 #include "engine/plan_strategies.h"
@@ -18,13 +18,13 @@ IterationPlan cgx_plan(const PlanInputs& in) {
   const int p = in.gpus_per_node, m = in.nodes;
   IterationPlan plan;
   add_forward_backward(in, plan);
-  const std::vector<int> bits(layout.layers.size(), in.cgx_bits);
-  for (const auto& b : ddp_buckets(layout, in.ddp_bucket_bytes)) {
+  const std::vector<int> bits(layout.layers.size(), in.run.cgx.bits);
+  for (const auto& b : ddp_buckets(layout, bucket_cap_bytes(in.run.ddp))) {
     const CgxBufferCodec codec =
-        cgx_bucket_codec(layout, b.layers, b.offsets, bits, in.cgx_bucket, false);
+        cgx_bucket_codec(layout, b.layers, b.offsets, bits, in.run.cgx.bucket_size, false);
     const CgxStepBytes sb = cgx_step_bytes(codec, p, m);
     auto p2p = [&](Group g, CollectiveOp op, double block, int peers) {
-      PlanStep s = collective_step(phase::allreduce, g, op, static_cast<int64_t>(block), DType::u8);
+      PlanStep s = collective_step(Phase::allreduce, g, op, static_cast<int64_t>(block), DType::u8);
       s.sent_bytes = static_cast<std::size_t>(block * peers);
       plan.steps.push_back(s);
     };
@@ -37,14 +37,14 @@ IterationPlan cgx_plan(const PlanInputs& in) {
       p2p(Group::inter, CollectiveOp::allgather, sb.ring_block, m - 1);
     }
     if (p > 1 && m > 1)
-      plan.steps.push_back(collective_step(phase::allreduce, Group::intra, CollectiveOp::broadcast,
+      plan.steps.push_back(collective_step(Phase::allreduce, Group::intra, CollectiveOp::broadcast,
                                            sb.broadcast, DType::u8));
   }
   const double passes =
       (p > 1 ? (5.0 * p - 2) / p : 0) + (m > 1 ? (5.0 * m - 2) / m : 0) + (p > 1 && m > 1 ? 1 : 0);
   // Quantizing and decoding run inside the hops, which live times as the allreduce phase; their
   // speed is the compress phase's (a calibration fits it from the peers that time compress).
-  PlanStep codec_passes = memory_step(phase::allreduce, passes * d);
+  PlanStep codec_passes = memory_step(Phase::allreduce, passes * d);
   codec_passes.memory_key = "compress";
   plan.steps.push_back(codec_passes);
   add_copy_back_and_sgd(in, plan);

@@ -11,8 +11,8 @@ namespace prunex::plan_detail {
 int add_forward_backward(const PlanInputs& in, IterationPlan& plan) {
   add_elementwise(in, 1, plan);
   const double fwd = step_flops(in) / 3;
-  plan.steps.push_back(compute_step(phase::local_compute, fwd, in.step_overhead_s / 3));
-  plan.steps.push_back(compute_step(phase::local_compute, 2 * fwd, 2 * in.step_overhead_s / 3));
+  plan.steps.push_back(compute_step(Phase::local_compute, fwd, in.step_overhead_s / 3));
+  plan.steps.push_back(compute_step(Phase::local_compute, 2 * fwd, 2 * in.step_overhead_s / 3));
   return static_cast<int>(plan.steps.size()) - 1;
 }
 
@@ -25,7 +25,7 @@ void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward
     done += layout.layers[l].forward_flops;
   const double total = layout.forward_flops();
   PlanStep s =
-      collective_step(phase::allreduce, Group::world, CollectiveOp::allreduce, bytes, dtype);
+      collective_step(Phase::allreduce, Group::world, CollectiveOp::allreduce, bytes, dtype);
   if (in.ddp_overlap) s.overlap_with = backward;
   s.ready_fraction = total > 0 ? std::min(1.0, done / total) : 1.0;
   // A framework's timer (Horovod's cycle): each overlapped bucket waits for the tick after its
@@ -38,13 +38,13 @@ void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward
 
 void add_copy_back_and_sgd(const PlanInputs& in, IterationPlan& plan) {
   const double d = static_cast<double>(in.layout->fp32_bytes());
-  plan.steps.push_back(memory_step(phase::local_compute, (7 + in.framework_passes) * d));
+  plan.steps.push_back(memory_step(Phase::local_compute, (7 + in.framework_passes) * d));
 }
 
 IterationPlan ddp_plan(const PlanInputs& in) {
   IterationPlan plan;
   const int backward = add_forward_backward(in, plan);
-  for (const auto& b : ddp_buckets(*in.layout, in.ddp_bucket_bytes))
+  for (const auto& b : ddp_buckets(*in.layout, bucket_cap_bytes(in.run.ddp)))
     add_bucket_allreduce(in, b, backward, b.floats * 4, DType::f32, plan);
   add_copy_back_and_sgd(in, plan);
   plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));

@@ -12,9 +12,9 @@ IterationPlan fp16_plan(const PlanInputs& in) {
   const double d = static_cast<double>(in.layout->fp32_bytes());
   IterationPlan plan;
   const int backward = add_forward_backward(in, plan);
-  for (const auto& b : ddp_buckets(*in.layout, in.ddp_bucket_bytes))
+  for (const auto& b : ddp_buckets(*in.layout, bucket_cap_bytes(in.run.ddp)))
     add_bucket_allreduce(in, b, backward, b.floats * 2, DType::f16, plan);
-  plan.steps.push_back(memory_step(phase::compress, 3 * d));  // the two casts
+  plan.steps.push_back(memory_step(Phase::compress, 3 * d));  // the two casts
   add_copy_back_and_sgd(in, plan);
   plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
   return plan;

@@ -10,7 +10,7 @@ namespace {
 
 // The world SUM of the residual partial sums after the last step (untimed).
 void add_residual_allreduce(const ModelLayout& layout, IterationPlan& plan) {
-  plan.untimed.push_back(collective_step(phase::dual_update, Group::world, CollectiveOp::allreduce,
+  plan.untimed.push_back(collective_step(Phase::dual_update, Group::world, CollectiveOp::allreduce,
                                          residual_allreduce_bytes(layout), DType::f64));
 }
 
@@ -29,26 +29,26 @@ IterationPlan hsadmm_plan(const PlanInputs& in) {
                " layers, the model ", layout.layers.size());
   IterationPlan plan;
   add_local_steps(in, true, plan);
-  plan.steps.push_back(memory_step(phase::dual_update, 5 * d));  // params_to_flat, theta + u
-  const CompactionPlan compact(layout, mask, in.bucket_bytes);
+  plan.steps.push_back(memory_step(Phase::dual_update, 5 * d));  // params_to_flat, theta + u
+  const CompactionPlan compact(layout, mask, bucket_bytes(in.run.hsadmm));
   const auto bits = static_cast<int64_t>(mask.bit_bytes());
   const double c = static_cast<double>(compact.compact_bytes());
-  plan.steps.push_back(collective_step(phase::intra_allreduce, Group::intra,
+  plan.steps.push_back(collective_step(Phase::intra_allreduce, Group::intra,
                                        CollectiveOp::allreduce, layout.fp32_bytes()));
-  plan.steps.push_back(memory_step(phase::dual_update, 4 * d));  // candidate
-  plan.steps.push_back(memory_step(phase::projection, d));
+  plan.steps.push_back(memory_step(Phase::dual_update, 4 * d));  // candidate
+  plan.steps.push_back(memory_step(Phase::projection, d));
   if (!in.mask_frozen)
     plan.steps.push_back(
-        collective_step(phase::mask_sync, Group::inter, CollectiveOp::allreduce, bits, DType::u8));
+        collective_step(Phase::mask_sync, Group::inter, CollectiveOp::allreduce, bits, DType::u8));
   plan.steps.push_back(
-      collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast, bits, DType::u8));
+      collective_step(Phase::broadcast, Group::intra, CollectiveOp::broadcast, bits, DType::u8));
   if (in.build_compaction) {
-    plan.steps.push_back(memory_step(phase::pack, 2 * c));
+    plan.steps.push_back(memory_step(Phase::pack, 2 * c));
     plan.steps.back().memory_key = kCompactionPlanKey;
   }
-  const DType wire = in.wire_dtype;
+  const DType wire = in.run.hsadmm.wire_dtype;
   const auto value_bytes = static_cast<int64_t>(dtype_size(wire));
-  const bool rail = in.strategy == Strategy::hsadmm_rail;
+  const bool rail = in.run.strategy == Strategy::hsadmm_rail;
   const int P = in.gpus_per_node;
   const int B = compact.buckets();
   // The inter-node payload of bucket b per participating rank, and the intra-node step that
@@ -59,20 +59,20 @@ IterationPlan hsadmm_plan(const PlanInputs& in) {
                 : compact.bucket_floats(b) * value_bytes;
   };
   auto inter_step = [&](int b) {
-    return collective_step(phase::inter_allreduce, rail ? Group::rail : Group::inter,
+    return collective_step(Phase::inter_allreduce, rail ? Group::rail : Group::inter,
                            CollectiveOp::allreduce, inter_bytes(b), wire);
   };
   auto intra_step = [&](int b) {
-    return rail ? collective_step(phase::allgather, Group::intra, CollectiveOp::allgather,
+    return rail ? collective_step(Phase::allgather, Group::intra, CollectiveOp::allgather,
                                   inter_bytes(b), wire)
-                : collective_step(phase::broadcast, Group::intra, CollectiveOp::broadcast,
+                : collective_step(Phase::broadcast, Group::intra, CollectiveOp::broadcast,
                                   inter_bytes(b), wire);
   };
   auto packers_only = [&](PlanStep s) {
-    s.group = payload_packers(in.strategy);  // records; the same duration
+    s.group = payload_packers(in.run.strategy);  // records; the same duration
     return s;
   };
-  if (in.pipeline_buckets && B >= 2) {
+  if (in.run.hsadmm.pipeline_buckets && B >= 2) {
     // Per bucket: pack b (after pack b - 1), its all-reduce after that pack and the previous
     // all-reduce (one stream), while pack b + 1 runs; then, per bucket, the intra-node step
     // after its all-reduce and the previous bucket's unpack, and its unpack. Memory passes
@@ -80,7 +80,7 @@ IterationPlan hsadmm_plan(const PlanInputs& in) {
     std::vector<int> ar(B);
     for (int b = 0; b < B; ++b) {
       const double share = static_cast<double>(compact.bucket_floats(b)) / std::max(1.0, c / 4);
-      PlanStep pk = packers_only(memory_step(phase::pack, 3 * c * share));
+      PlanStep pk = packers_only(memory_step(Phase::pack, 3 * c * share));
       if (b > 0) pk.after = {static_cast<int>(plan.steps.size()) - 2};  // pack b - 1
       plan.steps.push_back(pk);
       PlanStep s = inter_step(b);
@@ -96,19 +96,19 @@ IterationPlan hsadmm_plan(const PlanInputs& in) {
       s.after = {ar[b]};
       if (last_unpack >= 0) s.after.push_back(last_unpack);
       plan.steps.push_back(s);
-      PlanStep up = memory_step(phase::unpack, c * share + (b == 0 ? d : 0));
+      PlanStep up = memory_step(Phase::unpack, c * share + (b == 0 ? d : 0));
       up.after = {static_cast<int>(plan.steps.size()) - 1};
       last_unpack = static_cast<int>(plan.steps.size());
       plan.steps.push_back(up);
     }
   } else {
-    plan.steps.push_back(packers_only(memory_step(phase::pack, 3 * c)));
+    plan.steps.push_back(packers_only(memory_step(Phase::pack, 3 * c)));
     for (int b = 0; b < B; ++b) plan.steps.push_back(inter_step(b));
     for (int b = 0; b < B; ++b) plan.steps.push_back(intra_step(b));
-    plan.steps.push_back(memory_step(phase::unpack, c + d));
+    plan.steps.push_back(memory_step(Phase::unpack, c + d));
   }
-  if (in.project_global) plan.steps.push_back(memory_step(phase::projection, d));
-  plan.steps.push_back(memory_step(phase::dual_update, 24 * d));  // v, u, residual sums
+  if (in.project_global) plan.steps.push_back(memory_step(Phase::projection, d));
+  plan.steps.push_back(memory_step(Phase::dual_update, 24 * d));  // v, u, residual sums
   add_residual_allreduce(layout, plan);
   plan.iterations_per_epoch = iterations_per_epoch(in);
   return plan;
@@ -119,12 +119,12 @@ IterationPlan hsadmm_flat_plan(const PlanInputs& in) {
   const double d = static_cast<double>(layout.fp32_bytes());
   IterationPlan plan;
   add_local_steps(in, true, plan);
-  plan.steps.push_back(memory_step(phase::dual_update, 5 * d));  // params_to_flat, theta + u
-  plan.steps.push_back(collective_step(phase::allreduce, Group::world, CollectiveOp::allreduce,
+  plan.steps.push_back(memory_step(Phase::dual_update, 5 * d));  // params_to_flat, theta + u
+  plan.steps.push_back(collective_step(Phase::allreduce, Group::world, CollectiveOp::allreduce,
                                        layout.fp32_bytes()));
-  plan.steps.push_back(memory_step(phase::dual_update, 4 * d));  // candidate
-  plan.steps.push_back(memory_step(phase::projection, d));
-  plan.steps.push_back(memory_step(phase::dual_update, 11 * d));  // u, residual sums
+  plan.steps.push_back(memory_step(Phase::dual_update, 4 * d));  // candidate
+  plan.steps.push_back(memory_step(Phase::projection, d));
+  plan.steps.push_back(memory_step(Phase::dual_update, 11 * d));  // u, residual sums
   add_residual_allreduce(layout, plan);
   plan.iterations_per_epoch = iterations_per_epoch(in);
   return plan;

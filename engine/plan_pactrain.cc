@@ -16,14 +16,15 @@ namespace prunex::plan_detail {
 IterationPlan pactrain_plan(const PlanInputs& in) {
   const ModelLayout& layout = *in.layout;
   const double d = static_cast<double>(layout.fp32_bytes());
-  const auto compact = pactrain_compact_floats(layout, in.prune_ratio, in.ddp_bucket_bytes);
+  const auto compact =
+      pactrain_compact_floats(layout, in.run.pactrain.prune_ratio, bucket_cap_bytes(in.run.ddp));
   double c = 0;
   for (int64_t f : compact) c += 4.0 * static_cast<double>(f);
   IterationPlan plan;
   const int backward = add_forward_backward(in, plan);
-  const auto buckets = ddp_buckets(layout, in.ddp_bucket_bytes);
+  const auto buckets = ddp_buckets(layout, bucket_cap_bytes(in.run.ddp));
   for (size_t i = 0; i < buckets.size(); ++i) {
-    if (in.ternary) {  // the scaler's MAX, then the int8 levels
+    if (in.run.pactrain.ternary) {  // the scaler's MAX, then the int8 levels
       add_bucket_allreduce(in, buckets[i], backward, 4, DType::f32, plan);
       add_bucket_allreduce(in, buckets[i], backward, compact[i], DType::i8, plan);
     } else {
@@ -31,8 +32,8 @@ IterationPlan pactrain_plan(const PlanInputs& in) {
     }
   }
   // mask 3D, pack 4C, unpack D + 4C, tracker 1.25D; ternary 3.5C
-  plan.steps.push_back(
-      memory_step(phase::compress, 3 * d + 8 * c + d + 1.25 * d + (in.ternary ? 3.5 * c : 0)));
+  plan.steps.push_back(memory_step(
+      Phase::compress, 3 * d + 8 * c + d + 1.25 * d + (in.run.pactrain.ternary ? 3.5 * c : 0)));
   add_copy_back_and_sgd(in, plan);
   plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
   return plan;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "engine/error.h"
 
@@ -38,6 +39,20 @@ inline double parse_double(const std::string& text, const std::string& what) {
   PRUNEX_USAGE(!text.empty() && *end == '\0', what, " expects a number, got '", text, "'");
   PRUNEX_USAGE(errno != ERANGE && std::isfinite(x), what, " is out of range, got '", text, "'");
   return x;
+}
+
+// Splits "a,b,c" at its commas; empty items are dropped.
+inline std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : s + ",")
+    if (c != ',') {
+      item += c;
+    } else if (!item.empty()) {
+      out.push_back(item);
+      item.clear();
+    }
+  return out;
 }
 
 }  // namespace prunex

@@ -222,8 +222,8 @@ double expected_total_bytes(CollectiveOp op, Algo algo, Group group, int nodes, 
   if (algo == Algo::mpi) {  // what the chosen algorithm's steps send
     double total = 0;
     const RankLayout layout{nodes, p};
-    for (const auto& phase : build_schedule(op, algo, group, layout, s))
-      for (const auto& f : phase.flows) total += f.bytes;
+    for (const auto& round : build_schedule(op, algo, group, layout, s))
+      for (const auto& f : round.flows) total += f.bytes;
     return total;
   }
   if (algo == Algo::hierarchical && group == Group::world) {

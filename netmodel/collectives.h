@@ -1,13 +1,13 @@
-// Collectives as flows. A schedule is a list of sequential phases; a phase is a set of flows
-// started together plus its latency. Simulated time of a phase:
+// Collectives as flows. A schedule is a list of sequential rounds; a round is a set of flows
+// started together plus its latency. Simulated time of a round:
 //
-//   T_phase = latency + max over flows (flow time - its route latency)
+//   T_round = latency + max over flows (flow time - its route latency)
 //
 // A pipelined algorithm of k steps sends one flow per edge carrying the bytes of all its steps
 // (so concurrent edges share links exactly as the steps would). Its latency is the hops a
 // piece of data crosses one after another, each at its own route latency: a ring of n ranks
 // 2(n-1) hops in all-reduce, n-1 in all-gather, weighted as 2(n-1)/n and (n-1)/n of the sum
-// over the ring's edges; a chain its n-1 edges. Trees and one-step phases pay latency_steps x
+// over the ring's edges; a chain its n-1 edges. Trees and one-step rounds pay latency_steps x
 // the largest route latency. On uncongested platforms this equals the closed form
 // (closed_form.h). Nothing here includes SimGrid.
 #pragma once
@@ -20,7 +20,7 @@
 
 namespace prunex::sim {
 
-struct Phase {
+struct Round {
   std::vector<Flow> flows;
   int latency_steps = 0;
   // When set: latency = chain_weight x the largest, over chains (one per channel and
@@ -32,7 +32,7 @@ struct Phase {
   // ring hop the topologies carry: the simulator adds nccl_tree_net_hop_extra_s to each.
   bool nccl_tree_hops = false;
 };
-using Schedule = std::vector<Phase>;
+using Schedule = std::vector<Round>;
 
 struct RankLayout {
   int nodes = 1;
@@ -102,7 +102,7 @@ Schedule direct_alltoall(const std::vector<int>& members, double bytes);
 Schedule hierarchical_broadcast(const RankLayout& layout, double bytes);
 
 // Open MPI's algorithms (collectives_mpi.cc): the one Open MPI 4.1's coll/tuned picks for an
-// op on n ranks and `bytes` (all-gather: one rank's block), and its schedule, one phase per
+// op on n ranks and `bytes` (all-gather: one rank's block), and its schedule, one round per
 // step (latency terms: one per step, two more for a rendezvous above the eager limit, one for
 // the ranks' arrival skew in recursive doubling).
 enum class MpiAlg {
@@ -125,7 +125,7 @@ Schedule mpi_schedule(CollectiveOp op, const std::vector<int>& members, const Ra
                       double bytes);
 
 // A schedule on uniform links (one latency L, one bandwidth B per resource, one NIC path per
-// node): time = latency_terms x L + bytes / B, where bytes adds up each phase's busiest
+// node): time = latency_terms x L + bytes / B, where bytes adds up each round's busiest
 // resource (a node's NIC in one direction, a GPU's intra port, a pair link). What calibrate
 // fits --algo mpi rows with.
 struct ScheduleLoad {
@@ -135,7 +135,7 @@ struct ScheduleLoad {
 ScheduleLoad schedule_load(const Schedule& s, const RankLayout& layout);
 
 // The schedule of a collective on a group: every communicator of the group runs at once
-// (phase i of each merged into one phase). Throws UsageError for unsupported combinations.
+// (round i of each merged into one). Throws UsageError for unsupported combinations.
 Schedule build_schedule(CollectiveOp op, Algo algo, Group group, const RankLayout& layout,
                         double bytes);
 

@@ -8,17 +8,17 @@ Schedule ring_allgather(const std::vector<int>& members, const RankLayout& layou
   const int n = static_cast<int>(members.size());
   if (n < 2 || block <= 0) return {};
   const auto rings = ring_channels(members, layout);
-  Phase phase;
-  phase.latency_steps = n - 1;
-  phase.chain_weight = (n - 1.0) / n;
+  Round round;
+  round.latency_steps = n - 1;
+  round.chain_weight = (n - 1.0) / n;
   for (const auto& ring : rings) {
-    phase.latency_chains.emplace_back();
+    round.latency_chains.emplace_back();
     for (int i = 0; i < n; ++i) {
-      phase.flows.push_back({ring[i], ring[(i + 1) % n], (n - 1) * block / rings.size()});
-      phase.latency_chains.back().emplace_back(ring[i], ring[(i + 1) % n]);
+      round.flows.push_back({ring[i], ring[(i + 1) % n], (n - 1) * block / rings.size()});
+      round.latency_chains.back().emplace_back(ring[i], ring[(i + 1) % n]);
     }
   }
-  return {phase};
+  return {round};
 }
 
 }  // namespace prunex::sim

@@ -11,18 +11,18 @@ Schedule chain_broadcast(const std::vector<int>& members, const RankLayout& layo
   if (n < 2 || bytes <= 0) return {};
   const int root = members.front();
   const auto rings = ring_channels(members, layout);
-  Phase phase;
-  phase.latency_steps = n - 1;
+  Round round;
+  round.latency_steps = n - 1;
   for (const auto& ring : rings) {
     const int start = static_cast<int>(std::find(ring.begin(), ring.end(), root) - ring.begin());
-    phase.latency_chains.emplace_back();
+    round.latency_chains.emplace_back();
     for (int i = 0; i + 1 < n; ++i) {
       const int a = ring[(start + i) % n], b = ring[(start + i + 1) % n];
-      phase.flows.push_back({a, b, bytes / rings.size()});
-      phase.latency_chains.back().emplace_back(a, b);
+      round.flows.push_back({a, b, bytes / rings.size()});
+      round.latency_chains.back().emplace_back(a, b);
     }
   }
-  return {phase};
+  return {round};
 }
 
 }  // namespace prunex::sim

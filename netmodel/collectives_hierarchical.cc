@@ -14,20 +14,20 @@ namespace prunex::sim {
 namespace {
 
 // Every node's chain local (P-1) -> ... -> 0 (toward_leader) or 0 -> ... -> P-1.
-Phase node_chains(const RankLayout& layout, double bytes, bool toward_leader) {
-  Phase phase;
+Round node_chains(const RankLayout& layout, double bytes, bool toward_leader) {
+  Round round;
   const int p = layout.gpus_per_node;
-  if (p < 2 || bytes <= 0) return phase;
-  phase.latency_steps = p - 1;
+  if (p < 2 || bytes <= 0) return round;
+  round.latency_steps = p - 1;
   for (int node = 0; node < layout.nodes; ++node)
     for (int g = 0; g + 1 < p; ++g) {
       const int a = node * p + g, b = a + 1;
-      phase.flows.push_back(toward_leader ? Flow{b, a, bytes} : Flow{a, b, bytes});
+      round.flows.push_back(toward_leader ? Flow{b, a, bytes} : Flow{a, b, bytes});
     }
-  return phase;
+  return round;
 }
 
-void append(Schedule& s, Phase p) {
+void append(Schedule& s, Round p) {
   if (!p.flows.empty()) s.push_back(std::move(p));
 }
 
@@ -48,7 +48,7 @@ Schedule hierarchical_allreduce(const RankLayout& layout, double bytes) {
 Schedule hierarchical_allgather(const RankLayout& layout, double block) {
   Schedule s;
   const int p = layout.gpus_per_node;
-  Phase gather;
+  Round gather;
   gather.latency_steps = 1;
   for (int node = 0; node < layout.nodes; ++node)
     for (int g = 1; g < p; ++g) gather.flows.push_back({node * p + g, node * p, block});

@@ -1,7 +1,7 @@
 // Open MPI's own collectives (--algo mpi): what a live `prunex train --backend mpi` runs.
 //
 // The algorithm of each call is Open MPI 4.1's choice (ompi_choice, collectives_mpi_decision.cc);
-// the schedules follow the algorithms of ompi/mca/coll/base. Every algorithm step is a phase
+// the schedules follow the algorithms of ompi/mca/coll/base. Every algorithm step is a round
 // of its own: Open MPI's steps are blocking send-receives, not pipelined channels.
 //
 // Rails: Open MPI's TCP transport (ob1 over one TCP BTL per interface) sends a message's first
@@ -10,7 +10,7 @@
 // same rail. Where a calibration pools a node's rails into one path (RankLayout::pooled_rails)
 // an inter-node flow's eager part costs pooled_rails times its bytes there.
 //
-// Latency terms per phase: one per step, plus two (the rendezvous handshake's round trip:
+// Latency terms per round: one per step, plus two (the rendezvous handshake's round trip:
 // request, acknowledgement, then the data) when a step's message is larger than the
 // transport's eager limit (btl_tcp_eager_limit 64 KiB between nodes, btl_vader_eager_limit
 // 4 KiB inside a node: opal/mca/btl/{tcp,vader}), plus, for recursive doubling, one for the
@@ -39,7 +39,7 @@ class Builder {
 
   // One blocking step: the flows (index pairs) start together.
   void step(const std::vector<Flow>& flows) {
-    Phase p;
+    Round p;
     double largest = 0;
     bool crosses = false;
     const int rails = std::max(1, layout_.pooled_rails);
@@ -66,7 +66,7 @@ class Builder {
   Schedule finish(bool arrival) {
     if (s_.empty()) return {};
     if (!arrival) return std::move(s_);
-    auto first = std::find_if(s_.begin(), s_.end(), [&](const Phase& p) {
+    auto first = std::find_if(s_.begin(), s_.end(), [&](const Round& p) {
       return std::any_of(p.flows.begin(), p.flows.end(),
                          [&](const Flow& f) { return node(f.src) != node(f.dst); });
     });
@@ -149,7 +149,7 @@ void allreduce_ring(Builder& b, int n, double s) {
   }
 }
 
-// Broadcast trees from member 0, one phase per level (store and forward).
+// Broadcast trees from member 0, one round per level (store and forward).
 void bcast_binomial(Builder& b, int n, double s, int radix) {
   for (int span = 1; span < n; span *= radix) {
     std::vector<Flow> f;
@@ -283,12 +283,12 @@ Schedule mpi_schedule(CollectiveOp op, const std::vector<int>& members, const Ra
 ScheduleLoad schedule_load(const Schedule& s, const RankLayout& layout) {
   ScheduleLoad out;
   const int p = layout.gpus_per_node;
-  for (const auto& phase : s) {
-    out.latency_terms += phase.latency_steps;
+  for (const auto& round : s) {
+    out.latency_terms += round.latency_steps;
     // Bytes per directed resource: a node's NIC out/in (one path per node), a GPU's intra port
     // out/in, or (a link per GPU pair) that pair's link in one direction.
     std::map<std::pair<long, int>, double> load;
-    for (const auto& f : phase.flows) {
+    for (const auto& f : round.flows) {
       const int a = f.src / p, c = f.dst / p;
       if (a != c) {
         load[{a, 0}] += f.bytes;

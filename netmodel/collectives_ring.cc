@@ -183,17 +183,17 @@ Schedule ring_allreduce(const std::vector<int>& members, const RankLayout& layou
   if (n < 2 || bytes <= 0) return {};
   const auto rings = ring_channels(members, layout);
   const double per_edge = 2.0 * (n - 1) / n * bytes / rings.size();
-  Phase phase;
-  phase.latency_steps = 2 * (n - 1);
-  phase.chain_weight = 2.0 * (n - 1) / n;
+  Round round;
+  round.latency_steps = 2 * (n - 1);
+  round.chain_weight = 2.0 * (n - 1) / n;
   for (const auto& ring : rings) {
-    phase.latency_chains.emplace_back();
+    round.latency_chains.emplace_back();
     for (int i = 0; i < n; ++i) {
-      phase.flows.push_back({ring[i], ring[(i + 1) % n], per_edge});
-      phase.latency_chains.back().emplace_back(ring[i], ring[(i + 1) % n]);
+      round.flows.push_back({ring[i], ring[(i + 1) % n], per_edge});
+      round.latency_chains.back().emplace_back(ring[i], ring[(i + 1) % n]);
     }
   }
-  return {phase};
+  return {round};
 }
 
 }  // namespace prunex::sim

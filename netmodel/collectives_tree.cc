@@ -64,18 +64,18 @@ Schedule nccl_tree_allreduce(const std::vector<std::vector<int>>& per_node,
   const int nodes = static_cast<int>(per_node.size());
   const int m = static_cast<int>(per_node.front().size());
   const int channels = std::min(std::max(1, layout.rails), m);
-  Phase phase;
-  phase.nccl_tree_hops = true;
-  phase.chain_weight = 2;
-  phase.latency_steps = 2 * (m - 1 + std::max(btree_depth(nodes, 0), btree_depth(nodes, 1)));
+  Round round;
+  round.nccl_tree_hops = true;
+  round.chain_weight = 2;
+  round.latency_steps = 2 * (m - 1 + std::max(btree_depth(nodes, 0), btree_depth(nodes, 1)));
   const auto node_chains = node_channel_orders(per_node, layout, channels);  // head first
   const double per_channel = bytes / channels;
   for (int k = 0; k < channels; ++k) {
     for (int a = 0; a < nodes; ++a) {
       const auto& chain = node_chains[a][k];
       for (int i = 0; i + 1 < m; ++i) {
-        phase.flows.push_back({chain[i + 1], chain[i], per_channel});  // reduce, toward the head
-        phase.flows.push_back({chain[i], chain[i + 1], per_channel});  // broadcast
+        round.flows.push_back({chain[i + 1], chain[i], per_channel});  // reduce, toward the head
+        round.flows.push_back({chain[i], chain[i + 1], per_channel});  // broadcast
       }
     }
     for (int tree = 0; tree < 2; ++tree) {
@@ -85,14 +85,14 @@ Schedule nccl_tree_allreduce(const std::vector<std::vector<int>>& per_node,
         if (parent < 0) continue;
         has_child[parent] = true;
         const int head = node_chains[a][k].front(), up = node_chains[parent][k].front();
-        phase.flows.push_back({head, up, per_channel / 2});
-        phase.flows.push_back({up, head, per_channel / 2});
+        round.flows.push_back({head, up, per_channel / 2});
+        round.flows.push_back({up, head, per_channel / 2});
       }
       for (int a = 0; a < nodes; ++a) {
         if (has_child[a]) continue;
         const auto& chain = node_chains[a][k];
-        phase.latency_chains.emplace_back();
-        auto& path = phase.latency_chains.back();
+        round.latency_chains.emplace_back();
+        auto& path = round.latency_chains.back();
         for (int i = m - 1; i > 0; --i) path.emplace_back(chain[i], chain[i - 1]);
         for (int x = a; btree_parent(x, nodes, tree) >= 0; x = btree_parent(x, nodes, tree))
           path.emplace_back(node_chains[x][k].front(),
@@ -100,7 +100,7 @@ Schedule nccl_tree_allreduce(const std::vector<std::vector<int>>& per_node,
       }
     }
   }
-  return {phase};
+  return {round};
 }
 
 }  // namespace
@@ -110,17 +110,17 @@ Schedule tree_allreduce(const std::vector<int>& members, const RankLayout& layou
   if (n < 2 || bytes <= 0) return {};
   const auto per_node = members_by_node(members, layout.gpus_per_node);
   if (whole_nodes(per_node)) return nccl_tree_allreduce(per_node, layout, bytes);
-  Phase phase;
-  phase.nccl_tree_hops = true;
-  phase.latency_steps = 2 * std::max(btree_depth(n, 0), btree_depth(n, 1));
+  Round round;
+  round.nccl_tree_hops = true;
+  round.latency_steps = 2 * std::max(btree_depth(n, 0), btree_depth(n, 1));
   for (int tree = 0; tree < 2; ++tree)
     for (int r = 0; r < n; ++r) {
       const int parent = btree_parent(r, n, tree);
       if (parent < 0) continue;
-      phase.flows.push_back({members[r], members[parent], bytes / 2});  // reduce
-      phase.flows.push_back({members[parent], members[r], bytes / 2});  // broadcast
+      round.flows.push_back({members[r], members[parent], bytes / 2});  // reduce
+      round.flows.push_back({members[parent], members[r], bytes / 2});  // broadcast
     }
-  return {phase};
+  return {round};
 }
 
 // Broadcast from member 0 down tree 0 (pipelined): depth latency terms; an inner rank sends
@@ -128,22 +128,22 @@ Schedule tree_allreduce(const std::vector<int>& members, const RankLayout& layou
 Schedule direct_alltoall(const std::vector<int>& members, double bytes) {
   const int n = static_cast<int>(members.size());
   if (n < 2 || bytes <= 0) return {};
-  Phase phase;
-  phase.latency_steps = 1;
+  Round round;
+  round.latency_steps = 1;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
-      if (i != j) phase.flows.push_back({members[i], members[j], bytes});
-  return {phase};
+      if (i != j) round.flows.push_back({members[i], members[j], bytes});
+  return {round};
 }
 
 Schedule tree_broadcast(const std::vector<int>& members, double bytes) {
   const int n = static_cast<int>(members.size());
   if (n < 2 || bytes <= 0) return {};
-  Phase phase;
-  phase.latency_steps = btree_depth(n, 0);
+  Round round;
+  round.latency_steps = btree_depth(n, 0);
   for (int r = 1; r < n; ++r)
-    phase.flows.push_back({members[btree_parent(r, n, 0)], members[r], bytes});
-  return {phase};
+    round.flows.push_back({members[btree_parent(r, n, 0)], members[r], bytes});
+  return {round};
 }
 
 }  // namespace prunex::sim

@@ -14,6 +14,6 @@ namespace prunex::sim {
 // recorded iteration (per-rank phase times in memory and in metrics.json).
 double estimate_simulation_bytes(long nodes, long gpus_per_node, long iterations);
 
-// What the machine can give it: support/host_memory.h.
+// What the machine can give it: host/host_memory.h.
 
 }  // namespace prunex::sim

@@ -1,5 +1,5 @@
 // What `prunex simulate` and `prunex sweep` can be told, declared once as a field table
-// (records/config_fields.h): flag name = JSON key, help, default, the check of each value.
+// (settings/config_fields.h): flag name = JSON key, help, default, the check of each value.
 // The command line, --config FILE and a simulated run's metrics.json `config` go through it,
 // so a recorded config is accepted back and reproduces the run. make_spec() turns a config
 // into the SimulateSpec the simulator runs (everything checked before anything runs).
@@ -13,7 +13,8 @@
 
 #include "engine/compaction.h"
 #include "engine/ddp_buckets.h"
-#include "records/config_fields.h"
+#include "engine/run_settings.h"
+#include "settings/config_fields.h"
 #include "simulate/simulate_run.h"
 
 namespace prunex::sim {
@@ -37,35 +38,17 @@ inline constexpr double kDefaultDdpOverheadPasses = kFittedDdpOverheadPasses;
 inline constexpr double kFittedSyncSkew = 0.0185;
 inline constexpr double kDefaultSyncSkew = kFittedSyncSkew;
 
-struct SimulateConfig {
+struct SimulateConfig : RunSettings {
+  SimulateConfig() { model = "resnet152"; }
   std::string topology;   // preset name or topology file (required)
   int nodes = 0;          // 0: the topology's; more than it has: scaled out
   int gpus_per_node = 0;  // 0: the topology's
-  Strategy strategy = Strategy::hsadmm;
-  std::string model = "resnet152";
-  int classes = 10;
   int input = 32;
   int input_channels = 3;
-  int iterations = 60;
-  int local_epochs = 1;
-  long local_steps = 0;
   bool ddp_overlap = true;
-  int batch = 128;
   long samples = kCifar10TrainSamples;
-  std::string sparsity = "channel";
-  double keep = 0.5;
   double union_growth = 0;
   std::string masks;  // metrics.json of a live hsadmm run (empty: the synthetic model)
-  int t_freeze = 0;
-  double bucket_mib = kDefaultBucketMib;  // hsadmm inter-node buckets
-  double bucket_cap_mb = kDdpBucketMib;   // DDP's bucket_cap_mb (engine/ddp_buckets.h)
-  std::string wire_dtype = "fp32";        // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
-  bool pipeline_buckets = false;          // hsadmm / hsadmm-rail: pipelined inter-node buckets
-  double topk_ratio = 0.01;
-  double prune_ratio = 0.5;  // pactrain
-  bool ternary = false;      // pactrain
-  int bits = 4;              // cgx
-  int bucket_size = 1024;    // cgx
   std::string network_model = "CM02";
   FabricRouting fabric_routing = FabricRouting::pooled;
   long ecmp_seed = 1;

@@ -54,7 +54,7 @@ IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k,
   }
   // Counted as the live run counts it: rank 0's collectives (a leader takes part in every
   // group), the untimed residual all-reduce included (engine/tier_bytes.h).
-  const Strategy st = spec.plan.strategy;
+  const Strategy st = spec.plan.run.strategy;
   const TierBytes per_run = tier_bytes(plan_calls(s.plan, grouping, 0), st, grouping);
   it.bytes = {R * per_run.intra, R * per_run.inter, R * per_run.world};
   it.dense_inter_bytes =
@@ -93,6 +93,74 @@ void add_trace(const Simulated& s, double t0, const std::vector<int>& ranks,
   }
 }
 
+// Iteration k's plan, simulated once per variant, as the live freezer runs it: the mask
+// freezes after iteration t_freeze's step (t_freeze > 0). Variants are keyed by the freeze
+// state and the mask they compact with (distinct masks are distinct objects).
+class PlanCache {
+ public:
+  PlanCache(const SimulateSpec& spec, SimCluster& cluster) : spec_(spec), cluster_(cluster) {
+    in_ = spec.plan;
+    in_.layout = &spec.layout;
+    in_.global_mask = &spec.mask;
+    in_.nodes = spec.sim.nodes;
+    in_.gpus_per_node = spec.sim.gpus_per_node;
+  }
+  const PlanInputs& inputs() const { return in_; }
+  bool frozen_after(int k) const { return spec_.t_freeze > 0 && k >= spec_.t_freeze; }
+
+  const Simulated& of(int k) {
+    if (in_.run.strategy == Strategy::hsadmm) {  // the others' plans do not change
+      set_freeze_state(in_, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
+      in_.global_mask = spec_.payload_masks.empty() ? &spec_.mask : &spec_.payload_masks.of(k);
+    }
+    const auto key =
+        std::make_tuple(in_.mask_frozen, in_.build_compaction, in_.project_global, in_.global_mask);
+    auto it = plans_.find(key);
+    if (it == plans_.end()) it = plans_.emplace(key, simulate_plan(cluster_, in_)).first;
+    return it->second;
+  }
+
+ private:
+  const SimulateSpec& spec_;
+  SimCluster& cluster_;
+  PlanInputs in_;
+  std::map<std::tuple<bool, bool, bool, const ModelMask*>, Simulated> plans_;
+};
+
+// The facts of the run beside its settings.
+void record_facts(const SimulateSpec& spec, const SimCluster& cluster, const PlanInputs& in,
+                  long repeats, std::size_t traced, nlohmann::json& config) {
+  config = spec.config;
+  config["executor"] = "simgrid";
+  config["network-model-description"] = cluster.model_description();
+  config["world-size"] = cluster.world_size();
+  config["nodes"] = spec.sim.nodes;
+  config["gpus-per-node"] = spec.sim.gpus_per_node;
+  config["steps-per-epoch"] = steps_per_epoch(in);
+  config["plan-repeats"] = repeats;
+  config["effective-flops"] = spec.topology.gpu.effective_flops();
+  config["trace-ranks"] = static_cast<int>(traced) == cluster.world_size()
+                              ? std::string("all")
+                              : "first 2 nodes + leaders of the first " +
+                                    std::to_string(spec.max_trace_ranks) + " nodes (" +
+                                    std::to_string(traced) + " ranks)";
+  config["trace-steps"] = repeats > 1 ? "first local step of each iteration" : "all";
+}
+
+nlohmann::json failures_summary(const FailureEstimate& e) {
+  return {{"model",
+           "independent exponential node failures; expected wall time with checkpoints (Daly "
+           "2006): M e^(R/M) (e^((tau + delta)/M) - 1) Ts / tau"},
+          {"failure_free_s", e.solve_s},
+          {"system_mtbf_s", e.system_mtbf_s},
+          {"checkpoint_interval_s", e.interval_s},
+          {"young_interval_s", e.young_interval_s},
+          {"daly_interval_s", e.daly_interval_s},
+          {"expected_s", e.expected_s},
+          {"expected_at_daly_interval_s", e.expected_at_daly_s},
+          {"expected_failures", e.failures}};
+}
+
 }  // namespace
 
 SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
@@ -100,34 +168,13 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   PRUNEX_USAGE(spec.t_freeze >= 0, "t-freeze must be >= 0 (got ", spec.t_freeze, ")");
   const auto wall0 = std::chrono::steady_clock::now();
   SimCluster cluster(spec.topology, spec.sim);
-  PlanInputs in = spec.plan;
-  in.layout = &spec.layout;
-  in.global_mask = &spec.mask;
-  in.nodes = spec.sim.nodes;
-  in.gpus_per_node = spec.sim.gpus_per_node;
-  const long repeats = plan_repeats(in);
-  // Iteration k's plan, as the live freezer runs it: the mask freezes after iteration
-  // t_freeze's step (t_freeze > 0). Each variant is simulated once.
-  auto frozen_after = [&](int k) { return spec.t_freeze > 0 && k >= spec.t_freeze; };
-  // Plans are keyed by the freeze state and the mask they compact with (distinct masks are
-  // distinct objects).
-  std::map<std::tuple<bool, bool, bool, const ModelMask*>, Simulated> plans;
-  auto plan_of = [&](int k) -> const Simulated& {
-    if (in.strategy == Strategy::hsadmm) {  // the others' plans do not change
-      set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
-      in.global_mask = spec.payload_masks.empty() ? &spec.mask : &spec.payload_masks.of(k);
-    }
-    const auto key =
-        std::make_tuple(in.mask_frozen, in.build_compaction, in.project_global, in.global_mask);
-    auto it = plans.find(key);
-    if (it == plans.end()) it = plans.emplace(key, simulate_plan(cluster, in)).first;
-    return it->second;
-  };
+  PlanCache plans(spec, cluster);
+  const long repeats = plan_repeats(plans.inputs());
 
   SimulationResult out;
   double total = 0;
   for (int k = 1; k <= spec.iterations; ++k)
-    total += static_cast<double>(repeats) * plan_of(k).timing.iteration_seconds;
+    total += static_cast<double>(repeats) * plans.of(k).timing.iteration_seconds;
   out.time_per_iteration_s = total / spec.iterations;
   out.run_s = total;
   if (spec.failures.node_mtbf_s > 0) {
@@ -135,53 +182,26 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
     out.failures = estimate_failures(total, spec.sim.nodes, f.node_mtbf_s, f.interval_s,
                                      f.checkpoint_s, f.restart_s);
   }
-  out.time_per_epoch_s = out.time_per_iteration_s * static_cast<double>(steps_per_epoch(in)) /
-                         static_cast<double>(steps_per_iteration(in));
+  out.time_per_epoch_s = out.time_per_iteration_s *
+                         static_cast<double>(steps_per_epoch(plans.inputs())) /
+                         static_cast<double>(steps_per_iteration(plans.inputs()));
   if (!records) return out;
 
   RunRecord& run = out.run;
   run.ranks = cluster.world_size();
-  run.config = spec.config;
-  run.config["executor"] = "simgrid";
-  run.config["network-model-description"] = cluster.model_description();
-  run.config["world-size"] = run.ranks;
-  run.config["nodes"] = spec.sim.nodes;
-  run.config["gpus-per-node"] = spec.sim.gpus_per_node;
-  run.config["steps-per-epoch"] = steps_per_epoch(in);
-  run.config["plan-repeats"] = repeats;
-  run.config["effective-flops"] = spec.topology.gpu.effective_flops();
   const auto ranks = traced_ranks(spec);
-  run.config["trace-ranks"] = static_cast<int>(ranks.size()) == run.ranks
-                                  ? std::string("all")
-                                  : "first 2 nodes + leaders of the first " +
-                                        std::to_string(spec.max_trace_ranks) + " nodes (" +
-                                        std::to_string(ranks.size()) + " ranks)";
-  run.config["trace-steps"] = repeats > 1 ? "first local step of each iteration" : "all";
+  record_facts(spec, cluster, plans.inputs(), repeats, ranks.size(), run.config);
   double t0 = 0;
   for (int k = 1; k <= spec.iterations; ++k) {
-    const Simulated& s = plan_of(k);
-    run.iterations.push_back(make_record(spec, s, k, frozen_after(k), repeats));
+    const Simulated& s = plans.of(k);
+    run.iterations.push_back(make_record(spec, s, k, plans.frozen_after(k), repeats));
     add_trace(s, t0, ranks, NodeGrouping{cluster.world_size(), spec.sim.gpus_per_node}, run.trace);
     t0 += static_cast<double>(repeats) * s.timing.iteration_seconds;
   }
-  run.summary_extra["strategy"] = std::string(strategy_name(spec.plan.strategy));
+  run.summary_extra["strategy"] = std::string(strategy_name(spec.plan.run.strategy));
   run.summary_extra["time_per_epoch_s"] = out.time_per_epoch_s;
   run.summary_extra["run_s"] = out.run_s;
-  if (out.failures) {
-    const FailureEstimate& e = *out.failures;
-    run.summary_extra["failures"] = {
-        {"model",
-         "independent exponential node failures; expected wall time with checkpoints (Daly "
-         "2006): M e^(R/M) (e^((tau + delta)/M) - 1) Ts / tau"},
-        {"failure_free_s", e.solve_s},
-        {"system_mtbf_s", e.system_mtbf_s},
-        {"checkpoint_interval_s", e.interval_s},
-        {"young_interval_s", e.young_interval_s},
-        {"daly_interval_s", e.daly_interval_s},
-        {"expected_s", e.expected_s},
-        {"expected_at_daly_interval_s", e.expected_at_daly_s},
-        {"expected_failures", e.failures}};
-  }
+  if (out.failures) run.summary_extra["failures"] = failures_summary(*out.failures);
   run.summary_extra["simulation_wall_s"] =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   return out;

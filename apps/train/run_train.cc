@@ -19,8 +19,8 @@
 #include "backends/cuda/cuda_peer_kernels.h"
 #include "backends/nccl/nccl_communicator.h"
 #endif
+#include "host/peer_watch.h"
 #include "records/run_record.h"
-#include "support/peer_watch.h"
 #include "workloads/train/train_check.h"
 #include "workloads/train/train_config.h"
 #include "workloads/train/trainer.h"
@@ -81,7 +81,7 @@ void attach_nccl([[maybe_unused]] Backend& b, [[maybe_unused]] const NodeGroupin
 #endif
 }
 
-// The watch on the other ranks (support/peer_watch.h): the endpoints go round over MPI, then
+// The watch on the other ranks (host/peer_watch.h): the endpoints go round over MPI, then
 // each rank connects to its ring neighbours. A rank that dies is named in one line by its
 // predecessor, which then exits 1 (mpirun, or srun with --kill-on-bad-exit, ends the others).
 // PRUNEX_PEER_WATCH=0 turns it off; a watch that cannot start is a warning, not an error.

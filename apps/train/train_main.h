@@ -1,7 +1,7 @@
 // What `train` runs, in each executable: prunex-train trains (apps/train/run_train.cc);
 // prunex, which does not link LibTorch, replaces itself with prunex-train found beside it
 // (apps/train_exec.cc), so every other command starts without loading LibTorch.
-// `train --check` runs in either without MPI or LibTorch (apps/train_check.cc).
+// `train --check` runs in either without MPI or LibTorch (apps/train_check_main.cc).
 #pragma once
 
 #include <nlohmann/json.hpp>

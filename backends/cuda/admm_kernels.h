@@ -28,7 +28,7 @@ void dual_updates_gpu(float* u, float* v, const float* theta, const float* z_i, 
 // Algorithm 1 line 6 (theta_plus_u): buf = theta + u; buf may alias either.
 void theta_plus_u_gpu(const float* theta, const float* u, float* buf, int64_t n, cudaStream_t s);
 
-// Device-side bit expansion for ReduceOp::bor (see mask_bytes.h): out holds 8n bytes.
+// Device-side bit expansion for ReduceOp::bor (see tests/nccl/mask_bytes.h): out holds 8n bytes.
 void expand_bits_gpu(const uint8_t* in, int64_t n, uint8_t* out, cudaStream_t s);
 void pack_bits_gpu(const uint8_t* in, int64_t n, uint8_t* out, cudaStream_t s);
 

@@ -13,7 +13,7 @@
 // after the stream has finished, and each call is recorded with its time measured by CUDA
 // events around the collective. ReduceOp::bor (bytes only) is done by expanding every bit to
 // a byte, a MAX all-reduce, and packing back; masks use the cheaper one-byte-per-group form
-// directly (mask_bytes.h).
+// directly (tests/nccl/mask_bytes.h).
 #pragma once
 
 #include <mpi.h>

@@ -62,6 +62,68 @@ struct Chunk {
   simgrid::kernel::routing::NetPoint* gw = nullptr;
 };
 
+// A node's GPUs, its parts that routes between nodes need (per GPU: its rail).
+struct NodeParts {
+  std::vector<sg4::Host*> hosts;
+  std::vector<sg4::SplitDuplexLink*> rails;
+};
+
+// The links inside node np: NVLink pairs (one link per pair) or a port per GPU into a switch.
+void add_intra_links(const IntraNode& in, const std::string& np, const std::vector<sg4::Host*>& h,
+                     sg4::NetZone* zone, Platform& plat) {
+  const int gpn = static_cast<int>(h.size());
+  if (in.kind == IntraKind::nvlink_pairs) {
+    for (int a = 0; a < gpn; ++a)
+      for (int b = a + 1; b < gpn; ++b) {
+        auto* l = duplex(plat, zone, np + "_nvl" + std::to_string(a) + "_" + std::to_string(b),
+                         in.links_per_pair * in.link.bandwidth_Bps, in.link.latency_s);
+        zone->add_route(h[a]->get_netpoint(), h[b]->get_netpoint(), nullptr, nullptr,
+                        {sg4::LinkInRoute(l, Dir::UP)}, false);
+        zone->add_route(h[b]->get_netpoint(), h[a]->get_netpoint(), nullptr, nullptr,
+                        {sg4::LinkInRoute(l, Dir::DOWN)}, false);
+      }
+  } else if (gpn > 1) {
+    std::vector<sg4::SplitDuplexLink*> ports;
+    for (int g = 0; g < gpn; ++g)
+      ports.push_back(duplex(plat, zone, np + "_port" + std::to_string(g), in.link.bandwidth_Bps,
+                             in.link.latency_s / 2));
+    for (int a = 0; a < gpn; ++a)
+      for (int b = 0; b < gpn; ++b)
+        if (a != b)
+          zone->add_route(
+              h[a]->get_netpoint(), h[b]->get_netpoint(), nullptr, nullptr,
+              {sg4::LinkInRoute(ports[a], Dir::UP), sg4::LinkInRoute(ports[b], Dir::DOWN)}, false);
+  }
+}
+
+// Node `node`: its GPU hosts, its intra links, its NIC rails to the chunk's gateway.
+NodeParts add_node(const Topology& t, const LinkSpec& nic, int node, int gpn, double speed,
+                   sg4::NetZone* zone, simgrid::kernel::routing::NetPoint* gw, Platform& plat) {
+  const std::string np = "n" + std::to_string(node);
+  const int rails = std::max(1, t.nic.rails);
+  NodeParts parts;
+  for (int g = 0; g < gpn; ++g) {
+    parts.hosts.push_back(zone->create_host(np + "g" + std::to_string(g), speed));
+    parts.hosts.back()->seal();
+    plat.gpus.push_back(parts.hosts.back());
+  }
+  const auto& h = parts.hosts;
+  add_intra_links(t.intra, np, h, zone, plat);
+  std::vector<sg4::SplitDuplexLink*> nics;
+  for (int r = 0; r < rails; ++r)
+    nics.push_back(
+        duplex(plat, zone, np + "_nic" + std::to_string(r), nic.bandwidth_Bps, nic.latency_s / 2));
+  for (int g = 0; g < gpn; ++g) {
+    auto* rail = nics[rail_of_gpu(g, gpn, rails)];
+    parts.rails.push_back(rail);
+    zone->add_route(h[g]->get_netpoint(), gw, nullptr, nullptr, {sg4::LinkInRoute(rail, Dir::UP)},
+                    false);
+    zone->add_route(gw, h[g]->get_netpoint(), nullptr, nullptr, {sg4::LinkInRoute(rail, Dir::DOWN)},
+                    false);
+  }
+  return parts;
+}
+
 Chunk build_chunk(const Topology& t, const RunShape& shape, int first, int last,
                   const sg4::NetZone* parent, Platform& plat) {
   const std::string prefix = "c" + std::to_string(first);
@@ -74,63 +136,13 @@ Chunk build_chunk(const Topology& t, const RunShape& shape, int first, int last,
   // NIC rails into the fabric. Every route between nodes crosses at least one switch (the
   // star's switch, a fat-tree leaf, a dragonfly group), whose hop the two NIC links carry
   // half each; on a star the switch port may also be slower than the NIC.
-  const int rails = std::max(1, t.nic.rails);
   LinkSpec nic = t.nic.link;
   nic.latency_s += t.fabric.link.latency_s;
   if (t.fabric.kind == FabricKind::star && t.fabric.link.bandwidth_Bps > 0)
     nic.bandwidth_Bps = std::min(nic.bandwidth_Bps, t.fabric.link.bandwidth_Bps);
-  struct NodeParts {
-    std::vector<sg4::Host*> hosts;
-    std::vector<sg4::SplitDuplexLink*> rails;  // per GPU: its rail
-  };
   std::vector<NodeParts> nodes;
-  const IntraNode& in = t.intra;
-  for (int node = first; node < last; ++node) {
-    const std::string np = "n" + std::to_string(node);
-    NodeParts parts;
-    for (int g = 0; g < gpn; ++g) {
-      parts.hosts.push_back(zone->create_host(np + "g" + std::to_string(g), speed));
-      parts.hosts.back()->seal();
-      plat.gpus.push_back(parts.hosts.back());
-    }
-    const auto& h = parts.hosts;
-    if (in.kind == IntraKind::nvlink_pairs) {
-      for (int a = 0; a < gpn; ++a)
-        for (int b = a + 1; b < gpn; ++b) {
-          auto* l = duplex(plat, zone, np + "_nvl" + std::to_string(a) + "_" + std::to_string(b),
-                           in.links_per_pair * in.link.bandwidth_Bps, in.link.latency_s);
-          zone->add_route(h[a]->get_netpoint(), h[b]->get_netpoint(), nullptr, nullptr,
-                          {sg4::LinkInRoute(l, Dir::UP)}, false);
-          zone->add_route(h[b]->get_netpoint(), h[a]->get_netpoint(), nullptr, nullptr,
-                          {sg4::LinkInRoute(l, Dir::DOWN)}, false);
-        }
-    } else if (gpn > 1) {
-      std::vector<sg4::SplitDuplexLink*> ports;
-      for (int g = 0; g < gpn; ++g)
-        ports.push_back(duplex(plat, zone, np + "_port" + std::to_string(g), in.link.bandwidth_Bps,
-                               in.link.latency_s / 2));
-      for (int a = 0; a < gpn; ++a)
-        for (int b = 0; b < gpn; ++b)
-          if (a != b)
-            zone->add_route(
-                h[a]->get_netpoint(), h[b]->get_netpoint(), nullptr, nullptr,
-                {sg4::LinkInRoute(ports[a], Dir::UP), sg4::LinkInRoute(ports[b], Dir::DOWN)},
-                false);
-    }
-    std::vector<sg4::SplitDuplexLink*> nics;
-    for (int r = 0; r < rails; ++r)
-      nics.push_back(duplex(plat, zone, np + "_nic" + std::to_string(r), nic.bandwidth_Bps,
-                            nic.latency_s / 2));
-    for (int g = 0; g < gpn; ++g) {
-      auto* rail = nics[rail_of_gpu(g, gpn, rails)];
-      parts.rails.push_back(rail);
-      zone->add_route(h[g]->get_netpoint(), gw, nullptr, nullptr, {sg4::LinkInRoute(rail, Dir::UP)},
-                      false);
-      zone->add_route(gw, h[g]->get_netpoint(), nullptr, nullptr,
-                      {sg4::LinkInRoute(rail, Dir::DOWN)}, false);
-    }
-    nodes.push_back(std::move(parts));
-  }
+  for (int node = first; node < last; ++node)
+    nodes.push_back(add_node(t, nic, node, gpn, speed, zone, gw, plat));
   // Between nodes of the chunk: the source GPU's rail up, the destination GPU's rail down.
   for (std::size_t a = 0; a < nodes.size(); ++a)
     for (std::size_t b = 0; b < nodes.size(); ++b)

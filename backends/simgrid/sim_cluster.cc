@@ -107,49 +107,94 @@ std::string SimCluster::model_description() const {
          (c.op_costs.empty() ? "" : ", calibrated per-op costs") + ")";
 }
 
+namespace {
+
+// The calibrated cost of op on group g for this size (nullptr: none).
+const SimConfig::OpCost* fitted_cost(const SimConfig& config, const RankLayout& layout,
+                                     CollectiveOp op, Group g, std::size_t bytes, bool warm) {
+  const std::string key = op_cost_key(op, g);
+  const auto& table =
+      warm && config.op_costs_warm.count(key) ? config.op_costs_warm : config.op_costs;
+  const auto costs = table.find(key);
+  if (costs == table.end() || costs->second.empty()) return nullptr;
+  const int n = g == Group::intra   ? layout.gpus_per_node
+                : g == Group::inter ? layout.nodes
+                                    : layout.world();
+  const double size = static_cast<double>(bytes) * (op == CollectiveOp::allgather ? n : 1);
+  for (const auto& c : costs->second)
+    if (size <= c.max_bytes) return &c;
+  return &costs->second.back();
+}
+
+// The calibrated cost that prices op on group g (nullptr: none): a rail communicator crosses
+// the nodes as the leaders' does, the inter tier's cost (its flows still share the node's NICs
+// with the other rails'). A world of one rank per node holds the ranks and links of the
+// leaders' group: a world fit measured with several ranks per node prices another layout's
+// rings (a 2 x 2 world's fit would cost a 2 x 1 world as 4 ranks sharing 2 nodes), so there
+// the leaders' fit comes first. (A world on one node takes the intra fit already: all its
+// steps are inside.)
+const SimConfig::OpCost* cost_of(const SimConfig& config, const RankLayout& layout, CollectiveOp op,
+                                 Group g, std::size_t bytes, bool warm) {
+  if (g == Group::rail) return fitted_cost(config, layout, op, Group::inter, bytes, warm);
+  const SimConfig::OpCost* c = fitted_cost(config, layout, op, g, bytes, warm);
+  if (g != Group::world || c == nullptr) return c;
+  const SimConfig::OpCost* leaders =
+      layout.gpus_per_node == 1 && c->gpus_per_node > 1
+          ? fitted_cost(config, layout, op, Group::inter, bytes, warm)
+          : nullptr;
+  return leaders != nullptr ? leaders : c;
+}
+
+bool crosses_nodes(const Flow& f, int gpn) {
+  return f.src / gpn != f.dst / gpn;
+}
+
+}  // namespace
+
+// A round's latency: its steps at the calibrated cost's latency, or (uncalibrated) its
+// longest latency chain, or its steps at the largest route's latency (alpha); none under
+// NCCL's protocols, whose latency is the collective's. A hop of NCCL's tree between nodes
+// costs the ring hop's latency plus NCCL's difference (extra).
+double SimCluster::round_latency(const Round& round, double alpha, const SimConfig::OpCost* cost,
+                                 bool nccl_latency, int gpn) {
+  if (nccl_latency) return 0;
+  if (cost != nullptr) return round.latency_steps * cost->latency_s;
+  const double extra = round.nccl_tree_hops ? nccl_tree_net_hop_extra_s() : 0.0;
+  if (!round.latency_chains.empty()) {
+    double longest = 0;
+    for (const auto& chain : round.latency_chains) {
+      double sum = 0;
+      for (const auto& [a, b] : chain)
+        sum += impl_->route_latency(a, b) + (a / gpn == b / gpn ? 0.0 : extra);
+      longest = std::max(longest, sum);
+    }
+    return round.chain_weight * longest;
+  }
+  if (extra > 0) {
+    // alpha is the largest route's: between nodes when any flow leaves its node.
+    const bool crosses = std::any_of(round.flows.begin(), round.flows.end(),
+                                     [&](const Flow& f) { return crosses_nodes(f, gpn); });
+    return round.latency_steps * (alpha + (crosses ? extra : 0.0));
+  }
+  return round.latency_steps * alpha;
+}
+
 CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group group,
                                             std::size_t bytes, bool warm) {
+  const SimConfig& config = impl_->config;
   const RankLayout layout{
-      impl_->config.nodes, impl_->config.gpus_per_node, std::max(1, impl_->topology.nic.rails),
-      impl_->topology.intra.kind == IntraKind::nvlink_pairs, impl_->config.pooled_rails};
+      config.nodes, config.gpus_per_node, std::max(1, impl_->topology.nic.rails),
+      impl_->topology.intra.kind == IntraKind::nvlink_pairs, config.pooled_rails};
   CollectiveResult result;
   result.network_model = model_description();
   if (algo == Algo::nccl)
     algo = nccl_algorithm(impl_->topology, layout.nodes, layout.gpus_per_node, op, group, bytes);
   result.algo = algo;
-  // The calibrated cost of op on group g for this size (nullptr: none).
-  auto fitted_cost = [&](Group g) -> const SimConfig::OpCost* {
-    const std::string key = op_cost_key(op, g);
-    const auto& table = warm && impl_->config.op_costs_warm.count(key) ? impl_->config.op_costs_warm
-                                                                       : impl_->config.op_costs;
-    const auto costs = table.find(key);
-    if (costs == table.end() || costs->second.empty()) return nullptr;
-    const int n = g == Group::intra   ? layout.gpus_per_node
-                  : g == Group::inter ? layout.nodes
-                                      : layout.world();
-    const double size = static_cast<double>(bytes) * (op == CollectiveOp::allgather ? n : 1);
-    for (const auto& c : costs->second)
-      if (size <= c.max_bytes) return &c;
-    return &costs->second.back();
-  };
-  auto cost_of = [&](Group g) -> const SimConfig::OpCost* {
-    // A rail communicator crosses the nodes as the leaders' does: the inter tier's cost (its
-    // flows still share the node's NICs with the other rails').
-    if (g == Group::rail) return fitted_cost(Group::inter);
-    const SimConfig::OpCost* c = fitted_cost(g);
-    if (g != Group::world || c == nullptr) return c;
-    // A world of one rank per node holds the ranks and links of the leaders' group. A world fit
-    // measured with several ranks per node prices another layout's rings (a 2 x 2 world's fit
-    // would cost a 2 x 1 world as 4 ranks sharing 2 nodes): there the leaders' fit comes
-    // first. (A world on one node takes the intra fit already: all its steps are inside.)
-    const SimConfig::OpCost* leaders =
-        layout.gpus_per_node == 1 && c->gpus_per_node > 1 ? fitted_cost(Group::inter) : nullptr;
-    return leaders != nullptr ? leaders : c;
-  };
-  const SimConfig::OpCost* cost = cost_of(group);
+  const SimConfig::OpCost* cost = cost_of(config, layout, op, group, bytes, warm);
   // A world collective's steps inside the nodes (Open MPI's algorithms take some there) cost
   // what the op costs inside a node, where that was calibrated.
-  const SimConfig::OpCost* intra_cost = group == Group::world ? cost_of(Group::intra) : nullptr;
+  const SimConfig::OpCost* intra_cost =
+      group == Group::world ? cost_of(config, layout, op, Group::intra, bytes, warm) : nullptr;
   const int gpn = layout.gpus_per_node;
   const bool calibrated = cost != nullptr;
   double scale = calibrated ? cost->bytes_scale : 1.0;
@@ -157,7 +202,7 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
   // hardware latency of that protocol) instead of the routes', its wire overhead on every flow.
   double overhead_s = 0;
   bool nccl_latency = false;
-  if (impl_->config.nccl_protocols && !calibrated) {
+  if (config.nccl_protocols && !calibrated) {
     // (A hierarchical collective on one tier is that tier's ring; over the world NCCL has none.)
     const Algo flat = algo == Algo::hierarchical && group != Group::world ? Algo::ring : algo;
     const NcclEstimate e =
@@ -169,46 +214,26 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
       scale = nccl_wire_factor(e.proto);
     }
   }
-  for (Phase phase : build_schedule(op, algo, group, layout, static_cast<double>(bytes))) {
-    const bool inside = calibrated && intra_cost != nullptr && !phase.flows.empty() &&
-                        std::all_of(phase.flows.begin(), phase.flows.end(),
-                                    [&](const Flow& f) { return f.src / gpn == f.dst / gpn; });
-    const SimConfig::OpCost* phase_cost = inside ? intra_cost : cost;
-    const double phase_scale = inside ? intra_cost->bytes_scale : scale;
-    for (auto& f : phase.flows) f.bytes *= phase_scale;
-    const auto timings = run_flows(phase.flows, true);
+  for (Round round : build_schedule(op, algo, group, layout, static_cast<double>(bytes))) {
+    const bool inside = calibrated && intra_cost != nullptr && !round.flows.empty() &&
+                        std::none_of(round.flows.begin(), round.flows.end(),
+                                     [&](const Flow& f) { return crosses_nodes(f, gpn); });
+    const SimConfig::OpCost* round_cost = inside ? intra_cost : cost;
+    const double round_scale = inside ? intra_cost->bytes_scale : scale;
+    for (auto& f : round.flows) f.bytes *= round_scale;
+    const auto timings = run_flows(round.flows, true);
     double alpha = 0, transfer = 0;
     for (const auto& t : timings) {
       alpha = std::max(alpha, t.route_latency_s);
       transfer = std::max(transfer, t.seconds - t.route_latency_s);
-      result.delivered_bytes += t.delivered_bytes / phase_scale;
+      result.delivered_bytes += t.delivered_bytes / round_scale;
     }
-    // A hop of NCCL's tree between nodes costs the ring hop's latency plus NCCL's difference.
-    const double extra = phase.nccl_tree_hops ? nccl_tree_net_hop_extra_s() : 0.0;
-    const auto hop = [&](int a, int b) {
-      return impl_->route_latency(a, b) + (a / gpn == b / gpn ? 0.0 : extra);
-    };
-    double latency = phase.latency_steps * (calibrated ? phase_cost->latency_s : alpha);
-    if (nccl_latency) {
-      latency = 0;
-    } else if (!calibrated && !phase.latency_chains.empty()) {
-      double longest = 0;
-      for (const auto& chain : phase.latency_chains) {
-        double sum = 0;
-        for (const auto& [a, b] : chain) sum += hop(a, b);
-        longest = std::max(longest, sum);
-      }
-      latency = phase.chain_weight * longest;
-    } else if (!calibrated && extra > 0) {
-      // alpha is the largest route's: between nodes when any flow leaves its node.
-      const bool crosses = std::any_of(phase.flows.begin(), phase.flows.end(),
-                                       [&](const Flow& f) { return f.src / gpn != f.dst / gpn; });
-      latency = phase.latency_steps * (alpha + (crosses ? extra : 0.0));
-    }
-    const double seconds = latency + std::max(0.0, transfer);
+    const double seconds =
+        round_latency(round, alpha, calibrated ? round_cost : nullptr, nccl_latency, gpn) +
+        std::max(0.0, transfer);
     result.phase_seconds.push_back(seconds);
     result.seconds += seconds;
-    result.flows += phase.flows.size();
+    result.flows += round.flows.size();
   }
   if (result.flows > 0) result.seconds += overhead_s;
   return result;

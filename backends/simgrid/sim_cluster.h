@@ -15,6 +15,8 @@
 
 namespace prunex::sim {
 
+struct Round;  // netmodel/collectives.h
+
 class SimCluster {
  public:
   SimCluster(const Topology& topology, const SimConfig& config);
@@ -51,6 +53,8 @@ class SimCluster {
   std::string model_description() const;
 
  private:
+  double round_latency(const Round& round, double alpha, const SimConfig::OpCost* cost,
+                       bool nccl_latency, int gpus_per_node);
   void run_batch(const std::vector<Flow>& flows, const std::vector<std::size_t>& batch,
                  double align_latency, std::vector<FlowTiming>& out);
   struct Impl;

@@ -1,7 +1,7 @@
 // `prunex calibrate --steps` models the plan a live run executed, for every strategy and the
 // settings that change what an iteration sends: a short `prunex train` run (the trainer itself,
 // ranks as threads, synthetic data) writes its metrics.json; calibrate's reader rebuilds the
-// run's plan inputs from that file alone (records/plan_settings.h); and each iteration's plan,
+// run's plan inputs from that file alone (settings/plan_settings.h); and each iteration's plan,
 // run as many times as the strategy synchronises, must carry the bytes per tier that the live
 // communicator counted in that iteration (an independent count: the live run's own calls).
 // Settings that change the order but not the bytes (pipelining, DDP's overlap) are compared
@@ -38,10 +38,10 @@ TrainConfig config_for(const Case& c, const std::string& out) {
   cfg.batch = 16;
   cfg.local_steps = 2;
   cfg.iterations = 3;
-  cfg.t_freeze = 2;  // hsadmm: unfrozen, freezing, frozen
+  cfg.hsadmm.t_freeze = 2;  // hsadmm: unfrozen, freezing, frozen
   cfg.freeze_after = 0;
-  cfg.bucket_mib = 0.0625;  // several inter-node buckets
-  cfg.stable_steps = 1;     // pactrain: compact from the second step on
+  cfg.hsadmm.bucket_mib = 0.0625;  // several inter-node buckets
+  cfg.stable_steps = 1;            // pactrain: compact from the second step on
   cfg.lr = 0.01;
   cfg.out = out;
   if (c.tweak) c.tweak(cfg);
@@ -71,10 +71,10 @@ void expect_replayed(const Case& c) {
   auto runs = sim::load_steps_runs({train(cfg, grouping)});
   sim::StepsRun& run = *runs.front();
   PlanInputs& in = run.in;
-  EXPECT_EQ(in.strategy, c.strategy);
+  EXPECT_EQ(in.run.strategy, c.strategy);
   EXPECT_EQ(in.nodes, c.nodes);
   EXPECT_EQ(in.gpus_per_node, c.gpus_per_node);
-  EXPECT_EQ(in.pipeline_buckets, cfg.pipeline_buckets);
+  EXPECT_EQ(in.run.hsadmm.pipeline_buckets, cfg.hsadmm.pipeline_buckets);
   EXPECT_EQ(in.ddp_overlap, !cfg.sync_phases);
   const auto& its = run.metrics["iterations"];
   ASSERT_EQ(its.size(), static_cast<size_t>(cfg.iterations));
@@ -90,7 +90,7 @@ void expect_replayed(const Case& c) {
     std::vector<CallRecord> calls;
     for (long r = 0; r < plan_repeats(in); ++r)
       for (const auto& call : plan_calls(plan, grouping, 0)) calls.push_back(call);
-    const TierBytes want = tier_bytes(calls, in.strategy, grouping);
+    const TierBytes want = tier_bytes(calls, in.run.strategy, grouping);
     const auto& got = its[k]["bytes"];
     // cgx: the plan charges every rank the mean chunk; rank 0's chunks differ from it by the
     // rounding of the bucket split (the conformance test checks the sums over ranks exactly).
@@ -107,25 +107,25 @@ TEST(CalibrateReplay, EveryStrategyAndWireSetting) {
       {"hsadmm", Strategy::hsadmm, 2, 2, {}},
       {"hsadmm_bf16_pipelined", Strategy::hsadmm, 2, 2,
        [](TrainConfig& c) {
-         c.wire_dtype = "bf16";
-         c.pipeline_buckets = true;
+         c.hsadmm.wire_dtype = DType::bf16;
+         c.hsadmm.pipeline_buckets = true;
        }},
       {"hsadmm_rail_fp16", Strategy::hsadmm_rail, 2, 2,
-       [](TrainConfig& c) { c.wire_dtype = "fp16"; }},
+       [](TrainConfig& c) { c.hsadmm.wire_dtype = DType::f16; }},
       {"hsadmm_flat", Strategy::hsadmm_flat, 2, 2, {}},
       {"ddp", Strategy::ddp, 2, 2, {}},
       {"ddp_sync_phases", Strategy::ddp, 3, 1, [](TrainConfig& c) { c.sync_phases = true; }},
       {"fp16", Strategy::fp16, 2, 2, {}},
-      {"topk", Strategy::topk, 2, 2, [](TrainConfig& c) { c.topk_ratio = 0.05; }},
+      {"topk", Strategy::topk, 2, 2, [](TrainConfig& c) { c.topk.topk_ratio = 0.05; }},
       {"pactrain_ternary", Strategy::pactrain, 3, 1,
        [](TrainConfig& c) {
-         c.ternary = true;
-         c.prune_ratio = 0.7;
+         c.pactrain.ternary = true;
+         c.pactrain.prune_ratio = 0.7;
        }},
       {"cgx_2bit", Strategy::cgx, 2, 2,
        [](TrainConfig& c) {
-         c.bits = 2;
-         c.bucket_size = 256;
+         c.cgx.bits = 2;
+         c.cgx.bucket_size = 256;
        }},
   };
   for (const auto& c : cases) expect_replayed(c);

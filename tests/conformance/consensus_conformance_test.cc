@@ -90,12 +90,12 @@ void expect_conformance(Strategy strategy, Shape shape, DType wire = DType::f32,
       EXPECT_EQ(o.frozen, strategy != Strategy::hsadmm_flat && k >= t_freeze);
       PlanInputs in;
       in.layout = &layout;
-      in.strategy = strategy;
+      in.run.strategy = strategy;
       in.nodes = shape.nodes;
       in.gpus_per_node = shape.gpus_per_node;
-      in.bucket_bytes = int64_t(64) << 10;
-      in.wire_dtype = wire;
-      in.pipeline_buckets = pipelined;
+      in.run.hsadmm.bucket_mib = 0.0625;  // 64 KiB
+      in.run.hsadmm.wire_dtype = wire;
+      in.run.hsadmm.pipeline_buckets = pipelined;
       in.global_mask = strategy != Strategy::hsadmm_flat ? &o.payload_mask : nullptr;
       set_freeze_state(in, frozen_after(k - 2), frozen_after(k - 1), frozen_after(k));
       const IterationPlan plan = build_plan(in);

@@ -12,7 +12,7 @@
 
 #include "backends/inproc/inproc_communicator.h"
 #include "engine/plan_builder.h"
-#include "records/plan_settings.h"
+#include "settings/plan_settings.h"
 #include "tests/conformance/conformance.h"
 #include "workloads/train/live_strategy.h"
 
@@ -32,9 +32,9 @@ TrainConfig config_for(Strategy strategy) {
   c.batch = 16;
   c.local_steps = 3;
   c.iterations = 4;
-  c.t_freeze = 2;  // hsadmm: unfrozen 1-2, frozen 3-4
+  c.hsadmm.t_freeze = 2;  // hsadmm: unfrozen 1-2, frozen 3-4
   c.freeze_after = 0;
-  c.bucket_mib = 0.0625;  // 64 KiB buckets: several inter-node buckets
+  c.hsadmm.bucket_mib = 0.0625;  // 64 KiB buckets: several inter-node buckets
   c.lr = 0.01;
   return c;
 }
@@ -145,22 +145,22 @@ TEST(StrategyConformance, HsadmmRailTwoNodesOfTwo) {
 TEST(StrategyConformance, HsadmmBf16PipelinedTwoNodesOfTwo) {
   // The compact payload in bf16 (half the bytes) and pipelined buckets (another order).
   expect_conformance(Strategy::hsadmm, 2, 2, false, [](TrainConfig& c) {
-    c.wire_dtype = "bf16";
-    c.pipeline_buckets = true;
+    c.hsadmm.wire_dtype = DType::bf16;
+    c.hsadmm.pipeline_buckets = true;
   });
 }
 
 TEST(StrategyConformance, HsadmmRailFp16TwoNodesOfTwo) {
   expect_conformance(Strategy::hsadmm_rail, 2, 2, false,
-                     [](TrainConfig& c) { c.wire_dtype = "fp16"; });
+                     [](TrainConfig& c) { c.hsadmm.wire_dtype = DType::f16; });
 }
 
 TEST(StrategyConformance, CgxTwoBitsThreeNodesOfOne) {
   live_sent.clear();
   plan_sent.clear();
   expect_conformance(Strategy::cgx, 3, 1, false, [](TrainConfig& c) {
-    c.bits = 2;
-    c.bucket_size = 256;
+    c.cgx.bits = 2;
+    c.cgx.bucket_size = 256;
   });
   EXPECT_NEAR(live_sent[Group::inter], plan_sent[Group::inter], 0.001 * live_sent[Group::inter]);
 }
@@ -178,7 +178,7 @@ TEST(StrategyConformance, DdpSmallBucketCapTwoNodesOfTwo) {
   // --bucket-cap-mb 0.01: after resnet20's first (1 MiB) bucket, its first layers' 10k floats
   // go in buckets of 10 KiB, live and in the plan: more than the default's 2 per step.
   EXPECT_GT(expect_conformance(Strategy::ddp, 2, 2, false,
-                               [](TrainConfig& c) { c.bucket_cap_mb = 0.01; }),
+                               [](TrainConfig& c) { c.ddp.bucket_cap_mb = 0.01; }),
             6u);
 }
 
@@ -200,9 +200,9 @@ TEST(StrategyConformance, PactrainTwoNodesOfTwo) {
 
 TEST(StrategyConformance, PactrainTernaryThreeNodesOfOne) {
   // Per bucket and step: the scaler's MAX, then the int8 levels.
-  EXPECT_EQ(
-      expect_conformance(Strategy::pactrain, 3, 1, false, [](TrainConfig& c) { c.ternary = true; }),
-      12u);
+  EXPECT_EQ(expect_conformance(Strategy::pactrain, 3, 1, false,
+                               [](TrainConfig& c) { c.pactrain.ternary = true; }),
+            12u);
 }
 
 TEST(StrategyConformance, CgxTwoNodesOfTwoSendsWhatThePlanCharges) {

@@ -18,7 +18,7 @@
 #include "backends/inproc/inproc_communicator.h"
 #include "engine/cgx_adaptive.h"
 #include "engine/cgx_allreduce.h"
-#include "engine/cgx_codec.h"
+#include "engine/cgx_quantize.h"
 #include "engine/pactrain.h"
 #include "engine/plan_builder.h"
 #include "workloads/layers/model_zoo.h"
@@ -338,7 +338,7 @@ TEST(PeerPlans, BytesFollowTheLiveSizes) {
   in.nodes = 4;
   in.gpus_per_node = 1;
   auto world_bytes = [&](Strategy s) {
-    in.strategy = s;
+    in.run.strategy = s;
     double b = 0;
     for (const auto& c : plan_calls(build_plan(in), {4, 1}, 0)) b += static_cast<double>(c.bytes);
     return b;

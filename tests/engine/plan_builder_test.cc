@@ -40,7 +40,7 @@ std::vector<const PlanStep*> steps_of(const IterationPlan& p, Phase phase) {
 PlanInputs inputs(const Fixture& f, Strategy s, const ModelMask* mask, int m = 2, int p = 2) {
   PlanInputs in;
   in.layout = &f.layout;
-  in.strategy = s;
+  in.run.strategy = s;
   in.nodes = m;
   in.gpus_per_node = p;
   in.global_mask = mask;
@@ -53,23 +53,23 @@ TEST(PlanBuilder, HsadmmCollectivesMatchHandCounts) {
   const ModelMask mask = synthetic_union_mask(f.layout, f.spec, 0.0, 2);
   const IterationPlan plan = build_plan(inputs(f, Strategy::hsadmm, &mask));
 
-  const auto intra = steps_of(plan, phase::intra_allreduce);
+  const auto intra = steps_of(plan, Phase::intra_allreduce);
   ASSERT_EQ(intra.size(), 1u);
   EXPECT_EQ(intra[0]->bytes, std::size_t(kDense * 4));
   EXPECT_EQ(intra[0]->group, Group::intra);
 
-  const auto sync = steps_of(plan, phase::mask_sync);
+  const auto sync = steps_of(plan, Phase::mask_sync);
   ASSERT_EQ(sync.size(), 1u);
   EXPECT_EQ(sync[0]->bytes, std::size_t(kMaskBytes));
   EXPECT_EQ(sync[0]->group, Group::inter);
 
-  const auto inter = steps_of(plan, phase::inter_allreduce);
+  const auto inter = steps_of(plan, Phase::inter_allreduce);
   ASSERT_EQ(inter.size(), 1u);  // 136,616 bytes: one 32 MiB bucket
   EXPECT_EQ(inter[0]->bytes, std::size_t(kCompactHalf * 4));
   EXPECT_EQ(inter[0]->group, Group::inter);
 
   // Broadcasts: the mask bits, then the compact bucket.
-  const auto bc = steps_of(plan, phase::broadcast);
+  const auto bc = steps_of(plan, Phase::broadcast);
   ASSERT_EQ(bc.size(), 2u);
   EXPECT_EQ(bc[0]->bytes, std::size_t(kMaskBytes));
   EXPECT_EQ(bc[1]->bytes, std::size_t(kCompactHalf * 4));
@@ -78,29 +78,29 @@ TEST(PlanBuilder, HsadmmCollectivesMatchHandCounts) {
   // 4 GPUs: ceil(50000 / 4) = 12500 samples, ceil(12500 / 128) = 98 steps.
   EXPECT_EQ(steps_per_epoch(inputs(f, Strategy::hsadmm, &mask)), 98);
   double flops = 0;
-  for (const auto* s : steps_of(plan, phase::local_compute)) flops += s->flops;
+  for (const auto* s : steps_of(plan, Phase::local_compute)) flops += s->flops;
   EXPECT_DOUBLE_EQ(flops, 3.0 * f.layout.forward_flops() * 12500);  // the shard, once
 
   // Memory passes (engine/plan_builder.h): compaction plan build 2C (the mask is not frozen),
   // pack 3C, unpack C + D, projection D.
-  const auto pack = steps_of(plan, phase::pack);
+  const auto pack = steps_of(plan, Phase::pack);
   ASSERT_EQ(pack.size(), 2u);
   EXPECT_DOUBLE_EQ(pack[0]->mem_bytes, 2.0 * kCompactHalf * 4);
   EXPECT_DOUBLE_EQ(pack[1]->mem_bytes, 3.0 * kCompactHalf * 4);
   EXPECT_EQ(pack[1]->group, Group::inter);  // only leaders pack
-  EXPECT_DOUBLE_EQ(steps_of(plan, phase::unpack)[0]->mem_bytes, (kCompactHalf + kDense) * 4.0);
-  ASSERT_EQ(steps_of(plan, phase::projection).size(), 1u);
-  EXPECT_DOUBLE_EQ(steps_of(plan, phase::projection)[0]->mem_bytes, kDense * 4.0);
+  EXPECT_DOUBLE_EQ(steps_of(plan, Phase::unpack)[0]->mem_bytes, (kCompactHalf + kDense) * 4.0);
+  ASSERT_EQ(steps_of(plan, Phase::projection).size(), 1u);
+  EXPECT_DOUBLE_EQ(steps_of(plan, Phase::projection)[0]->mem_bytes, kDense * 4.0);
   EXPECT_EQ(residual_allreduce_bytes(f.layout), 14 * 13 * 8);
 
   // Once the plan is built for the frozen mask it is reused (one pack step); the freezing
   // iteration projects the global z once more (a second projection pass of D).
   PlanInputs reuse = inputs(f, Strategy::hsadmm, &mask);
   reuse.build_compaction = false;
-  ASSERT_EQ(steps_of(build_plan(reuse), phase::pack).size(), 1u);
+  ASSERT_EQ(steps_of(build_plan(reuse), Phase::pack).size(), 1u);
   PlanInputs freezing = inputs(f, Strategy::hsadmm, &mask);
   freezing.project_global = true;
-  const auto proj = steps_of(build_plan(freezing), phase::projection);
+  const auto proj = steps_of(build_plan(freezing), Phase::projection);
   ASSERT_EQ(proj.size(), 2u);
   EXPECT_DOUBLE_EQ(proj[1]->mem_bytes, kDense * 4.0);
 }
@@ -109,18 +109,18 @@ TEST(PlanBuilder, BucketsFrozenMaskAndLocalEpochs) {
   Fixture f;
   const ModelMask mask = synthetic_union_mask(f.layout, f.spec, 0.0, 2);
   PlanInputs in = inputs(f, Strategy::hsadmm, &mask);
-  in.bucket_bytes = 64 << 10;  // 16384 floats: 34154 = 16384 + 16384 + 1386
+  in.run.hsadmm.bucket_mib = 0.0625;  // 64 KiB = 16384 floats: 34154 = 16384 + 16384 + 1386
   in.mask_frozen = true;
-  in.local_epochs = 3;
+  in.run.local_epochs = 3;
   const IterationPlan plan = build_plan(in);
-  const auto inter = steps_of(plan, phase::inter_allreduce);
+  const auto inter = steps_of(plan, Phase::inter_allreduce);
   ASSERT_EQ(inter.size(), 3u);
   EXPECT_EQ(inter[0]->bytes, 16384u * 4);
   EXPECT_EQ(inter[1]->bytes, 16384u * 4);
   EXPECT_EQ(inter[2]->bytes, 1386u * 4);
-  EXPECT_EQ(steps_of(plan, phase::broadcast).size(), 4u);  // bits + 3 buckets
-  EXPECT_TRUE(steps_of(plan, phase::mask_sync).empty());
-  EXPECT_DOUBLE_EQ(steps_of(plan, phase::local_compute)[0]->flops,
+  EXPECT_EQ(steps_of(plan, Phase::broadcast).size(), 4u);  // bits + 3 buckets
+  EXPECT_TRUE(steps_of(plan, Phase::mask_sync).empty());
+  EXPECT_DOUBLE_EQ(steps_of(plan, Phase::local_compute)[0]->flops,
                    3.0 * f.layout.forward_flops() * 12500 * 3);
   EXPECT_DOUBLE_EQ(plan.iterations_per_epoch, 1.0 / 3);
   // The ranks synchronise once per iteration, after all its local steps (the skew's sqrt(k)).
@@ -132,21 +132,21 @@ TEST(PlanBuilder, LocalStepsReplaceEpochs) {
   Fixture f;
   const ModelMask mask = synthetic_union_mask(f.layout, f.spec, 0.0, 2);
   PlanInputs in = inputs(f, Strategy::hsadmm, &mask);
-  in.batch = 32;
+  in.run.batch = 32;
   in.samples = 16000;  // 4000 per rank: 125 steps per epoch
-  in.local_steps = 30;
+  in.run.local_steps = 30;
   EXPECT_EQ(steps_per_iteration(in), 30);
   EXPECT_EQ(plan_repeats(in), 1);
   const IterationPlan plan = build_plan(in);
-  EXPECT_DOUBLE_EQ(steps_of(plan, phase::local_compute)[0]->flops,
+  EXPECT_DOUBLE_EQ(steps_of(plan, Phase::local_compute)[0]->flops,
                    3.0 * f.layout.forward_flops() * 32 * 30);
   EXPECT_DOUBLE_EQ(plan.iterations_per_epoch, 125.0 / 30);
   EXPECT_DOUBLE_EQ(plan.local_steps_per_sync, 30);
-  in.strategy = Strategy::ddp;
+  in.run.strategy = Strategy::ddp;
   EXPECT_EQ(plan_repeats(in), 30);
   EXPECT_DOUBLE_EQ(build_plan(in).local_steps_per_sync, 1) << "ddp synchronises every step";
   in.ddp_overlap = false;  // --sync-phases: all-reduced after backward
-  for (const auto* s : steps_of(build_plan(in), phase::allreduce)) EXPECT_EQ(s->overlap_with, -1);
+  for (const auto* s : steps_of(build_plan(in), Phase::allreduce)) EXPECT_EQ(s->overlap_with, -1);
 }
 
 TEST(PlanBuilder, UnionGrowthWidensTheCompactPayload) {
@@ -155,7 +155,7 @@ TEST(PlanBuilder, UnionGrowthWidensTheCompactPayload) {
   const ModelMask mask = synthetic_union_mask(f.layout, f.spec, 0.5, 2);
   const IterationPlan plan = build_plan(inputs(f, Strategy::hsadmm, &mask));
   const int64_t c = 864 + 384 + 32 * 24 * 9 + 64 * 24 * 9 + 64 * 48 * 9 + 650;
-  EXPECT_EQ(steps_of(plan, phase::inter_allreduce)[0]->bytes, std::size_t(c * 4));
+  EXPECT_EQ(steps_of(plan, Phase::inter_allreduce)[0]->bytes, std::size_t(c * 4));
   EXPECT_EQ(union_groups(64, 32, 0.0, 1000), 32);
   EXPECT_EQ(union_groups(64, 32, 1.0, 2), 64);
   EXPECT_EQ(union_groups(100, 50, 0.5, 3), 88);  // 1 - 0.5^3 = 0.875 of 100, rounded half up
@@ -171,7 +171,7 @@ TEST(PlanBuilder, MasksFromRecordedDensities) {
       "m.json");
   const IterationPlan plan = build_plan(inputs(f, Strategy::hsadmm, &mask));
   const int64_t c = 864 + 384 + 32 * 8 * 9 + 64 * 16 * 9 + 64 * 48 * 9 + 650;
-  EXPECT_EQ(steps_of(plan, phase::inter_allreduce)[0]->bytes, std::size_t(c * 4));
+  EXPECT_EQ(steps_of(plan, Phase::inter_allreduce)[0]->bytes, std::size_t(c * 4));
   EXPECT_THROW(mask_from_densities(f.layout, f.spec, {{"features.3.weight", 0.5}}, "m.json"),
                UsageError);  // pruned layers missing
   EXPECT_THROW(mask_from_densities(f.layout, f.spec,
@@ -188,7 +188,7 @@ TEST(PlanBuilder, MasksFromRecordedDensities) {
 TEST(PlanBuilder, FlatIsOneDenseWorldAllreduce) {
   Fixture f;
   const IterationPlan plan = build_plan(inputs(f, Strategy::hsadmm_flat, nullptr));
-  const auto ar = steps_of(plan, phase::allreduce);
+  const auto ar = steps_of(plan, Phase::allreduce);
   ASSERT_EQ(ar.size(), 1u);
   EXPECT_EQ(ar[0]->group, Group::world);
   EXPECT_EQ(ar[0]->bytes, std::size_t(kDense * 4));
@@ -232,11 +232,11 @@ TEST(PlanBuilder, DdpBucketsFollowPytorchRule) {
   EXPECT_EQ(c[1].layers, (std::vector<int>{0}));
   PlanInputs in;
   in.layout = &layout;
-  in.strategy = Strategy::ddp;
+  in.run.strategy = Strategy::ddp;
   in.nodes = 2;
   in.gpus_per_node = 2;
   const IterationPlan plan = build_plan(in);
-  const auto ar = steps_of(plan, phase::allreduce);
+  const auto ar = steps_of(plan, Phase::allreduce);
   ASSERT_EQ(ar.size(), 2u);
   int64_t sum = 0;
   for (const auto* s : ar) sum += static_cast<int64_t>(s->bytes);
@@ -259,7 +259,7 @@ TEST(PlanBuilder, FrameworkOverheadIsPassesOverTheGradients) {
   for (Strategy st : {Strategy::ddp, Strategy::fp16, Strategy::pactrain, Strategy::cgx}) {
     PlanInputs in;
     in.layout = &layout;
-    in.strategy = st;
+    in.run.strategy = st;
     in.nodes = 2;
     in.gpus_per_node = 2;
     const double before = build_plan(in).steps.back().mem_bytes;
@@ -279,18 +279,18 @@ TEST(PlanBuilder, CycleWaitDelaysEveryBucketButNotAtOneGpu) {
   for (Strategy st : {Strategy::ddp, Strategy::fp16}) {
     PlanInputs in;
     in.layout = &layout;
-    in.strategy = st;
+    in.run.strategy = st;
     in.nodes = 2;
     in.gpus_per_node = 2;
     in.cycle_wait_s = 0.0025;
-    in.ddp_bucket_bytes = 64;  // several buckets
+    in.run.ddp.bucket_cap_mb = 64.0 / (1 << 20);  // 64 bytes: several buckets
     int buckets = 0;
     for (const PlanStep& s : build_plan(in).steps) {
       const bool bucket = s.kind == StepKind::collective && s.overlap_with >= 0;
       buckets += bucket;
       EXPECT_DOUBLE_EQ(s.start_delay_s, bucket ? 0.0025 : 0.0) << strategy_name(st);
     }
-    EXPECT_EQ(buckets, static_cast<int>(ddp_buckets(layout, in.ddp_bucket_bytes).size()))
+    EXPECT_EQ(buckets, static_cast<int>(ddp_buckets(layout, bucket_cap_bytes(in.run.ddp)).size()))
         << strategy_name(st);
     ASSERT_GE(buckets, 2);
     // Without overlap every bucket is ready at once: one tick starts them all, so only the
@@ -313,7 +313,7 @@ TEST(PlanBuilder, StepOverheadIsFixedSecondsPerLocalStep) {
   for (Strategy st : {Strategy::hsadmm, Strategy::hsadmm_flat, Strategy::hsadmm_rail, Strategy::ddp,
                       Strategy::fp16, Strategy::topk, Strategy::pactrain, Strategy::cgx}) {
     PlanInputs in = inputs(f, st, &mask);
-    in.local_steps = 6;
+    in.run.local_steps = 6;
     const IterationPlan before = build_plan(in);
     in.step_overhead_s = 0.012;
     const IterationPlan plan = build_plan(in);
@@ -345,11 +345,11 @@ TEST(PlanBuilder, LayerComputeSplitsMatrixFlopsAndElementwiseTraffic) {
   const ModelLayout layout = make_layout("resnet18", 10, 32);
   PlanInputs in;
   in.layout = &layout;
-  in.strategy = Strategy::ddp;
+  in.run.strategy = Strategy::ddp;
   in.nodes = 2;
   in.gpus_per_node = 2;
-  in.batch = 32;
-  in.local_steps = 1;
+  in.run.batch = 32;
+  in.run.local_steps = 1;
   const IterationPlan flops = build_plan(in);
   EXPECT_EQ(flops.steps.front().kind, StepKind::compute);
   in.layer_compute = true;
@@ -372,7 +372,7 @@ TEST(PlanBuilder, TopkAllgatherBlock) {
   // ceil(0.01 n) per tensor: 9, 1, 1, 93, 1, 1, 185, 1, 1, 369, 1, 1, 7, 1 = 672 entries.
   EXPECT_EQ(topk_total_k(f.layout, 0.01), 672);
   const IterationPlan plan = build_plan(inputs(f, Strategy::topk, nullptr));
-  const auto ag = steps_of(plan, phase::allgather);
+  const auto ag = steps_of(plan, Phase::allgather);
   ASSERT_EQ(ag.size(), 1u);
   EXPECT_EQ(ag[0]->bytes, 672u * 8);
   EXPECT_EQ(ag[0]->op, CollectiveOp::allgather);
@@ -392,9 +392,9 @@ TEST(PlanBuilder, WarmCollectivesFollowCommunicationNotCompute) {
     std::vector<std::pair<Phase, bool>> got;
     for (const auto& s : build_plan(in).steps)
       if (s.kind == StepKind::collective) got.emplace_back(s.phase, s.warm);
-    std::vector<std::pair<Phase, bool>> want = {{phase::intra_allreduce, false}};
-    if (!frozen) want.emplace_back(phase::mask_sync, true);
-    for (Phase p : {phase::broadcast, phase::inter_allreduce, phase::broadcast})
+    std::vector<std::pair<Phase, bool>> want = {{Phase::intra_allreduce, false}};
+    if (!frozen) want.emplace_back(Phase::mask_sync, true);
+    for (Phase p : {Phase::broadcast, Phase::inter_allreduce, Phase::broadcast})
       want.emplace_back(p, true);
     EXPECT_EQ(got, want) << "frozen " << frozen;
   }
@@ -408,11 +408,11 @@ TEST(PlanBuilder, WarmCollectivesFollowCommunicationNotCompute) {
   const ModelLayout layout = four_layers();  // two DDP buckets
   PlanInputs in;
   in.layout = &layout;
-  in.strategy = Strategy::ddp;
+  in.run.strategy = Strategy::ddp;
   for (bool overlap : {true, false}) {
     in.ddp_overlap = overlap;
     std::vector<bool> warm;
-    for (const auto* st : steps_of(build_plan(in), phase::allreduce)) warm.push_back(st->warm);
+    for (const auto* st : steps_of(build_plan(in), Phase::allreduce)) warm.push_back(st->warm);
     const std::vector<bool> want =
         overlap ? std::vector<bool>{false, false} : std::vector<bool>{false, true};
     EXPECT_EQ(warm, want) << "overlap " << overlap;
@@ -422,10 +422,10 @@ TEST(PlanBuilder, WarmCollectivesFollowCommunicationNotCompute) {
 TEST(PlanBuilder, BadInputsAreUsageErrors) {
   Fixture f;
   PlanInputs in = inputs(f, Strategy::ddp, nullptr);
-  in.batch = 0;
+  in.run.batch = 0;
   EXPECT_THROW(build_plan(in), UsageError);
   in = inputs(f, Strategy::topk, nullptr);
-  in.topk_ratio = 0;
+  in.run.topk.topk_ratio = 0;
   EXPECT_THROW(build_plan(in), UsageError);
   in.layout = nullptr;
   EXPECT_THROW(build_plan(in), UsageError);

@@ -1,5 +1,5 @@
 // The peers' CUDA kernels (backends/cuda/cuda_peer_kernels.h) against the host functions
-// (engine/cgx_codec.h, engine/pactrain.h), bit for bit, on random data of awkward sizes: CGX's
+// (engine/cgx_quantize.h, engine/pactrain.h), bit for bit, on random data of awkward sizes: CGX's
 // quantization (nearest and stochastic, 2 to 8 bits, buckets that do not divide the values),
 // its dequantization (with and without accumulation), whole bucket buffers whose pieces start
 // at odd bytes, a bucket holding a NaN, and pactrain's ternary levels. Needs a GPU: without one
@@ -13,7 +13,7 @@
 
 #include "backends/cuda/cuda_handles.h"
 #include "backends/cuda/cuda_peer_kernels.h"
-#include "engine/cgx_codec.h"
+#include "engine/cgx_quantize.h"
 #include "engine/pactrain.h"
 #include "tests/nccl/nccl_fixtures.h"
 

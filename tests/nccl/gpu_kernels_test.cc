@@ -10,10 +10,10 @@
 #include "backends/cuda/gpu_compaction.h"
 #include "backends/cuda/gpu_projection.h"
 #include "backends/cuda/group_norms.h"
-#include "backends/cuda/mask_bytes.h"
 #include "engine/compaction.h"
 #include "engine/hsadmm_updates.h"
 #include "engine/projection.h"
+#include "tests/nccl/mask_bytes.h"
 #include "tests/nccl/nccl_fixtures.h"
 
 namespace prunex {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "backends/cuda/mask_bytes.h"
+#include "tests/nccl/mask_bytes.h"
 #include "tests/nccl/nccl_fixtures.h"
 
 namespace prunex {

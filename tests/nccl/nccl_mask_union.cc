@@ -1,6 +1,6 @@
 #include "tests/nccl/nccl_mask_union.h"
 
-#include "backends/cuda/mask_bytes.h"
+#include "tests/nccl/mask_bytes.h"
 
 namespace prunex {
 

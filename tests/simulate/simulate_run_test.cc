@@ -27,7 +27,7 @@ sim::SimulateSpec small_spec(Strategy s, int iterations = 1, int t_freeze = 0) {
   spec.sim.nodes = 2;
   spec.sim.gpus_per_node = 2;
   spec.layout = make_layout("small_cnn");
-  spec.plan.strategy = s;
+  spec.plan.run.strategy = s;
   const SparsitySpec sp =
       SparsitySpec::build(spec.layout, parse_sparsity_kinds("channel"), KeepRate::of_fraction(0.5));
   spec.mask = synthetic_union_mask(spec.layout, sp, 0.0, 2);

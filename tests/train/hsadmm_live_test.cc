@@ -26,7 +26,7 @@ TrainConfig small_config() {
   c.iterations = 2;
   c.batch = 64;
   c.lr = 0.05;
-  c.t_freeze = 1;
+  c.hsadmm.t_freeze = 1;
   return c;
 }
 
@@ -93,7 +93,7 @@ TEST(LiveHsadmm, EveryStrategyRunsTwoIterations) {
       SCOPED_TRACE(std::string(name) + (sync ? " --sync-phases" : ""));
       TrainConfig c = small_config();
       c.strategy = parse_strategy(name);
-      c.t_freeze = 0;
+      c.hsadmm.t_freeze = 0;
       c.sync_phases = sync;
       TrainSetup s = make_setup(c, *comm);
       std::unique_ptr<LiveStrategy> st = make_live_strategy(s, *comm);
@@ -112,14 +112,14 @@ TEST(LiveHsadmm, EveryStrategyRunsTwoIterations) {
       EXPECT_TRUE(std::isfinite(loss)) << name;
       // The barrier's wait is its own phase, only in the measurement mode; the communication
       // phase is still timed.
-      const double wait = seconds[static_cast<int>(phase::sync_wait)];
+      const double wait = seconds[static_cast<int>(Phase::sync_wait)];
       if (sync)
         EXPECT_GT(wait, 0.0);
       else
         EXPECT_EQ(wait, 0.0);
-      const Phase comm_phase = c.strategy == Strategy::hsadmm ? phase::intra_allreduce
-                               : c.strategy == Strategy::topk ? phase::allgather
-                                                              : phase::allreduce;
+      const Phase comm_phase = c.strategy == Strategy::hsadmm ? Phase::intra_allreduce
+                               : c.strategy == Strategy::topk ? Phase::allgather
+                                                              : Phase::allreduce;
       EXPECT_GT(seconds[static_cast<int>(comm_phase)], 0.0);
       if (c.strategy == Strategy::ddp) {
         // The gradient applied is the mean of the ranks' own gradients (summed here with a

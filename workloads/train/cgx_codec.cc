@@ -1,4 +1,4 @@
-// cgx (bucket_codec.h; engine/cgx_codec.h, cgx_allreduce.h): quantized buckets reduced by
+// cgx (bucket_codec.h; engine/cgx_quantize.h, cgx_allreduce.h): quantized buckets reduced by
 // CGX's scatter-reduce-allgather and leaders' ring over point-to-point messages, after
 // backward (no overlap: the reduction is a chain of blocking hops), timed as the allreduce
 // phase. --adaptive-bits: rank 0 keeps decayed gradient sums and re-chooses each compressed
@@ -22,7 +22,7 @@ class CgxCodec : public BucketCodec {
         comm_(comm),
         kernels_(peer_kernels(s)),
         buckets_(buckets),
-        bits_(s.params.size(), s.cfg.bits) {
+        bits_(s.params.size(), s.cfg.cgx.bits) {
     build_codecs();
     if (s.cfg.adaptive_bits && comm.world_rank() == 0)
       for (const auto& p : s.params) acc_.push_back(torch::zeros_like(p));
@@ -69,7 +69,7 @@ class CgxCodec : public BucketCodec {
     codecs_.clear();
     for (const auto& b : buckets_)
       codecs_.push_back(std::make_unique<CgxBufferCodec>(cgx_bucket_codec(
-          s_.layout, b.layers, b.offsets, bits_, s_.cfg.bucket_size, s_.cfg.adaptive_bits)));
+          s_.layout, b.layers, b.offsets, bits_, s_.cfg.cgx.bucket_size, s_.cfg.adaptive_bits)));
   }
 
   // Rank 0 clusters the compressed layers and broadcasts their bits (int32 per layer).

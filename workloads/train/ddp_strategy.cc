@@ -40,7 +40,7 @@ std::vector<GradBucket> make_buckets(const TrainSetup& s) {
   std::vector<GradBucket> buckets;
   // The plan builder sizes its all-reduces with the same assignment (engine/ddp_buckets.h).
   for (auto& a :
-       ddp_bucket_assignment(numel, kDdpFirstBucketBytes, ddp_cap_bytes(s.cfg.bucket_cap_mb))) {
+       ddp_bucket_assignment(numel, kDdpFirstBucketBytes, ddp_cap_bytes(s.cfg.ddp.bucket_cap_mb))) {
     GradBucket b;
     b.index = static_cast<int>(buckets.size());
     b.layers = a.layers;
@@ -68,7 +68,7 @@ std::unique_ptr<BucketCodec> make_codec(TrainSetup& s, Communicator& comm,
 class BucketReducer : public LiveStrategy {
  public:
   BucketReducer(TrainSetup& s, Communicator& comm) : s_(s), comm_(comm) {
-    PRUNEX_USAGE(!s.cfg.ternary || comm.size(Group::world) <= kTernaryMaxRanks,
+    PRUNEX_USAGE(!s.cfg.pactrain.ternary || comm.size(Group::world) <= kTernaryMaxRanks,
                  "--ternary sums int8 levels, exact for at most ", kTernaryMaxRanks,
                  " ranks; this world has ", comm.size(Group::world));
     buckets_ = make_buckets(s);
@@ -143,7 +143,7 @@ class BucketReducer : public LiveStrategy {
   // the averages into the gradients.
   void finish_step() {
     clock_->fence(comm_);
-    clock_->time(phase::allreduce, [&] {
+    clock_->time(Phase::allreduce, [&] {
       const bool overlapped = !s_.cfg.sync_phases && codec_->overlaps_backward();
       for (auto& b : buckets_) {
         auto& work = work_[b.index];
@@ -160,11 +160,11 @@ class BucketReducer : public LiveStrategy {
       for (auto& b : buckets_) codec_->land(b);
     };
     if (codec_->decodes())
-      clock_->time(phase::compress, land_all);
+      clock_->time(Phase::compress, land_all);
     else
       land_all();
     clock_->fence(comm_);
-    clock_->time(phase::local_compute, [&] {
+    clock_->time(Phase::local_compute, [&] {
       torch::NoGradGuard no_grad;
       const float inv =
           codec_->averages() ? 1.0f : 1.0f / static_cast<float>(comm_.size(Group::world));

@@ -19,7 +19,7 @@ HsadmmConfig admm_config(const TrainConfig& c) {
   h.eps_abs = c.eps_abs;
   h.eps_rel = c.eps_rel;
   h.adaptive_penalty = c.adaptive_rho;
-  h.t_freeze = c.t_freeze > 0 ? c.t_freeze : -1;
+  h.t_freeze = c.hsadmm.t_freeze > 0 ? c.hsadmm.t_freeze : -1;
   h.freeze_after_stable = c.freeze_after;
   h.validate();
   return h;
@@ -44,15 +44,15 @@ class HsadmmStrategy : public LiveStrategy {
         comm_(comm),
         theta_(initial_theta(s)),
         consensus_(s.layout,
-                   SparsitySpec::build(s.layout, parse_sparsity_kinds(s.cfg.sparsity),
-                                       KeepRate::of_fraction(s.cfg.keep)),
-                   admm_config(s.cfg), static_cast<int64_t>(s.cfg.bucket_mib * (1 << 20)), strategy,
-                   comm, theta_.data_ptr<float>(), parse_wire_dtype(s.cfg.wire_dtype),
+                   SparsitySpec::build(s.layout, parse_sparsity_kinds(s.cfg.hsadmm.sparsity),
+                                       KeepRate::of_fraction(s.cfg.hsadmm.keep)),
+                   admm_config(s.cfg), static_cast<int64_t>(s.cfg.hsadmm.bucket_mib * (1 << 20)),
+                   strategy, comm, theta_.data_ptr<float>(), s.cfg.hsadmm.wire_dtype,
                    consensus_math(s)),
         eval_(make_model(s.cfg.model, s.cfg.classes, s.layout.input_channels)) {
     eval_->to(s.device);
     eval_params_ = parameters_in_layout_order(*eval_, s.layout);
-    consensus_.set_pipelined(s.cfg.pipeline_buckets);
+    consensus_.set_pipelined(s.cfg.hsadmm.pipeline_buckets);
   }
 
   LocalIteration iterate(int k, PhaseClock& clock) override {
@@ -64,7 +64,7 @@ class HsadmmStrategy : public LiveStrategy {
     out.loss = run_local_steps(
         s_, clock,
         [&] {
-          clock.time(phase::local_compute, [&] {
+          clock.time(Phase::local_compute, [&] {
             device_sync(s_);  // the gradients LibTorch wrote
             std::vector<float*> grads(L);
             std::vector<const float*> thetas(L);
@@ -77,7 +77,7 @@ class HsadmmStrategy : public LiveStrategy {
         },
         [&] {
           if (!masked) return;
-          clock.time(phase::local_compute, [&] {
+          clock.time(Phase::local_compute, [&] {
             device_sync(s_);
             std::vector<float*> w;
             for (auto& p : s_.params) w.push_back(p.data_ptr<float>());
@@ -87,7 +87,7 @@ class HsadmmStrategy : public LiveStrategy {
     // --sync-phases: ranks that finished their local steps early do not time the consensus
     // against the others' compute.
     clock.fence(comm_);
-    clock.time(phase::dual_update, [&] {
+    clock.time(Phase::dual_update, [&] {
       params_to_flat(s_.params, s_.flat, theta_);
       device_sync(s_);
     });

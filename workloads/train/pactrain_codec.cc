@@ -46,7 +46,8 @@ class PactrainCodec : public BucketCodec {
     st.wire = st.compacted ? bucket.index_select(0, st.kept) : bucket;
     float* payload = st.wire.data_ptr<float>();
     const int64_t n = st.wire.numel();
-    if (!s_.cfg.ternary) return start(payload, static_cast<std::size_t>(n), DType::f32, async);
+    if (!s_.cfg.pactrain.ternary)
+      return start(payload, static_cast<std::size_t>(n), DType::f32, async);
     // max |g|; a NaN or an Inf makes it Inf on every rank (MAX), as engine/pactrain.h's max_abs.
     torch::Tensor scaler = n ? st.wire.abs().max() : torch::zeros({}, bucket.options());
     const double inf = std::numeric_limits<double>::infinity();
@@ -65,7 +66,7 @@ class PactrainCodec : public BucketCodec {
   void land(GradBucket& b) override {
     torch::NoGradGuard no_grad;
     State& st = state_[b.index];
-    if (s_.cfg.ternary) st.wire.copy_(st.levels.to(torch::kFloat32).mul_(st.scaler));
+    if (s_.cfg.pactrain.ternary) st.wire.copy_(st.levels.to(torch::kFloat32).mul_(st.scaler));
     if (st.compacted) {
       torch::Tensor bucket = flat_view(s_, b.payload, b.floats);
       bucket.zero_().index_copy_(0, st.kept, st.wire);

@@ -108,7 +108,7 @@ std::vector<torch::Tensor> pactrain_prune(TrainSetup& s, Communicator& comm) {
     int64_t at = 0;
     for (size_t j = 0; j < layers.size(); ++j) {
       const int64_t n = scores[j].numel();
-      for (int64_t i : lowest_scores(scores[j].data_ptr<float>(), n, s.cfg.prune_ratio))
+      for (int64_t i : lowest_scores(scores[j].data_ptr<float>(), n, s.cfg.pactrain.prune_ratio))
         keep[at + i] = 0;
       at += n;
     }

@@ -24,7 +24,7 @@ void PhaseClock::add(Phase phase, double start, double seconds) {
 
 void PhaseClock::fence(Communicator& comm) {
   if (!sync_) return;
-  time(phase::sync_wait, [&] { comm.barrier(Group::world); });
+  time(Phase::sync_wait, [&] { comm.barrier(Group::world); });
 }
 
 void PhaseClock::settle() noexcept {

@@ -24,7 +24,7 @@ class TopkStrategy : public LiveStrategy {
   TopkStrategy(TrainSetup& s, Communicator& comm) : s_(s), comm_(comm) {
     for (const auto& p : s.params) {
       const int64_t n = p.numel();
-      const int64_t k = topk_k(n, s.cfg.topk_ratio);  // as the plan builder sizes it
+      const int64_t k = topk_k(n, s.cfg.topk.topk_ratio);  // as the plan builder sizes it
       k_.push_back(k);
       total_k_ += k;
       residual_.push_back(torch::zeros_like(p));
@@ -80,7 +80,7 @@ class TopkStrategy : public LiveStrategy {
   void exchange() {
     torch::NoGradGuard no_grad;
     const int world = comm_.size(Group::world);
-    clock_->time(phase::compress, [&] {
+    clock_->time(Phase::compress, [&] {
       const torch::Tensor vals = values(send_, 0), idx = indices(send_, 0);
       int64_t at = 0;
       for (size_t l = 0; l < s_.params.size(); ++l) {
@@ -94,12 +94,12 @@ class TopkStrategy : public LiveStrategy {
       }
     });
     clock_->fence(comm_);
-    clock_->time(phase::allgather, [&] {
+    clock_->time(Phase::allgather, [&] {
       comm_.allgather(send_.data_ptr(), recv_.data_ptr(), static_cast<std::size_t>(block()),
                       DType::u8, Group::world);
     });
     clock_->fence(comm_);
-    clock_->time(phase::compress, [&] {
+    clock_->time(Phase::compress, [&] {
       // Every rank gathered the same values: all stop alike (one check for the message).
       std::vector<torch::Tensor> finite;
       for (int r = 0; r < world; ++r) finite.push_back(torch::isfinite(values(recv_, r)).all());

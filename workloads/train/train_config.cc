@@ -7,7 +7,7 @@
 #include "engine/strategy.h"
 #include "engine/text_parse.h"
 #include "engine/wire_dtype.h"
-#include "records/run_fields.h"
+#include "settings/run_fields.h"
 
 namespace prunex {
 namespace {
@@ -127,7 +127,7 @@ const std::vector<TrainField>& train_fields() {
                   &C::backend),
         str_field("out", "DIR", "output folder (metrics.json, trace.json)", &C::out),
     };
-    // The settings simulate shares, declared once (records/run_fields.h), after the data.
+    // The settings simulate shares, declared once (settings/run_fields.h), after the data.
     const auto shared = fields::shared_run_fields<C>();
     f.insert(f.begin() + 2, shared.begin(), shared.end());
     return f;
@@ -155,7 +155,7 @@ InjectedFailure parse_inject_failure(const std::string& spec) {
   return f;
 }
 
-// Checks beyond each field's own (records/run_fields.h and the table above): across fields,
+// Checks beyond each field's own (settings/run_fields.h and the table above): across fields,
 // and what training needs that simulating does not.
 void validate(const TrainConfig& c) {
   // Every field's own check (the flags and --config were checked as they were read; a config
@@ -179,15 +179,16 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(c.rho1_cap >= c.rho1 && c.rho2_cap >= c.rho2, "rho caps must be >= the initial rho");
   PRUNEX_USAGE(c.lambda >= 0, "--lambda must be >= 0");
   PRUNEX_USAGE(c.gpus_per_node >= 0, "--gpus-per-node must be >= 0");
-  PRUNEX_USAGE(parse_wire_dtype(c.wire_dtype) == DType::f32 || packs_compact_payload(c.strategy),
-               "--wire-dtype ", c.wire_dtype, " applies to hsadmm and hsadmm-rail only");
-  PRUNEX_USAGE(!c.pipeline_buckets || packs_compact_payload(c.strategy),
+  PRUNEX_USAGE(c.hsadmm.wire_dtype == DType::f32 || packs_compact_payload(c.strategy),
+               "--wire-dtype ", wire_dtype_name(c.hsadmm.wire_dtype),
+               " applies to hsadmm and hsadmm-rail only");
+  PRUNEX_USAGE(!c.hsadmm.pipeline_buckets || packs_compact_payload(c.strategy),
                "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
   PRUNEX_USAGE(c.prune_method == "magnitude" || c.prune_method == "grasp",
                "--prune-method must be magnitude or grasp, got '", c.prune_method, "'");
   PRUNEX_USAGE(c.init.empty() || c.strategy == Strategy::pactrain,
                "--init applies to pactrain only");
-  PRUNEX_USAGE(!c.ternary || c.strategy == Strategy::pactrain,
+  PRUNEX_USAGE(!c.pactrain.ternary || c.strategy == Strategy::pactrain,
                "--ternary applies to pactrain only");
   PRUNEX_USAGE(c.stable_steps >= 1, "--stable-steps must be at least 1, got ", c.stable_steps);
   PRUNEX_USAGE(c.adapt_every >= 1, "--adapt-every must be at least 1, got ", c.adapt_every);
@@ -209,8 +210,8 @@ void validate(const TrainConfig& c) {
   PRUNEX_USAGE(!c.out.empty(), "--out must not be empty");
   PRUNEX_USAGE(c.backend == "mpi" || c.backend == "nccl", "--backend must be mpi or nccl, got '",
                c.backend, "'");
-  PRUNEX_USAGE(c.backend != "nccl" || parse_wire_dtype(c.wire_dtype) == DType::f32, "--wire-dtype ",
-               c.wire_dtype,
+  PRUNEX_USAGE(c.backend != "nccl" || c.hsadmm.wire_dtype == DType::f32, "--wire-dtype ",
+               wire_dtype_name(c.hsadmm.wire_dtype),
                " is not on --backend nccl in this version (f32 only); use --backend mpi");
   PRUNEX_USAGE(c.checkpoint_every >= 0, "--checkpoint-every must be >= 0, got ",
                c.checkpoint_every);

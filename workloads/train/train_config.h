@@ -1,4 +1,5 @@
-// Everything `prunex train` can be told, with the paper's hyperparameters as defaults
+// Everything `prunex train` can be told: the run's settings every command shares
+// (RunSettings) and training's own, with the paper's hyperparameters as defaults
 // (section 5.1.5). One field table serves the command-line flags, the JSON config file
 // (`--config FILE`, keys = flag names) and the effective config written to metrics.json.
 // Precedence: defaults < config file < flags.
@@ -13,22 +14,20 @@
 #include "engine/compaction.h"
 #include "engine/ddp_buckets.h"
 #include "engine/phases.h"
+#include "engine/run_settings.h"
 #include "engine/strategy.h"
-#include "records/config_fields.h"
+#include "settings/config_fields.h"
 
 namespace prunex {
 
-struct TrainConfig {
+struct TrainConfig : RunSettings {
+  TrainConfig() { model = "small_cnn"; }
   // Not a setting: one-line warnings the command found (a setting the strategy does not use),
   // printed by rank 0 once every check has passed and training starts.
   std::vector<std::string> warnings;
-  std::string model = "small_cnn";
   std::string dataset = "fashion-mnist";  // fashion-mnist, cifar10, synthetic
   std::string data_dir;                   // cifar10 (and fashion-mnist override)
-  Strategy strategy = Strategy::hsadmm;
-  int classes = 10;
-  int gpus_per_node = 0;  // 0: ranks sharing a host form a node
-  int batch = 128;        // per rank
+  int gpus_per_node = 0;                  // 0: ranks sharing a host form a node
   double lr = 1e-3;
   std::string lr_schedule = "constant";  // constant, or cosine over the outer iterations
   double momentum = 0.9;
@@ -36,33 +35,18 @@ struct TrainConfig {
   double rho1 = 1.5e-3, rho2 = 1.5e-4;
   double rho1_cap = 10, rho2_cap = 10;
   bool adaptive_rho = true;
-  double lambda = 1e-4;  // the l2 term on z (eq. 3-5)
-  std::string sparsity = "channel";
-  double keep = 0.5;
-  int iterations = 60;
-  int local_epochs = 1;
-  long local_steps = 0;           // > 0: an outer iteration is this many local steps instead
-  int t_freeze = 0;               // freeze the mask after this iteration (0: never by count)
-  int freeze_after = 3;           // ... or once it has been unchanged this many iterations (0: off)
+  double lambda = 1e-4;           // the l2 term on z (eq. 3-5)
+  int freeze_after = 3;           // freeze once the mask is unchanged this many iterations (0: off)
   bool masked_retraining = true;  // after freezing, theta is masked too (section 4.5)
   double eps_abs = 1e-4, eps_rel = 1e-3;
-  double bucket_mib = kDefaultBucketMib;  // hsadmm inter-node buckets
-  double bucket_cap_mb = kDdpBucketMib;   // DDP's bucket_cap_mb (engine/ddp_buckets.h)
-  std::string wire_dtype = "fp32";        // hsadmm / hsadmm-rail compact payload: fp32, bf16, fp16
-  bool pipeline_buckets = false;          // hsadmm / hsadmm-rail: pipelined inter-node buckets
-  double topk_ratio = 0.01;
-  // pactrain (engine/pactrain.h): pruned fraction of every conv / fc weight, by magnitude or
-  // grasp; the ddp checkpoint folder to prune (empty: from scratch); steps a bucket's mask must
-  // stay unchanged before it travels compact; TernGrad levels on the wire.
-  double prune_ratio = 0.5;
+  // pactrain (engine/pactrain.h), beside RunSettings::pactrain: pruned by magnitude or grasp;
+  // the ddp checkpoint folder to prune (empty: from scratch); steps a bucket's mask must stay
+  // unchanged before it travels compact.
   std::string prune_method = "magnitude";
   std::string init;
   int stable_steps = 10;  // kPactrainStableSteps
-  bool ternary = false;
-  // cgx (engine/cgx_codec.h): bits per value, values per quantization bucket, stochastic
-  // rounding, per-layer bits (2-4) chosen every adapt_every steps.
-  int bits = 4;
-  int bucket_size = 1024;
+  // cgx (engine/cgx_quantize.h), beside RunSettings::cgx: stochastic rounding, per-layer bits
+  // (2-4) chosen every adapt_every steps.
   bool stochastic_rounding = false;
   bool adaptive_bits = false;
   int adapt_every = 100;

@@ -10,7 +10,7 @@
 
 #include "engine/error.h"
 #include "engine/phases.h"
-#include "support/host_memory.h"
+#include "host/host_memory.h"
 #include "workloads/layers/model_zoo.h"
 #include "workloads/train/train_check.h"
 
@@ -162,7 +162,7 @@ double run_local_steps(TrainSetup& s, PhaseClock& clock,
   auto last = start;
   for (int64_t i = 0; i < steps; ++i) {
     torch::Tensor loss;
-    clock.time(phase::local_compute, [&] {
+    clock.time(Phase::local_compute, [&] {
       std::optional<Batch> b = s.epoch_open ? s.loader->next() : std::nullopt;
       if (!b) {  // every rank's shard has the same size: all ranks turn epochs together
         s.loader->start_epoch(s.epoch++);
@@ -175,7 +175,7 @@ double run_local_steps(TrainSetup& s, PhaseClock& clock,
       loss.backward();
     });
     if (after_backward) after_backward();
-    clock.time(phase::local_compute, [&] { sgd_step(s); });
+    clock.time(Phase::local_compute, [&] { sgd_step(s); });
     if (after_step) after_step();
     loss_sum += loss.item<double>();
     if (s.print_progress && i + 1 < steps &&

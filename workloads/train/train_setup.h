@@ -63,7 +63,7 @@ inline TrainSetup make_setup(const TrainConfig& cfg, Communicator& comm) {
 }
 // Waits for the device's queued work (a no-op on the CPU): before code that reads tensors
 // LibTorch wrote, on another stream or through raw pointers.
-// What a run records in metrics.json's config beside its settings (records/config_fields.h's
+// What a run records in metrics.json's config beside its settings (settings/config_fields.h's
 // recorded keys): the grouping used (with --gpus-per-node 0, the ranks per host found, so
 // --config of the record reproduces it), world size, nodes, executor, device, input size and
 // training samples: what a rerun, a simulation or a calibration of the run needs.

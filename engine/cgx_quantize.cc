@@ -1,4 +1,4 @@
-#include "engine/cgx_codec.h"
+#include "engine/cgx_quantize.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,21 +1,22 @@
 // The settings `prunex train` and `prunex simulate` (and sweep) share, declared once: flag name
-// (= JSON key), value name, help, parser with bounds, recorded value. Both configs name the
-// members alike (TrainConfig, SimulateConfig), so one template serves both field tables; each
-// command adds its own fields and its own cross-field checks. The builders below are the
-// typed fields every table uses.
+// (= JSON key), value name, help, parser with bounds, recorded value, over RunSettings, which
+// both configs derive from; each command adds its own fields and its own cross-field checks.
+// The builders below are the typed fields every table uses.
 #pragma once
 
 #include <algorithm>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
+#include "engine/run_settings.h"
 #include "engine/sparsity_spec.h"
 #include "engine/strategy.h"
 #include "engine/text_parse.h"
 #include "engine/wire_dtype.h"
-#include "records/config_fields.h"
+#include "settings/config_fields.h"
 
 namespace prunex::fields {
 
@@ -81,66 +82,32 @@ ConfigField<C> real(std::string name, std::string vn, std::string help, double C
           open_low};
 }
 
-// What a run is, as train and simulate both take it: strategy, model and head, outer and
-// local iterations, batch, H-SADMM's sparsity, keep rate, freeze and buckets, and the peers'
-// settings.
+// A field of the base part of a config (RunSettings inside TrainConfig or SimulateConfig).
+template <typename Derived, typename Base>
+ConfigField<Derived> base_field(const ConfigField<Base>& f) {
+  return {f.name,
+          f.value_name,
+          f.help,
+          [set = f.set](Derived& d, const std::string& v) { set(static_cast<Base&>(d), v); },
+          [get = f.get](const Derived& d) { return get(static_cast<const Base&>(d)); },
+          f.type,
+          f.lo,
+          f.hi,
+          f.open_low};
+}
+
+// What a run is (engine/run_settings.h), as train, simulate and sweep all take it: strategy,
+// model and head, outer and local iterations, batch, and each strategy's part, declared once
+// (settings/run_fields.cc). The order is --help's.
+const std::vector<ConfigField<RunSettings>>& run_fields();
+
+// run_fields() as fields of a command's config C, which derives from RunSettings.
 template <typename C>
 std::vector<ConfigField<C>> shared_run_fields() {
-  return {
-      {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain or cgx",
-       [](C& c, const std::string& v) { c.strategy = parse_strategy(v); },
-       [](const C& c) { return nlohmann::json(std::string(strategy_name(c.strategy))); }},
-      text<C>("model", "M", "a model of the zoo (prunex model-info)", &C::model, true),
-      whole<C>("classes", "C", "classes of the model head", &C::classes, 1, kMaxCount),
-      whole<C>("iterations", "N", "outer iterations (ddp and the peers: rounds of local steps)",
-               &C::iterations, 1, kMaxCount),
-      whole<C>("local-epochs", "E", "local epochs per outer iteration", &C::local_epochs, 1,
-               kMaxCount),
-      whole<C>("local-steps", "N",
-               "local steps (full batches) per outer iteration instead of --local-epochs "
-               "(0: epochs)",
-               &C::local_steps, 0, kMaxCount),
-      whole<C>("batch", "B", "mini-batch per rank / GPU (paper: 128)", &C::batch, 1, kMaxCount),
-      {"sparsity", "KINDS", "filter, channel, shape, or a combination like filter+channel",
-       [](C& c, const std::string& v) {
-         parse_sparsity_kinds(v);
-         c.sparsity = v;
-       },
-       [](const C& c) { return nlohmann::json(c.sparsity); }},
-      real<C>("keep", "F", "kept fraction of groups in pruned layers, in (0, 1]", &C::keep, 0, 1,
-              true),
-      whole<C>("t-freeze", "T", "freeze the mask after iteration T (no mask_sync after); 0: never",
-               &C::t_freeze, 0, kMaxCount),
-      real<C>("bucket-mib", "MIB", "H-SADMM inter-node bucket size in MiB", &C::bucket_mib, 0, 4096,
-              true),
-      real<C>("bucket-cap-mb", "MB",
-              "ddp, fp16, pactrain, cgx: PyTorch DDP's bucket_cap_mb, the gradient buckets' size "
-              "in MiB after the first (1 MiB) one",
-              &C::bucket_cap_mb, 0, 4096, true),
-      {"wire-dtype", "T",
-       "hsadmm / hsadmm-rail: the compact inter-node payload's type, fp32, bf16 or fp16 "
-       "(converted in pack and unpack, summed in that type)",
-       [](C& c, const std::string& v) {
-         parse_wire_dtype(v);
-         c.wire_dtype = v;
-       },
-       [](const C& c) { return nlohmann::json(c.wire_dtype); }},
-      boolean<C>("pipeline-buckets",
-                 "hsadmm / hsadmm-rail: bucket b's inter-node all-reduce runs while b + 1 is "
-                 "packed and b - 1 unpacked",
-                 &C::pipeline_buckets),
-      real<C>("topk-ratio", "R", "topk: kept fraction of each layer's gradient", &C::topk_ratio, 0,
-              1, true),
-      real<C>("prune-ratio", "R", "pactrain: pruned fraction of every conv and fc weight, [0, 1)",
-              &C::prune_ratio, 0, 0.999999, false),
-      boolean<C>("ternary",
-                 "pactrain: TernGrad levels on the wire (MAX all-reduce of a scaler per bucket, "
-                 "int8 SUM of the levels; at most 127 ranks)",
-                 &C::ternary),
-      whole<C>("bits", "B", "cgx: quantization bits per value (1-8)", &C::bits, 1, 8),
-      whole<C>("bucket-size", "N", "cgx: values per quantization bucket (two fp32 metadata each)",
-               &C::bucket_size, 1, kMaxCount),
-  };
+  static_assert(std::is_base_of_v<RunSettings, C>);
+  std::vector<ConfigField<C>> out;
+  for (const auto& f : run_fields()) out.push_back(base_field<C>(f));
+  return out;
 }
 
 // The settings that only some strategies use (train's, simulate's and sweep's tables), and

@@ -1,4 +1,4 @@
-#include "support/peer_watch.h"
+#include "host/peer_watch.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,4 +1,4 @@
-#include "backends/cuda/mask_bytes.h"
+#include "tests/nccl/mask_bytes.h"
 
 #include <algorithm>
 

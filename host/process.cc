@@ -1,4 +1,4 @@
-#include "support/process.h"
+#include "host/process.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>

@@ -1,9 +1,9 @@
-// The watch on the other ranks (support/peer_watch.h) with ranks as threads of this process,
+// The watch on the other ranks (host/peer_watch.h) with ranks as threads of this process,
 // on loopback: ranks that stop are never reported; a rank that vanishes without its goodbye
 // (its sockets closed, as when its process is killed) is reported once, by its predecessor,
 // with its rank and host; a rank that stays connected but silent is reported after the
 // silence limit.
-#include "support/peer_watch.h"
+#include "host/peer_watch.h"
 
 #include <arpa/inet.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-#include "support/source_tree.h"
+#include "host/source_tree.h"
 
 #include <stdexcept>
 

@@ -1,6 +1,6 @@
 // canonical_config: today's spelling of a config or record's keys. "backend" was the
 // executor's name in records before 2026-11-25 and is train's --backend option today.
-#include "records/config_fields.h"
+#include "settings/config_fields.h"
 
 #include <gtest/gtest.h>
 

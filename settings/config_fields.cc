@@ -1,4 +1,4 @@
-#include "records/config_fields.h"
+#include "settings/config_fields.h"
 #include "records/json_file.h"
 
 #include <fstream>

@@ -21,9 +21,10 @@ int train_check_main(const Args& args) {
   std::string where = cfg.data_dir.empty() ? default_fashion_mnist_dir() : cfg.data_dir;
   if (cfg.dataset == "synthetic") where = "generated, seed " + std::to_string(cfg.seed);
   fmt::print("prunex train --check: the run can start\n");
-  const std::string sparsity = packs_compact_payload(cfg.strategy)
-                                   ? fmt::format(" ({} sparsity, keep {})", cfg.sparsity, cfg.keep)
-                                   : "";
+  const std::string sparsity =
+      packs_compact_payload(cfg.strategy)
+          ? fmt::format(" ({} sparsity, keep {})", cfg.hsadmm.sparsity, cfg.hsadmm.keep)
+          : "";
   fmt::print("  strategy  {}{} on --backend {}\n", strategy_name(cfg.strategy), sparsity,
              cfg.backend);
   fmt::print("  model     {}: {} parameters in {} tensors, for {}x{}x{} images and {} classes\n",

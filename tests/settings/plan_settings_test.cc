@@ -1,6 +1,6 @@
-// records/plan_settings.h: a recorded config as plan inputs, checked key by key against the
+// settings/plan_settings.h: a recorded config as plan inputs, checked key by key against the
 // values written in the config (and PlanInputs' defaults for keys an older record lacks).
-#include "records/plan_settings.h"
+#include "settings/plan_settings.h"
 
 #include <gtest/gtest.h>
 
@@ -20,29 +20,29 @@ nlohmann::json live_record() {  // the keys a `prunex train` metrics.json config
 
 TEST(PlanSettings, EveryRecordedSettingReachesThePlanInputs) {
   const PlanInputs in = plan_inputs_of_config(live_record(), "test");
-  EXPECT_EQ(in.strategy, Strategy::hsadmm_rail);
+  EXPECT_EQ(in.run.strategy, Strategy::hsadmm_rail);
   EXPECT_EQ(in.nodes, 3);
   EXPECT_EQ(in.gpus_per_node, 2);
-  EXPECT_EQ(in.batch, 16);
+  EXPECT_EQ(in.run.batch, 16);
   EXPECT_EQ(in.samples, 1000);
-  EXPECT_EQ(in.local_epochs, 2);
-  EXPECT_EQ(in.local_steps, 5);
-  EXPECT_FALSE(in.ddp_overlap);        // train's --sync-phases
-  EXPECT_EQ(in.bucket_bytes, 524288);  // 0.5 MiB
-  EXPECT_EQ(in.wire_dtype, DType::bf16);
-  EXPECT_TRUE(in.pipeline_buckets);
+  EXPECT_EQ(in.run.local_epochs, 2);
+  EXPECT_EQ(in.run.local_steps, 5);
+  EXPECT_FALSE(in.ddp_overlap);                    // train's --sync-phases
+  EXPECT_EQ(bucket_bytes(in.run.hsadmm), 524288);  // 0.5 MiB
+  EXPECT_EQ(in.run.hsadmm.wire_dtype, DType::bf16);
+  EXPECT_TRUE(in.run.hsadmm.pipeline_buckets);
   nlohmann::json peers = {{"strategy", "cgx"},  {"nodes", 1},           {"gpus-per-node", 1},
                           {"batch", 1},         {"samples", 1},         {"topk-ratio", 0.05},
                           {"prune-ratio", 0.7}, {"ternary", true},      {"bits", 2},
                           {"bucket-size", 256}, {"ddp-overlap", false}, {"bucket-cap-mb", 0.5}};
   const PlanInputs p = plan_inputs_of_config(peers, "test");
-  EXPECT_DOUBLE_EQ(p.topk_ratio, 0.05);
-  EXPECT_DOUBLE_EQ(p.prune_ratio, 0.7);
-  EXPECT_TRUE(p.ternary);
-  EXPECT_EQ(p.cgx_bits, 2);
-  EXPECT_EQ(p.cgx_bucket, 256);
-  EXPECT_FALSE(p.ddp_overlap);            // simulate's ddp-overlap
-  EXPECT_EQ(p.ddp_bucket_bytes, 524288);  // int(0.5 * 1024 * 1024), as DDP computes it
+  EXPECT_DOUBLE_EQ(p.run.topk.topk_ratio, 0.05);
+  EXPECT_DOUBLE_EQ(p.run.pactrain.prune_ratio, 0.7);
+  EXPECT_TRUE(p.run.pactrain.ternary);
+  EXPECT_EQ(p.run.cgx.bits, 2);
+  EXPECT_EQ(p.run.cgx.bucket_size, 256);
+  EXPECT_FALSE(p.ddp_overlap);                     // simulate's ddp-overlap
+  EXPECT_EQ(bucket_cap_bytes(p.run.ddp), 524288);  // int(0.5 * 1024 * 1024), as DDP computes it
 }
 
 TEST(PlanSettings, AnOlderRecordTakesTheDefaults) {
@@ -50,12 +50,12 @@ TEST(PlanSettings, AnOlderRecordTakesTheDefaults) {
       {"strategy", "ddp"}, {"nodes", 2}, {"gpus-per-node", 1}, {"batch", 8}, {"samples", 64}};
   const PlanInputs in = plan_inputs_of_config(old, "old");
   const PlanInputs defaults;
-  EXPECT_EQ(in.bucket_bytes, 32 << 20);
-  EXPECT_EQ(in.ddp_bucket_bytes, 25 << 20);  // PyTorch's bucket_cap_mb default
-  EXPECT_EQ(in.wire_dtype, DType::f32);
+  EXPECT_EQ(bucket_bytes(in.run.hsadmm), 32 << 20);
+  EXPECT_EQ(bucket_cap_bytes(in.run.ddp), 25 << 20);  // PyTorch's bucket_cap_mb default
+  EXPECT_EQ(in.run.hsadmm.wire_dtype, DType::f32);
   EXPECT_TRUE(in.ddp_overlap);
-  EXPECT_EQ(in.local_epochs, defaults.local_epochs);
-  EXPECT_EQ(in.cgx_bits, defaults.cgx_bits);
+  EXPECT_EQ(in.run.local_epochs, defaults.run.local_epochs);
+  EXPECT_EQ(in.run.cgx.bits, defaults.run.cgx.bits);
 }
 
 TEST(PlanSettings, MissingNullOrMistypedValuesNameTheKey) {

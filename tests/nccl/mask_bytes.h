@@ -5,7 +5,8 @@
 //
 // The Communicator's generic ReduceOp::bor over arbitrary bytes is obtained the same way:
 // each bit is expanded to a byte, MAX-reduced, and packed back (expand_bits / pack_bits, with
-// CUDA kernels in mask_bits_kernels.cu matching these host versions).
+// CUDA kernels in backends/cuda/admm_kernels.cu matching these host versions). Test-only: the
+// NCCL tests check the kernels and the union against it.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-#include "records/plan_settings.h"
+#include "settings/plan_settings.h"
 
 #include "engine/error.h"
 #include "engine/wire_dtype.h"
@@ -38,29 +38,39 @@ T required(const nlohmann::json& config, const char* key, const std::string& whe
 PlanInputs plan_inputs_of_config(const nlohmann::json& config, const std::string& where) {
   PRUNEX_USAGE(config.is_object(), where, ": the config is not an object");
   PlanInputs in;
-  in.strategy = parse_strategy(required<std::string>(config, "strategy", where));
+  RunSettings& run = in.run;
+  run.strategy = parse_strategy(required<std::string>(config, "strategy", where));
   in.nodes = required<int>(config, "nodes", where);
   in.gpus_per_node = required<int>(config, "gpus-per-node", where);
-  in.batch = required<int>(config, "batch", where);
+  run.batch = required<int>(config, "batch", where);
   in.samples = required<long>(config, "samples", where);
-  in.local_epochs = setting(config, "local-epochs", where, in.local_epochs);
-  in.local_steps = setting(config, "local-steps", where, in.local_steps);
+  run.local_epochs = setting(config, "local-epochs", where, run.local_epochs);
+  run.local_steps = setting(config, "local-steps", where, run.local_steps);
   in.ddp_overlap = config.contains("ddp-overlap")
                        ? setting(config, "ddp-overlap", where, in.ddp_overlap)
                        : !setting(config, "sync-phases", where, !in.ddp_overlap);
-  in.bucket_bytes = static_cast<int64_t>(
-      setting(config, "bucket-mib", where, static_cast<double>(in.bucket_bytes) / (1 << 20)) *
-      (1 << 20));
-  in.ddp_bucket_bytes = ddp_cap_bytes(
-      setting(config, "bucket-cap-mb", where, kDdpBucketMib));  // 25 before it was set
-  in.wire_dtype =
-      parse_wire_dtype(setting(config, "wire-dtype", where, wire_dtype_name(in.wire_dtype)));
-  in.pipeline_buckets = setting(config, "pipeline-buckets", where, in.pipeline_buckets);
-  in.topk_ratio = setting(config, "topk-ratio", where, in.topk_ratio);
-  in.prune_ratio = setting(config, "prune-ratio", where, in.prune_ratio);
-  in.ternary = setting(config, "ternary", where, in.ternary);
-  in.cgx_bits = setting(config, "bits", where, in.cgx_bits);
-  in.cgx_bucket = setting(config, "bucket-size", where, in.cgx_bucket);
+  HsadmmSettings& h = run.hsadmm;
+  h.bucket_mib = setting(config, "bucket-mib", where, h.bucket_mib);
+  h.wire_dtype =
+      parse_wire_dtype(setting(config, "wire-dtype", where, wire_dtype_name(h.wire_dtype)));
+  h.pipeline_buckets = setting(config, "pipeline-buckets", where, h.pipeline_buckets);
+  run.ddp.bucket_cap_mb = setting(config, "bucket-cap-mb", where, run.ddp.bucket_cap_mb);
+  run.topk.topk_ratio = setting(config, "topk-ratio", where, run.topk.topk_ratio);
+  run.pactrain.prune_ratio = setting(config, "prune-ratio", where, run.pactrain.prune_ratio);
+  run.pactrain.ternary = setting(config, "ternary", where, run.pactrain.ternary);
+  run.cgx.bits = setting(config, "bits", where, run.cgx.bits);
+  run.cgx.bucket_size = setting(config, "bucket-size", where, run.cgx.bucket_size);
+  return in;
+}
+
+PlanInputs plan_inputs(const RunSettings& run, int nodes, int gpus_per_node, long samples,
+                       bool ddp_overlap) {
+  PlanInputs in;
+  in.run = run;
+  in.nodes = nodes;
+  in.gpus_per_node = gpus_per_node;
+  in.samples = samples;
+  in.ddp_overlap = ddp_overlap;
   return in;
 }
 
