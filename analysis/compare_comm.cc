@@ -173,7 +173,7 @@ Section compare_fig7(const CommRuns& r) {
     s.text += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", l.what, mb(l.bw.bytes),
                           l.bw.n, ms(l.bw.paper_s), gbs(l.bw.paper_Bps()), ms(l.bw.ours_s),
                           gbs(l.bw.ours_Bps()), l.reference);
-  // Hardware references (../shared/reference/hardware-and-peers.md).
+  // Hardware references: the puhti preset's sources (topologies/presets/puhti.json).
   constexpr double kHdr100Bps = 100e9 / 8, kNvlinkAllreduceMeasuredBps = 41.5e9;
   const double inter_paper = h.inter.paper_Bps(), intra_paper = h.intra.paper_Bps();
   s.text += fmt::format(

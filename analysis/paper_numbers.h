@@ -1,4 +1,4 @@
-// Every number the PruneX paper (../shared/papers/prunex-paper.txt) states for its
+// Every number the PruneX paper (Olama et al., 2025) states for its
 // communication figures, as printed, with where it is printed. `prunex reproduce` compares
 // the modeled cluster against these; nothing here feeds a model.
 #pragma once

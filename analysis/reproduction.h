@@ -20,6 +20,9 @@ struct ReproduceOptions {
   int alt_local_epochs = 5;   // the second Fig. 9 curve for hsadmm
   int max_gpus = 4096;        // 0: no projection
   std::string algo = "nccl";  // the collectives' algorithm (simulate --algo): NCCL's own pick
+  // The simulated platform's other options as given ("--name", "value", ...): every run gets
+  // them.
+  std::vector<std::string> platform_args;
   std::vector<std::string> growth = {"0.001", "0.01"};  // projection union growths, as typed
   std::string command_line;                             // how this run was invoked, for the report
 };

@@ -74,10 +74,10 @@ std::string setup_markdown(const ReproduceOptions& o, const Doc& hs) {
       "DDP: 25 MiB buckets (first 1 MiB) overlapped with backward. Top-K: 1% per layer, values "
       "and indices in one all-gather.\n",
       c.at("keep").get<double>(), o.t_freeze, o.iterations, c.at("bucket-mib").get<double>());
-  s += "- Paper numbers: section 5.3-5.4 and the captions of Figs. 6-9 of "
-       "../shared/papers/prunex-paper.txt, as printed; hardware references from "
-       "../shared/reference/hardware-and-peers.md. Relative error = |ours - paper| / |paper|. "
-       "No parameter was chosen by comparing with the paper.\n\n";
+  s += "- Paper numbers: section 5.3-5.4 and the captions of Figs. 6-9 of the PruneX paper "
+       "(Olama et al., 2025), as printed; hardware references: the sources the table names "
+       "and the topology's (topologies/presets/puhti.json). Relative error = |ours - paper| / "
+       "|paper|. No parameter was chosen by comparing with the paper.\n\n";
   return s;
 }
 

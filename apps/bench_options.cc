@@ -3,6 +3,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "apps/platform_options.h"
 #include "calibration/calibration.h"
 #include "engine/error.h"
 #include "engine/text_parse.h"
@@ -94,16 +95,17 @@ SimBench parse_sim_bench(const Args& args) {
   b.config.nodes = static_cast<int>(nodes);
   b.config.gpus_per_node = static_cast<int>(gpus);
   b.stated = b.topology;
-  if (fields::parse_bool("achieved-bandwidth", args.get_or("achieved-bandwidth", "true")))
-    b.topology = achieved_bandwidths(b.topology);
-  if (auto file = args.get("calibration")) sim::apply_calibration_file(*file, b.topology, b.config);
-  b.config.network_model = args.get_or("network-model", "CM02");
-  b.config.fabric_routing = sim::parse_fabric_routing(args.get_or("fabric-routing", "pooled"));
-  const long seed = args.get_int("ecmp-seed", 1);
-  b.config.ecmp_seed = static_cast<std::uint64_t>(seed);
+  sim::PlatformSettings platform;
+  read_platform(args, platform);
+  if (platform.achieved_bandwidth) b.topology = achieved_bandwidths(b.topology);
+  if (!platform.calibration.empty())
+    sim::apply_calibration_file(platform.calibration, b.topology, b.config);
+  b.config.network_model = platform.network_model;
+  b.config.fabric_routing = platform.fabric_routing;
+  b.config.ecmp_seed = static_cast<std::uint64_t>(platform.ecmp_seed);
   sim::check_fabric_routing(b.topology, b.config.fabric_routing);
-  b.config.nccl_protocols = args.flag("nccl-protocols");
-  b.algo = sim::parse_algo(args.get_or("algo", "ring"));
+  b.config.nccl_protocols = platform.nccl_protocols;
+  b.algo = platform.algo;
   const std::string op = args.get_or("op", "allreduce");
   if (op == "iteration")
     b.ops = {};

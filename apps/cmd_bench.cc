@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "apps/bench_options.h"
+#include "apps/platform_options.h"
 #include "engine/error.h"
 #include "records/output_dir.h"
 
@@ -36,9 +37,9 @@ int run_bench(const Args& args) {
   // An option of another mode would be ignored without a word: refused instead.
   const std::string backend = args.get_or("backend", "mpi");
   const bool sim = backend == "sim" && op != "compaction";
-  for (const char* o :
-       {"topology", "nodes", "calibration", "network-model", "fabric-routing", "ecmp-seed",
-        "achieved-bandwidth", "nccl-protocols", "compare", "protocol", "flops"})
+  std::vector<std::string> sim_only = platform_option_names();
+  for (const char* o : {"topology", "nodes", "compare", "protocol", "flops"}) sim_only.push_back(o);
+  for (const auto& o : sim_only)
     PRUNEX_USAGE(sim || !args.has(o), "--", o, " applies to --backend sim (collectives)");
   for (const char* o : {"sync", "busy-us", "evict", "stat"})
     PRUNEX_USAGE((backend != "sim" && op != "compaction") || !args.has(o), "--", o,
@@ -58,24 +59,8 @@ int run_bench(const Args& args) {
   return it->second(args);
 }
 
-PRUNEX_REGISTER_COMMAND(Command{
-    "bench",
-    "collective and compaction benchmarks (nccl-tests table), live or simulated",
-    "prunex bench [--backend mpi|nccl|sim] [--op allreduce|broadcast|allgather|all|compaction] "
-    "[options]",
-    "Times collectives over a size sweep and checks every result (#wrong), printing the\n"
-    "nccl-tests table: op, group, size, count, type, time, algbw, busbw, #wrong. --backend mpi\n"
-    "runs under mpirun on real ranks; --backend nccl the same harness on NCCL, one GPU per rank\n"
-    "(device buffers); --backend sim runs the same collectives on a modeled SimGrid cluster.\n"
-    "--op compaction times pack + unpack over a model's layer shapes against memcpy, on the CPU\n"
-    "or (--device cuda) with the CUDA kernels, plus the GPU projection.\n\n"
-    "examples:\n"
-    "  mpirun -np 4 prunex bench --backend mpi --gpus-per-node 2 --op allreduce --group inter\n"
-    "  prunex bench --backend sim --topology puhti --nodes 16 --gpus-per-node 4 --algo ring\n"
-    "  prunex bench --backend sim --topology dgx-a100 --nodes 1 --gpus-per-node 8 \\\n"
-    "      --group world --compare nccl-model\n"
-    "  prunex bench --op compaction --model resnet152 --sparsity channel --keep 0.5",
-    {
+std::vector<Option> bench_options() {
+  std::vector<Option> opts = {
         {"backend", "B",
          "mpi (live ranks), nccl (live ranks, one GPU each) or sim (modeled cluster)", "mpi"},
         {"device", "D", "--op compaction: cpu, or cuda (the GPU kernels; CUDA builds)", "cpu"},
@@ -84,28 +69,9 @@ PRUNEX_REGISTER_COMMAND(Command{
          "also alltoall and iteration",
          "allreduce"},
         {"group", "G", "world, intra, inter or all (mpi)", "all"},
-        {"algo", "A",
-         "ring, tree, hierarchical or nccl (sim; nccl: ring or tree per row, as NCCL's tuning "
-         "model picks)",
-         "ring"},
         integer_option("gpus-per-node", "P", "ranks per (emulated) node", "", 1, 1 << 20),
         {"topology", "NAME|FILE", "cluster preset or topology file (sim)", ""},
         integer_option("nodes", "M", "nodes to use (sim)", "", 1, 1 << 20),
-        {"calibration", "FILE", "calibration.json overriding topology numbers (sim)", ""},
-        {"network-model", "NAME", "SimGrid network model (sim)", "CM02"},
-        {"fabric-routing", "R",
-         "sim: fat-tree uplinks pooled (shared bundle) or ecmp (one uplink per flow, hashed)",
-         "pooled"},
-        integer_option("ecmp-seed", "N", "sim: hash seed of --fabric-routing ecmp", "1", 0,
-                       std::numeric_limits<long>::max()),
-        {"achieved-bandwidth", "BOOL",
-         "sim: links at their achieved bandwidths (the topology's achieved fractions; false: "
-         "signalling rates)",
-         "true"},
-        {"nccl-protocols", "",
-         "sim: run each collective in the NCCL protocol its size gets (NCCL's latency of that "
-         "protocol, wire overhead of LL / LL128)",
-         ""},
         size_option("b", "BYTES", "smallest size (K/M/G suffixes)", "8"),
         size_option("e", "BYTES", "largest size", "64M"),
         real_option("f", "FACTOR", "size multiplier", "2", 1, std::numeric_limits<double>::max()),
@@ -145,7 +111,34 @@ PRUNEX_REGISTER_COMMAND(Command{
         integer_option("classes", "C", "classes of the model head", "10", 1, INT_MAX),
         {"sparsity", "KINDS", "filter, channel, shape or a+b (compaction)", "channel"},
         {"keep", "RATE", "keep rate in (0, 1] (compaction, sim --op iteration)", "0.5"},
-    },
+  };
+  // --backend sim: the simulated platform, declared once for every command.
+  const auto platform = platform_options();
+  opts.insert(opts.begin() + 4, platform.begin(), platform.end());
+  return opts;
+}
+
+PRUNEX_REGISTER_COMMAND(Command{
+    "bench",
+    "collective and compaction benchmarks (nccl-tests table), live or simulated",
+    "prunex bench [--backend mpi|nccl|sim] [--op allreduce|broadcast|allgather|all|compaction] "
+    "[options]",
+    "Times collectives over a size sweep and checks every result (#wrong), printing the\n"
+    "nccl-tests table: op, group, size, count, type, time, algbw, busbw, #wrong. --backend mpi\n"
+    "runs under mpirun on real ranks; --backend nccl the same harness on NCCL, one GPU per rank\n"
+    "(device buffers); --backend sim runs the same collectives on a modeled SimGrid cluster.\n"
+    "--op compaction times pack + unpack over a model's layer shapes against memcpy, on the CPU\n"
+    "or (--device cuda) with the CUDA kernels, plus the GPU projection.\n\n"
+    "examples:\n"
+    "  mpirun -np 4 prunex bench --backend mpi --gpus-per-node 2 --op allreduce --group inter\n"
+    "  prunex bench --backend sim --topology puhti --nodes 16 --gpus-per-node 4 --algo ring\n"
+    "  prunex bench --backend sim --topology dgx-a100 --nodes 1 --gpus-per-node 8 \\\n"
+    "      --group world --compare nccl-model\n"
+    "  prunex bench --op compaction --model resnet152 --sparsity channel --keep 0.5\n\n"
+    "--backend sim takes the simulated platform's options as simulate does (--algo,\n"
+    "--network-model, --fabric-routing, --ecmp-seed, --nccl-protocols, --achieved-bandwidth,\n"
+    "--calibration).",
+    bench_options(),
     run_bench});
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "apps/cli.h"
+#include "apps/platform_options.h"
 #include "calibration/calibration.h"
 #include "calibration/calibration_runs.h"
 #include "engine/error.h"
@@ -73,7 +74,9 @@ sim::FitOptions fit_options(const Args& args) {
       args.has("max-bytes") ? static_cast<double>(args.get_size("max-bytes", 0)) : 1e300;
   PRUNEX_USAGE(opt.max_bytes >= opt.min_bytes, "--max-bytes is below --min-bytes");
   opt.mode = sim::parse_fit_mode(args.get_or("fit", "piecewise"), "--fit");
-  opt.algo = sim::parse_algo(args.get_or("algo", "ring"));
+  sim::PlatformSettings platform;
+  read_platform(args, platform);
+  opt.algo = platform.algo;
   PRUNEX_USAGE(opt.algo == sim::Algo::ring || opt.algo == sim::Algo::mpi,
                "--algo must be ring or mpi, got '", sim::algo_name(opt.algo), "'");
   return opt;
@@ -211,6 +214,37 @@ int run_calibrate(const Args& args) {
   return 0;
 }
 
+std::vector<Option> calibrate_options() {
+  std::vector<Option> opts = {
+        {"from", "FILES", "bench JSON files (comma-separated; more may follow as arguments)", ""},
+        {"from-warm", "FILES",
+         "bench JSON files timed back to back, for collectives after communication", ""},
+        {"steps", "FILES", "metrics.json of live train runs (comma-separated)", ""},
+        {"memory", "FILE", "compaction bench JSON (its memcpy row)", ""},
+        {"topology", "NAME|FILE", "topology whose tiers are fitted", "localhost"},
+        {"ops", "LIST", "ops to fit (allreduce, broadcast, allgather)", "all"},
+        {"fit", "piecewise|line",
+         "per-op cost: a line between each two benchmarked sizes, or one alpha-beta line "
+         "(split once)",
+         "piecewise"},
+        size_option("min-bytes", "S", "fit only rows of at least this size (K/M/G suffixes)", "0"),
+        size_option("max-bytes", "S", "fit only rows of at most this size", "no limit"),
+        integer_option("host-cores", "N", "cores the ranks share (0: no sharing model)",
+                       "this machine's", 0, 1 << 20),
+        {"links", "absolute|relative",
+         "relative: keep the inter tier relative to --topology's links (emulated clusters)",
+         "absolute"},
+        {"out", "FILE", "calibration JSON to write (required)", ""},
+  };
+  // --algo, as every command that simulates declares it; calibrate fits ring or mpi.
+  const auto algo = platform_options(
+      {}, {"algo"},
+      {{"algo", "calibrate fits ring (the ring's closed form) or mpi (the collectives Open MPI "
+                "runs itself); simulations with the file then run them"}});
+  opts.insert(opts.begin() + 7, algo.begin(), algo.end());
+  return opts;
+}
+
 PRUNEX_REGISTER_COMMAND(Command{
     "calibrate",
     "fit a topology's latencies, bandwidths and compute speed to live measurements",
@@ -261,31 +295,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex calibrate --from b.json --steps out/short/metrics.json --out calibration.json\n"
     "  prunex simulate --topology localhost --calibration calibration.json --nodes 2 "
     "--gpus-per-node 2 --model small_cnn ...",
-    {
-        {"from", "FILES", "bench JSON files (comma-separated; more may follow as arguments)", ""},
-        {"from-warm", "FILES",
-         "bench JSON files timed back to back, for collectives after communication", ""},
-        {"steps", "FILES", "metrics.json of live train runs (comma-separated)", ""},
-        {"memory", "FILE", "compaction bench JSON (its memcpy row)", ""},
-        {"topology", "NAME|FILE", "topology whose tiers are fitted", "localhost"},
-        {"ops", "LIST", "ops to fit (allreduce, broadcast, allgather)", "all"},
-        {"fit", "piecewise|line",
-         "per-op cost: a line between each two benchmarked sizes, or one alpha-beta line "
-         "(split once)",
-         "piecewise"},
-        {"algo", "ring|mpi",
-         "algorithms the per-op fits assume (and simulations with the file run): the ring, "
-         "or Open MPI's own choice",
-         "ring"},
-        size_option("min-bytes", "S", "fit only rows of at least this size (K/M/G suffixes)", "0"),
-        size_option("max-bytes", "S", "fit only rows of at most this size", "no limit"),
-        integer_option("host-cores", "N", "cores the ranks share (0: no sharing model)",
-                       "this machine's", 0, 1 << 20),
-        {"links", "absolute|relative",
-         "relative: keep the inter tier relative to --topology's links (emulated clusters)",
-         "absolute"},
-        {"out", "FILE", "calibration JSON to write (required)", ""},
-    },
+    calibrate_options(),
     run_calibrate,
     "BENCH.json..."});
 

@@ -17,6 +17,7 @@
 #include "analysis/reproduction.h"
 #include "analysis/run_quantities.h"
 #include "apps/cli.h"
+#include "apps/platform_options.h"
 #include "engine/error.h"
 #include "host/process.h"
 #include "netmodel/sim_config.h"
@@ -51,8 +52,15 @@ ReproduceOptions parse_options(const Args& args) {
   o.iterations = bounded_int(args, "iterations", paper::kOuterIterations, 1, 100000);
   o.t_freeze = bounded_int(args, "t-freeze", paper::kMaskDriftIterations, 0, 100000);
   o.max_gpus = bounded_int(args, "max-gpus", 4096, 0, 1 << 20);
-  o.algo = args.get_or("algo", o.algo);
-  (void)sim::parse_algo(o.algo);  // unknown: one line, exit 2, before anything runs
+  sim::PlatformSettings platform;
+  platform.algo = sim::parse_algo(o.algo);
+  const auto given = read_platform(args, platform);  // bad values: one line, exit 2, up front
+  o.algo = sim::algo_name(platform.algo);
+  for (const auto& f : sim::platform_fields())
+    if (f.name != "algo" && given.count(f.name)) {
+      o.platform_args.push_back("--" + f.name);
+      o.platform_args.push_back(default_text(f.get(platform)));
+    }
   // A tree has no all-gather (Top-K's, hsadmm-rail's): only these run every figure.
   PRUNEX_USAGE(o.algo == "nccl" || o.algo == "ring", "--algo ", o.algo,
                ": reproduce runs nccl (NCCL's pick per collective) or ring");
@@ -76,6 +84,7 @@ ReproduceOptions parse_options(const Args& args) {
                    " --iterations " + std::to_string(o.iterations) + " --t-freeze " +
                    std::to_string(o.t_freeze) + " --max-gpus " + std::to_string(o.max_gpus) +
                    " --algo " + o.algo;
+  for (const auto& a : o.platform_args) o.command_line += " " + a;
   if (o.max_gpus != 0 && !o.growth.empty()) {
     std::string list;
     for (const auto& g : o.growth) list += (list.empty() ? "" : ",") + g;
@@ -91,11 +100,12 @@ std::string gpu_list(int from, int to) {
 }
 
 std::vector<Step> simulation_steps(const ReproduceOptions& o) {
-  const std::vector<std::string> common = {"--topology",      o.topology_arg,
+  std::vector<std::string> common = {"--topology",      o.topology_arg,
                                            "--gpus-per-node", std::to_string(o.gpus_per_node),
                                            "--iterations",    std::to_string(o.iterations),
                                            "--t-freeze",      std::to_string(o.t_freeze),
                                            "--algo",          o.algo};
+  common.insert(common.end(), o.platform_args.begin(), o.platform_args.end());
   auto with = [&](std::vector<std::string> a, const std::vector<std::string>& base) {
     a.insert(a.end(), base.begin(), base.end());
     return a;
@@ -137,7 +147,7 @@ std::vector<Step> simulation_steps(const ReproduceOptions& o) {
                       common)});
   // Two iterations (the first with the mask union, the second frozen) keep the per-rank
   // records of thousands of ranks small; every iteration of a plan is the same.
-  const std::vector<std::string> big = {
+  std::vector<std::string> big = {
       "--topology",      o.topology_arg,
       "--gpus-per-node", std::to_string(o.gpus_per_node),
       "--nodes",         std::to_string(o.max_gpus / o.gpus_per_node),
@@ -145,6 +155,7 @@ std::vector<Step> simulation_steps(const ReproduceOptions& o) {
       "--t-freeze",      "1",
       "--algo",          o.algo,
       "--model",         "resnet152"};
+  big.insert(big.end(), o.platform_args.begin(), o.platform_args.end());
   // Folders named so that the figures' labels stay short (plots fall back to folder names).
   const std::string dir = "projection_" + G + "/";
   s.push_back({"projection_" + G + "_hsadmm",
@@ -267,6 +278,34 @@ int run_reproduce(const Args& args) {
   return 0;
 }
 
+std::vector<Option> reproduce_options() {
+  std::vector<Option> opts = {
+        {"out", "DIR", "output folder", "out/reproduce"},
+        {"topology", "NAME|FILE", "cluster preset or topology JSON file", "puhti"},
+        integer_option(
+            "iterations", "N",
+            "outer iterations of the sweeps and 64-GPU runs (Fig. 6 sums them; the projection's "
+            "single runs record 2)",
+            "60", 1, 100000),
+        integer_option("t-freeze", "T", "mask frozen after iteration T (paper: drift ends in 5-15)",
+                       "15", 0, 100000),
+        integer_option("max-gpus", "G", "projection up to G GPUs (8 x a power of two); 0: none",
+                       "4096", 0, 1 << 20),
+        {"union-growth", "LIST", "projection: union growths g > 0 shown beside g = 0",
+         "0.001,0.01"},
+        {"skip-projection", "", "no projection (same as --max-gpus 0)", ""},
+  };
+  // The simulated platform, as simulate takes it; every run gets what is given.
+  sim::PlatformSettings defaults;
+  defaults.algo = sim::Algo::nccl;  // the paper ran NCCL
+  const auto platform = platform_options(
+      defaults, {},
+      {{"algo", "reproduce runs nccl (NCCL's pick per collective, the default: the paper ran "
+                "NCCL) or ring (a tree has no all-gather)"}});
+  opts.insert(opts.end() - 1, platform.begin(), platform.end());
+  return opts;
+}
+
 PRUNEX_REGISTER_COMMAND(Command{
     "reproduce",
     "the paper's communication figures (6-9) on a modeled cluster, compared number by number",
@@ -285,26 +324,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "cores; progress on stderr, the headline comparison on stdout.\n\n"
     "example:\n"
     "  prunex reproduce --out out/reproduce",
-    {
-        {"out", "DIR", "output folder", "out/reproduce"},
-        {"topology", "NAME|FILE", "cluster preset or topology JSON file", "puhti"},
-        integer_option(
-            "iterations", "N",
-            "outer iterations of the sweeps and 64-GPU runs (Fig. 6 sums them; the projection's "
-            "single runs record 2)",
-            "60", 1, 100000),
-        integer_option("t-freeze", "T", "mask frozen after iteration T (paper: drift ends in 5-15)",
-                       "15", 0, 100000),
-        integer_option("max-gpus", "G", "projection up to G GPUs (8 x a power of two); 0: none",
-                       "4096", 0, 1 << 20),
-        {"union-growth", "LIST", "projection: union growths g > 0 shown beside g = 0",
-         "0.001,0.01"},
-        {"algo", "A",
-         "the collectives' algorithm (simulate --algo): nccl, the ring or the tree per "
-         "collective as NCCL's tuning model picks (the paper ran NCCL); ring: rings only",
-         "nccl"},
-        {"skip-projection", "", "no projection (same as --max-gpus 0)", ""},
-    },
+    reproduce_options(),
     run_reproduce});
 
 }  // namespace

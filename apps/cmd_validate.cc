@@ -12,6 +12,7 @@
 #include <fmt/core.h>
 
 #include "apps/cli.h"
+#include "apps/platform_options.h"
 #include "engine/error.h"
 #include "host/process.h"
 #include "host/source_tree.h"
@@ -48,6 +49,11 @@ int run_validate(const Args& args) {
       overrides[item.substr(0, eq)] =
           parsed.is_number() || parsed.is_boolean() ? parsed : nlohmann::json(value);
     }
+    // The platform's options, as --set would give them (an entry's own settings win).
+    sim::PlatformSettings platform;
+    for (const std::string& name : read_platform(args, platform))
+      for (const auto& f : sim::platform_fields())
+        if (f.name == name) overrides[name] = f.get(platform);
     sim::SimulateConfig probe;  // every override checked as `prunex simulate` checks it
     apply_config_json(sim::simulate_fields(), probe, overrides, "--set");
     if (args.flag("list")) {
@@ -95,6 +101,30 @@ int run_validate(const Args& args) {
   return 0;
 }
 
+std::vector<Option> validate_options() {
+  std::vector<Option> opts = {
+        {"suite", "DIR", "folder of suite files (*.json)", "validation/published"},
+        {"only", "IDS",
+         "entries whose id (FILE/NAME) is or starts with one of these, or all of a suite file's "
+         "given as FILE.json (comma-separated; given twice, both lists)",
+         "all"},
+        {"out", "DIR", "output folder (results/published holds the recorded run)", "out/validate"},
+        integer_option("jobs", "N", "simulations at once, each in its own process", "the cores", 1,
+                       4096),
+        {"set", "KEY=V,...",
+         "simulate settings for every training point that does not state them (e.g. "
+         "interference=1 to see a mechanism's effect; achieved-bandwidth also applies to "
+         "collective entries; given twice, both lists)",
+         ""},
+        {"list", "", "list the suite's entries and exit", ""},
+        {"no-figure", "", "skip published.svg (no matplotlib needed)", ""},
+  };
+  // The simulated platform, as simulate takes it: the same as --set NAME=VALUE.
+  const auto platform = platform_options();
+  opts.insert(opts.end() - 2, platform.begin(), platform.end());
+  return opts;
+}
+
 PRUNEX_REGISTER_COMMAND(Command{
     "validate",
     "the simulator against published measurements of real clusters (table, figure, errors)",
@@ -114,23 +144,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex validate --only pytorch-ddp-readme/resnet50 --out out/v\n"
     "  prunex validate --set interference=1 --out out/no-interference\n"
     "  prunex validate --list",
-    {
-        {"suite", "DIR", "folder of suite files (*.json)", "validation/published"},
-        {"only", "IDS",
-         "entries whose id (FILE/NAME) is or starts with one of these, or all of a suite file's "
-         "given as FILE.json (comma-separated; given twice, both lists)",
-         "all"},
-        {"out", "DIR", "output folder (results/published holds the recorded run)", "out/validate"},
-        integer_option("jobs", "N", "simulations at once, each in its own process", "the cores", 1,
-                       4096),
-        {"set", "KEY=V,...",
-         "simulate settings for every training point that does not state them (e.g. "
-         "interference=1 to see a mechanism's effect; achieved-bandwidth also applies to "
-         "collective entries; given twice, both lists)",
-         ""},
-        {"list", "", "list the suite's entries and exit", ""},
-        {"no-figure", "", "skip published.svg (no matplotlib needed)", ""},
-    },
+    validate_options(),
     run_validate});
 
 }  // namespace

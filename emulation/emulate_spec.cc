@@ -74,7 +74,7 @@ Topology emulated_topology(const EmulationSpec& spec, bool latency_emulated) {
   t.sources["fabric.bandwidth_gbits"] =
       "prunex emulate: a bridge forwards every port at once (all nodes' rails), no bottleneck";
   t.sources["fabric.latency_us"] = "prunex emulate: the delay sits on the links (nic.latency_us)";
-  validate(t, t.name);
+  check_topology(t, t.name);
   return t;
 }
 

@@ -4,7 +4,7 @@
 
 namespace prunex {
 
-void HsadmmConfig::validate() const {
+void HsadmmConfig::check() const {
   PRUNEX_USAGE(rho1 > 0 && rho2 > 0, "H-SADMM: rho1 and rho2 must be > 0 (got ", rho1, ", ", rho2,
                ")");
   PRUNEX_USAGE(rho_min > 0, "H-SADMM: rho_min must be > 0 (got ", rho_min, ")");

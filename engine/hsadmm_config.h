@@ -41,7 +41,7 @@ struct HsadmmConfig {
 
   // Throws UsageError naming the first bad value (non-positive rho, rho above its cap,
   // tau <= 1, mu <= 1, negative tolerances or lambda, t_freeze == 0, freeze_after_stable < 0).
-  void validate() const;
+  void check() const;
 };
 
 }  // namespace prunex

@@ -1,4 +1,4 @@
-// PacTrain (Wang et al. 2025, shared/papers/pactrain-paper.txt), decided once for the live
+// PacTrain (Wang et al. 2025), decided once for the live
 // codec (workloads/train/pactrain_codec.cc, pactrain_prune.cc) and the plan builder
 // (plan_pactrain.cc):
 // - Pruning, once before training: every conv and fc weight loses round(ratio x numel) of

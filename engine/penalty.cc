@@ -19,7 +19,7 @@ double balance_penalty(double rho, double r, double s, double tau, double mu, do
 AdaptivePenalty::AdaptivePenalty(int layers, const HsadmmConfig& cfg)
     : cfg_(cfg), rho1_(std::max(layers, 0), cfg.rho1), rho2_(std::max(layers, 0), cfg.rho2) {
   PRUNEX_CHECK(layers >= 0, "layers ", layers);
-  cfg.validate();
+  cfg.check();
 }
 
 void AdaptivePenalty::restore(std::vector<double> rho1, std::vector<double> rho2) {

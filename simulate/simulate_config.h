@@ -14,6 +14,7 @@
 #include "engine/compaction.h"
 #include "engine/ddp_buckets.h"
 #include "engine/run_settings.h"
+#include "netmodel/platform_settings.h"
 #include "settings/config_fields.h"
 #include "simulate/simulate_run.h"
 
@@ -38,7 +39,7 @@ inline constexpr double kDefaultDdpOverheadPasses = kFittedDdpOverheadPasses;
 inline constexpr double kFittedSyncSkew = 0.0185;
 inline constexpr double kDefaultSyncSkew = kFittedSyncSkew;
 
-struct SimulateConfig : RunSettings {
+struct SimulateConfig : RunSettings, PlatformSettings {
   SimulateConfig() { model = "resnet152"; }
   std::string topology;   // preset name or topology file (required)
   int nodes = 0;          // 0: the topology's; more than it has: scaled out
@@ -49,15 +50,9 @@ struct SimulateConfig : RunSettings {
   long samples = kCifar10TrainSamples;
   double union_growth = 0;
   std::string masks;  // metrics.json of a live hsadmm run (empty: the synthetic model)
-  std::string network_model = "CM02";
-  FabricRouting fabric_routing = FabricRouting::pooled;
-  long ecmp_seed = 1;
-  bool nccl_protocols = false;
   // Model mechanisms checked against published measurements (prunex validate; sources and
-  // the suite's verdict in docs/simulation.md): links at their achieved bandwidths (the
-  // topology's achieved fractions), compute slowed while collectives overlap it, and DDP's
-  // per-step overhead as passes over the gradients.
-  bool achieved_bandwidth = true;
+  // the suite's verdict in docs/simulation.md): compute slowed while collectives overlap it,
+  // and DDP's per-step overhead as passes over the gradients.
   double interference = kDefaultInterference;
   double ddp_overhead_passes = kDefaultDdpOverheadPasses;
   double sync_skew = kDefaultSyncSkew;
@@ -66,8 +61,6 @@ struct SimulateConfig : RunSettings {
   double horovod_cycle_ms = 0;
   // A framework's fixed cost per local step in ms, which the batch does not scale; 0: none.
   double step_overhead_ms = 0;
-  std::string calibration;  // calibration.json (empty: the topology's numbers)
-  Algo algo = Algo::ring;
   // The GPU's arithmetic (apply_precision in topologies/topology_io.h): fp32, tf32 or amp.
   Precision precision = Precision::fp32;
   // How a local step's compute is costed (engine/plan_builder.h): "flops" (3 x the model's

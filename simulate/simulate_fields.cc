@@ -5,6 +5,7 @@
 #include "engine/text_parse.h"
 #include "engine/wire_dtype.h"
 #include "settings/run_fields.h"
+#include "simulate/platform_fields.h"
 #include "simulate/simulate_config.h"
 #include "topologies/topology_io.h"
 #include "topologies/topology_names.h"
@@ -65,54 +66,9 @@ std::vector<SimulateField> shape_fields() {
   };
 }
 
-// The simulated platform: SimGrid's network model, routing, NCCL's protocols, the
-// collective algorithm, a calibration.
-std::vector<SimulateField> platform_fields() {
-  return {
-      {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB",
-       [](C& c, const std::string& v) {
-         PRUNEX_USAGE(known_network_models().count(v), "unknown network model '", v,
-                      "' (CM02, LV08, SMPI, IB)");
-         c.network_model = v;
-       },
-       [](const C& c) { return nlohmann::json(c.network_model); }},
-      {"fabric-routing", "R",
-       "fat-tree uplinks: pooled (every flow leaving a leaf shares its uplink bundle) or ecmp "
-       "(each flow hashed onto one uplink, --ecmp-seed)",
-       [](C& c, const std::string& v) { c.fabric_routing = parse_fabric_routing(v); },
-       [](const C& c) { return nlohmann::json(fabric_routing_name(c.fabric_routing)); }},
-      long_integer("ecmp-seed", "N", "hash seed of --fabric-routing ecmp", &C::ecmp_seed, 0,
-                   kMaxCount),
-      boolean("nccl-protocols",
-              "each collective in the NCCL protocol (LL, LL128, Simple) NCCL's tuning picks for "
-              "its size: NCCL's latency of that protocol (base + per-step hardware latency, "
-              "src/graph/tuning.cc) and its wire overhead (false: the routes' latencies and "
-              "plain flows)",
-              &C::nccl_protocols),
-      text("calibration", "FILE",
-           "calibration.json from prunex calibrate: its latencies, bandwidths, compute and "
-           "memory speeds replace the topology's",
-           &C::calibration),
-      {"algo", "A",
-       "collective algorithm: ring, tree (all-reduce: NCCL's tree, a chain in each node and a "
-       "double binary tree over the nodes; broadcast: a binary tree; no all-gather), "
-       "hierarchical, mpi (Open MPI's own choice per size; "
-       "a calibration fitted with --algo mpi sets it), nccl (ring or tree per collective, "
-       "whichever NCCL's tuning model, v2.25.1, predicts faster for its size and ranks, as "
-       "NCCL picks)",
-       [](C& c, const std::string& v) { c.algo = parse_algo(v); },
-       [](const C& c) { return nlohmann::json(algo_name(c.algo)); }},
-  };
-}
-
 // The model's mechanisms, each checked against published measurements (docs/simulation.md).
 std::vector<SimulateField> mechanism_fields() {
   return {
-      boolean("achieved-bandwidth",
-              "links at their achieved bandwidth: the topology's intra.achieved_fraction and "
-              "nic.achieved_fraction (published microbenchmarks) times the signalling rate "
-              "(false: signalling rates)",
-              &C::achieved_bandwidth),
       real("interference", "X",
            "compute runs X times slower while a collective overlaps it (DDP's buckets during "
            "backward; NVIDIA/nccl#1428 measured a GEMM at 1.76x beside NCCL); 1: none",
@@ -207,7 +163,9 @@ const std::vector<SimulateField>& simulate_fields() {
     // The settings train shares, declared once (settings/run_fields.h), after the shape.
     const auto shared = fields::shared_run_fields<C>();
     f.insert(f.begin() + 3, shared.begin(), shared.end());
-    for (auto group : {platform_fields(), mechanism_fields(), what_if_fields()})
+    // The simulated platform, declared once (platform_fields.h) for every command.
+    for (const auto& pf : platform_fields()) f.push_back(fields::base_field<C>(pf));
+    for (auto group : {mechanism_fields(), what_if_fields()})
       f.insert(f.end(), group.begin(), group.end());
     f.push_back(text("out", "DIR", "output folder", &C::out, true));
     return f;

@@ -133,7 +133,7 @@ Topology import_node(const TopoMatrix& m, const std::string& origin, const Topol
     t.sources["nic.rails"] = from + ": NICs nearest to a GPU";
     t.sources["nic.affinity"] = from + ": each GPU's nearest NIC (PIX, PXB, PHB, NODE, SYS)";
   }
-  validate(t, name);
+  check_topology(t, name);
   return t;
 }
 

@@ -30,7 +30,7 @@ std::vector<std::string> preset_names();
 // Checks values and counts (positive bandwidths, rails >= 1, NVLink ports, fat-tree radix
 // large enough to connect nodes x rails ports, dragonfly groups connected). Call again after
 // overriding a field (e.g. nodes). Errors name the file field; `origin` defaults to t.name.
-void validate(const Topology& t, const std::string& origin = "");
+void check_topology(const Topology& t, const std::string& origin = "");
 
 // The most nodes a what-if scale-out takes (simulate, sweep, topology show --nodes).
 constexpr int kMaxScaledNodes = 1 << 20;

@@ -1,4 +1,4 @@
-// parse_topology: a topology document -> Topology (SI units), then validate().
+// parse_topology: a topology document -> Topology (SI units), then check_topology().
 #include <algorithm>
 #include <cstdio>
 
@@ -111,8 +111,8 @@ Topology parse_topology(const nlohmann::json& doc, const std::string& origin) {
                       std::all_of(m.begin(), m.end(), [&](const auto& r) {
                         return static_cast<int>(r.size()) == t.gpus_per_node;
                       });
-  if (square) t.intra.links_per_pair = ring_links(m);  // validate() checks the rest
-  validate(t, origin);
+  if (square) t.intra.links_per_pair = ring_links(m);  // check_topology() checks the rest
+  check_topology(t, origin);
   return t;
 }
 

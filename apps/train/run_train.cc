@@ -42,7 +42,7 @@ void check_recorded_shape(const nlohmann::json& recorded, const Communicator& co
 }
 
 // train --backend nccl needs, in this order: a CUDA build, a device and a LibTorch with CUDA
-// (validate() refuses the settings the device path lacks). Empty when all are there;
+// (check_train_config() refuses the settings the device path lacks). Empty when all are there;
 // otherwise the first missing one, for a one-line refusal.
 std::string nccl_training_unavailable() {
 #if !defined(PRUNEX_HAVE_NCCL)
@@ -145,7 +145,7 @@ int run_train(const Args& args) {
   try {
     nlohmann::json recorded;
     cfg = read_train_config(args, &recorded);
-    validate(cfg);
+    check_train_config(cfg);
     if (cfg.backend == "nccl") {
       const std::string why = nccl_training_unavailable();
       PRUNEX_USAGE(why.empty(), why);

@@ -72,20 +72,20 @@ TEST(AdmmPenalty, CapFromConfigAndDisabled) {
 
 TEST(AdmmPenalty, ConfigValidation) {
   HsadmmConfig ok;
-  EXPECT_NO_THROW(ok.validate());
+  EXPECT_NO_THROW(ok.check());
   auto bad = [](auto mutate) {
     HsadmmConfig c;
     mutate(c);
     return c;
   };
-  EXPECT_THROW(bad([](HsadmmConfig& c) { c.rho1 = 0; }).validate(), UsageError);
-  EXPECT_THROW(bad([](HsadmmConfig& c) { c.rho2 = 11; }).validate(), UsageError);
-  EXPECT_THROW(bad([](HsadmmConfig& c) { c.tau = 1; }).validate(), UsageError);
-  EXPECT_THROW(bad([](HsadmmConfig& c) { c.mu = 0.5; }).validate(), UsageError);
-  EXPECT_THROW(bad([](HsadmmConfig& c) { c.eps_abs = -1; }).validate(), UsageError);
-  EXPECT_THROW(bad([](HsadmmConfig& c) { c.lambda = -1e-4; }).validate(), UsageError);
-  EXPECT_THROW(bad([](HsadmmConfig& c) { c.t_freeze = 0; }).validate(), UsageError);
-  EXPECT_THROW(bad([](HsadmmConfig& c) { c.freeze_after_stable = -2; }).validate(), UsageError);
+  EXPECT_THROW(bad([](HsadmmConfig& c) { c.rho1 = 0; }).check(), UsageError);
+  EXPECT_THROW(bad([](HsadmmConfig& c) { c.rho2 = 11; }).check(), UsageError);
+  EXPECT_THROW(bad([](HsadmmConfig& c) { c.tau = 1; }).check(), UsageError);
+  EXPECT_THROW(bad([](HsadmmConfig& c) { c.mu = 0.5; }).check(), UsageError);
+  EXPECT_THROW(bad([](HsadmmConfig& c) { c.eps_abs = -1; }).check(), UsageError);
+  EXPECT_THROW(bad([](HsadmmConfig& c) { c.lambda = -1e-4; }).check(), UsageError);
+  EXPECT_THROW(bad([](HsadmmConfig& c) { c.t_freeze = 0; }).check(), UsageError);
+  EXPECT_THROW(bad([](HsadmmConfig& c) { c.freeze_after_stable = -2; }).check(), UsageError);
   EXPECT_THROW(AdaptivePenalty(1, bad([](HsadmmConfig& c) { c.rho1_max = 1e-9; })), UsageError);
 }
 

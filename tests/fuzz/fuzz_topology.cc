@@ -10,7 +10,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (doc.is_discarded()) return 0;
   try {
     const prunex::Topology t = prunex::parse_topology(doc, "fuzz.json");
-    prunex::validate(t, "fuzz.json");
+    prunex::check_topology(t, "fuzz.json");
     (void)prunex::bisection_bandwidth_Bps(t);
   } catch (const prunex::UsageError&) {
   }

@@ -9,7 +9,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     prunex::TrainConfig cfg;
     prunex::apply_config_json(cfg, doc, "fuzz.json");
-    prunex::validate(cfg);
+    prunex::check_train_config(cfg);
   } catch (const prunex::UsageError&) {
   }
   return 0;

@@ -58,7 +58,7 @@ TEST(TopologyPresets, EachLoadsValidatesAndCitesEveryNumber) {
     SCOPED_TRACE(name);
     Topology t = load_topology(name);
     EXPECT_EQ(t.name, name);
-    EXPECT_NO_THROW(validate(t));
+    EXPECT_NO_THROW(check_topology(t));
     // Every number in the file has a source: walk the normalised JSON for numeric leaves.
     nlohmann::json doc = topology_to_json(t);
     int numbers = 0;
@@ -213,10 +213,10 @@ TEST(TopologyPresets, ScaleOutAddsFatTreeLevels) {
   EXPECT_EQ(small.fabric.levels, 2);
   EXPECT_EQ(small.sources, puhti.sources);
   EXPECT_THROW(scale_to_nodes(puhti, 0), UsageError);
-  // Overriding nodes without scaling is caught by validate().
+  // Overriding nodes without scaling is caught by check_topology().
   Topology over = puhti;
   over.nodes = 1024;
-  EXPECT_THROW(validate(over), UsageError);
+  EXPECT_THROW(check_topology(over), UsageError);
 }
 
 }  // namespace

@@ -21,7 +21,7 @@ HsadmmConfig admm_config(const TrainConfig& c) {
   h.adaptive_penalty = c.adaptive_rho;
   h.t_freeze = c.hsadmm.t_freeze > 0 ? c.hsadmm.t_freeze : -1;
   h.freeze_after_stable = c.freeze_after;
-  h.validate();
+  h.check();
   return h;
 }
 

@@ -95,7 +95,7 @@ CheckpointManifest open_init_checkpoint(const TrainConfig& cfg) {
 }
 
 TrainCheck check_train_inputs(const TrainConfig& cfg) {
-  validate(cfg);
+  check_train_config(cfg);
   TrainCheck c;
   // Claimed until the checks end; a folder claiming made goes again when they do.
   const TrainOutputs outputs = claim_train_outputs(cfg);

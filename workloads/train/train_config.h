@@ -95,6 +95,6 @@ const std::vector<TrainField>& train_fields();
 void apply_config_json(TrainConfig& cfg, const nlohmann::json& j, const std::string& origin);
 nlohmann::json config_to_json(const TrainConfig& cfg);
 // Range checks that need several fields (keep in (0, 1], positive sizes, known names).
-void validate(const TrainConfig& cfg);
+void check_train_config(const TrainConfig& cfg);
 
 }  // namespace prunex

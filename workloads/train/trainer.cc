@@ -60,7 +60,7 @@ double learning_rate(const TrainConfig& cfg, int k) {
 
 RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
                        const std::function<void(const RunRecord&)>& on_iteration) {
-  validate(cfg);
+  check_train_config(cfg);
   Communicator& comm = *backend.control;
   const InjectedFailure failure = parse_inject_failure(cfg.inject_failure);
   PRUNEX_USAGE(failure.rank < comm.size(Group::world), "--inject-failure: no rank ", failure.rank,

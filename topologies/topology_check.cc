@@ -1,4 +1,4 @@
-// validate() and scale_to_nodes(): value and count checks, naming the file's fields.
+// check_topology() and scale_to_nodes(): value and count checks, naming the file's fields.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -126,7 +126,7 @@ void validate_fabric(const Topology& t, const Checker& c) {
 
 }  // namespace
 
-void validate(const Topology& t, const std::string& origin) {
+void check_topology(const Topology& t, const std::string& origin) {
   const Checker c(origin.empty() ? t.name : origin);
   c.require(!t.name.empty(), "name", "must not be empty");
   c.at_least(t.nodes, 1, "nodes");
@@ -179,7 +179,7 @@ Topology scale_to_nodes(const Topology& t, int nodes) {
   Fabric& f = s.fabric;
   if (f.kind == FabricKind::fat_tree) {
     const int before = f.levels;
-    // Capped so a tiny radix ends in validate()'s error rather than a long loop.
+    // Capped so a tiny radix ends in check_topology()'s error rather than a long loop.
     while (f.levels < 16 &&
            fat_tree_max_ports(f.levels, f.radix, f.blocking) < double(nodes) * s.nic.rails)
       ++f.levels;
@@ -195,7 +195,7 @@ Topology scale_to_nodes(const Topology& t, int nodes) {
       f.groups = groups;
     }
   }
-  validate(s, t.name + " scaled to " + std::to_string(nodes) + " nodes");
+  check_topology(s, t.name + " scaled to " + std::to_string(nodes) + " nodes");
   return s;
 }
 

@@ -1,0 +1,25 @@
+// The simulated platform as a person sets it, the same for every command that simulates
+// (simulate, sweep, validate, bench --backend sim, calibrate, reproduce): SimGrid's network
+// model, the fat tree's routing, NCCL's protocols, links at their achieved bandwidths, a
+// calibration file, and the collectives' algorithm. The options: simulate/platform_fields.h.
+#pragma once
+
+#include <string>
+
+#include "netmodel/sim_config.h"
+
+namespace prunex::sim {
+
+struct PlatformSettings {
+  std::string network_model = "CM02";  // SimGrid's: CM02, LV08, SMPI, IB
+  FabricRouting fabric_routing = FabricRouting::pooled;
+  long ecmp_seed = 1;           // the hash of fabric_routing ecmp
+  bool nccl_protocols = false;  // each collective in the protocol NCCL picks for its size
+  // Links at their achieved bandwidths: the topology's achieved fractions (published
+  // microbenchmarks) times the signalling rates.
+  bool achieved_bandwidth = true;
+  std::string calibration;  // calibration.json (empty: the topology's numbers)
+  Algo algo = Algo::ring;
+};
+
+}  // namespace prunex::sim

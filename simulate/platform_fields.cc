@@ -1,0 +1,53 @@
+#include "simulate/platform_fields.h"
+
+#include "settings/run_fields.h"
+
+namespace prunex::sim {
+
+const std::vector<PlatformField>& platform_fields() {
+  using C = PlatformSettings;
+  static const std::vector<PlatformField> fields = {
+      {"network-model", "NAME", "SimGrid network model: CM02, LV08, SMPI, IB",
+       [](C& c, const std::string& v) {
+         PRUNEX_USAGE(known_network_models().count(v), "unknown network model '", v,
+                      "' (CM02, LV08, SMPI, IB)");
+         c.network_model = v;
+       },
+       [](const C& c) { return nlohmann::json(c.network_model); }},
+      {"fabric-routing", "R",
+       "fat-tree uplinks: pooled (every flow leaving a leaf shares its uplink bundle) or ecmp "
+       "(each flow hashed onto one uplink, --ecmp-seed)",
+       [](C& c, const std::string& v) { c.fabric_routing = parse_fabric_routing(v); },
+       [](const C& c) { return nlohmann::json(fabric_routing_name(c.fabric_routing)); }},
+      fields::whole<C>("ecmp-seed", "N", "hash seed of --fabric-routing ecmp", &C::ecmp_seed, 0,
+                       fields::kMaxCount),
+      fields::boolean<C>(
+          "nccl-protocols",
+          "each collective in the NCCL protocol (LL, LL128, Simple) NCCL's tuning picks for "
+          "its size: NCCL's latency of that protocol (base + per-step hardware latency, "
+          "src/graph/tuning.cc) and its wire overhead (false: the routes' latencies and "
+          "plain flows)",
+          &C::nccl_protocols),
+      fields::boolean<C>(
+          "achieved-bandwidth",
+          "links at their achieved bandwidth: the topology's intra.achieved_fraction and "
+          "nic.achieved_fraction (published microbenchmarks) times the signalling rate "
+          "(false: signalling rates)",
+          &C::achieved_bandwidth),
+      fields::text<C>("calibration", "FILE",
+                      "calibration.json from prunex calibrate: its latencies, bandwidths, "
+                      "compute and memory speeds replace the topology's",
+                      &C::calibration),
+      {"algo", "A",
+       "collective algorithm: ring, tree (all-reduce: NCCL's tree, a chain in each node and a "
+       "double binary tree over the nodes; broadcast: a binary tree; no all-gather), "
+       "hierarchical, mpi (Open MPI's own choice per size; a calibration fitted with --algo "
+       "mpi sets it), nccl (ring or tree per collective, whichever NCCL's tuning model, "
+       "v2.25.1, predicts faster for its size and ranks, as NCCL picks)",
+       [](C& c, const std::string& v) { c.algo = parse_algo(v); },
+       [](const C& c) { return nlohmann::json(algo_name(c.algo)); }},
+  };
+  return fields;
+}
+
+}  // namespace prunex::sim
