@@ -61,56 +61,55 @@ int run_bench(const Args& args) {
 
 std::vector<Option> bench_options() {
   std::vector<Option> opts = {
-        {"backend", "B",
-         "mpi (live ranks), nccl (live ranks, one GPU each) or sim (modeled cluster)", "mpi"},
-        {"device", "D", "--op compaction: cpu, or cuda (the GPU kernels; CUDA builds)", "cpu"},
-        {"op", "OP",
-         "allreduce, broadcast, allgather, all (those three), compaction, or with --backend sim "
-         "also alltoall and iteration",
-         "allreduce"},
-        {"group", "G", "world, intra, inter or all (mpi)", "all"},
-        integer_option("gpus-per-node", "P", "ranks per (emulated) node", "", 1, 1 << 20),
-        {"topology", "NAME|FILE", "cluster preset or topology file (sim)", ""},
-        integer_option("nodes", "M", "nodes to use (sim)", "", 1, 1 << 20),
-        size_option("b", "BYTES", "smallest size (K/M/G suffixes)", "8"),
-        size_option("e", "BYTES", "largest size", "64M"),
-        real_option("f", "FACTOR", "size multiplier", "2", 1, std::numeric_limits<double>::max()),
-        integer_option("n", "ITERS", "timed iterations per size", "20", 1, 1000000),
-        integer_option("w", "WARMUP", "warm-up iterations per size", "5", 0, 1000000),
-        {"sync", "",
-         "mpi: world barriers before and after every timed call (as train --sync-phases)", ""},
-        real_option("busy-us", "US",
-                    "mpi: CPU work on every rank before each iteration (as training's compute)",
-                    "0", 0, 1e9),
-        size_option(
-            "evict", "BYTES",
-            "mpi, with --busy-us: bytes each rank writes after its busy spin, so collectives "
-            "meet cold caches as after a training step (0: spin only)",
-            "16M"),
-        {"stat", "S",
-         "mpi: mean or median over the timed iterations (median: robust to a stall); the row "
-         "is the slowest rank's, or with --sync each iteration's slowest rank",
-         "mean"},
-        {"json", "FILE", "also write the rows as JSON", ""},
-        {"compare", "MODEL",
-         "sim: also print NCCL's own cost model (nccl-model: v2.25.1 tuning constants) for "
-         "each row, the relative difference and their geometric mean",
-         ""},
-        {"protocol", "P",
-         "sim --compare nccl-model: NCCL protocol LL, LL128, Simple, or auto (the fastest, as "
-         "NCCL picks per size)",
-         "auto"},
-        real_option("flops", "F", "compute per GPU per iteration (sim --op iteration)", "0", 0,
-                    std::numeric_limits<double>::max()),
-        {"strategy", "S",
-         "sim --op iteration: the strategy whose engine plan runs (hsadmm, hsadmm-flat, "
-         "hsadmm-rail, ddp, fp16, topk, pactrain, cgx) on a synthetic 8-convolution model of -e "
-         "bytes",
-         "hsadmm"},
-        {"model", "M", "model for --op compaction", "resnet152"},
-        integer_option("classes", "C", "classes of the model head", "10", 1, INT_MAX),
-        {"sparsity", "KINDS", "filter, channel, shape or a+b (compaction)", "channel"},
-        {"keep", "RATE", "keep rate in (0, 1] (compaction, sim --op iteration)", "0.5"},
+      {"backend", "B", "mpi (live ranks), nccl (live ranks, one GPU each) or sim (modeled cluster)",
+       "mpi"},
+      {"device", "D", "--op compaction: cpu, or cuda (the GPU kernels; CUDA builds)", "cpu"},
+      {"op", "OP",
+       "allreduce, broadcast, allgather, all (those three), compaction, or with --backend sim "
+       "also alltoall and iteration",
+       "allreduce"},
+      {"group", "G", "world, intra, inter or all (mpi)", "all"},
+      integer_option("gpus-per-node", "P", "ranks per (emulated) node", "", 1, 1 << 20),
+      {"topology", "NAME|FILE", "cluster preset or topology file (sim)", ""},
+      integer_option("nodes", "M", "nodes to use (sim)", "", 1, 1 << 20),
+      size_option("b", "BYTES", "smallest size (K/M/G suffixes)", "8"),
+      size_option("e", "BYTES", "largest size", "64M"),
+      real_option("f", "FACTOR", "size multiplier", "2", 1, std::numeric_limits<double>::max()),
+      integer_option("n", "ITERS", "timed iterations per size", "20", 1, 1000000),
+      integer_option("w", "WARMUP", "warm-up iterations per size", "5", 0, 1000000),
+      {"sync", "", "mpi: world barriers before and after every timed call (as train --sync-phases)",
+       ""},
+      real_option("busy-us", "US",
+                  "mpi: CPU work on every rank before each iteration (as training's compute)", "0",
+                  0, 1e9),
+      size_option("evict", "BYTES",
+                  "mpi, with --busy-us: bytes each rank writes after its busy spin, so collectives "
+                  "meet cold caches as after a training step (0: spin only)",
+                  "16M"),
+      {"stat", "S",
+       "mpi: mean or median over the timed iterations (median: robust to a stall); the row "
+       "is the slowest rank's, or with --sync each iteration's slowest rank",
+       "mean"},
+      {"json", "FILE", "also write the rows as JSON", ""},
+      {"compare", "MODEL",
+       "sim: also print NCCL's own cost model (nccl-model: v2.25.1 tuning constants) for "
+       "each row, the relative difference and their geometric mean",
+       ""},
+      {"protocol", "P",
+       "sim --compare nccl-model: NCCL protocol LL, LL128, Simple, or auto (the fastest, as "
+       "NCCL picks per size)",
+       "auto"},
+      real_option("flops", "F", "compute per GPU per iteration (sim --op iteration)", "0", 0,
+                  std::numeric_limits<double>::max()),
+      {"strategy", "S",
+       "sim --op iteration: the strategy whose engine plan runs (hsadmm, hsadmm-flat, "
+       "hsadmm-rail, ddp, fp16, topk, pactrain, cgx) on a synthetic 8-convolution model of -e "
+       "bytes",
+       "hsadmm"},
+      {"model", "M", "model for --op compaction", "resnet152"},
+      integer_option("classes", "C", "classes of the model head", "10", 1, INT_MAX),
+      {"sparsity", "KINDS", "filter, channel, shape or a+b (compaction)", "channel"},
+      {"keep", "RATE", "keep rate in (0, 1] (compaction, sim --op iteration)", "0.5"},
   };
   // --backend sim: the simulated platform, declared once for every command.
   const auto platform = platform_options();
@@ -119,8 +118,7 @@ std::vector<Option> bench_options() {
 }
 
 PRUNEX_REGISTER_COMMAND(Command{
-    "bench",
-    "collective and compaction benchmarks (nccl-tests table), live or simulated",
+    "bench", "collective and compaction benchmarks (nccl-tests table), live or simulated",
     "prunex bench [--backend mpi|nccl|sim] [--op allreduce|broadcast|allgather|all|compaction] "
     "[options]",
     "Times collectives over a size sweep and checks every result (#wrong), printing the\n"
@@ -138,8 +136,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "--backend sim takes the simulated platform's options as simulate does (--algo,\n"
     "--network-model, --fabric-routing, --ecmp-seed, --nccl-protocols, --achieved-bandwidth,\n"
     "--calibration).",
-    bench_options(),
-    run_bench});
+    bench_options(), run_bench});
 
 }  // namespace
 }  // namespace prunex::cli

@@ -216,38 +216,38 @@ int run_calibrate(const Args& args) {
 
 std::vector<Option> calibrate_options() {
   std::vector<Option> opts = {
-        {"from", "FILES", "bench JSON files (comma-separated; more may follow as arguments)", ""},
-        {"from-warm", "FILES",
-         "bench JSON files timed back to back, for collectives after communication", ""},
-        {"steps", "FILES", "metrics.json of live train runs (comma-separated)", ""},
-        {"memory", "FILE", "compaction bench JSON (its memcpy row)", ""},
-        {"topology", "NAME|FILE", "topology whose tiers are fitted", "localhost"},
-        {"ops", "LIST", "ops to fit (allreduce, broadcast, allgather)", "all"},
-        {"fit", "piecewise|line",
-         "per-op cost: a line between each two benchmarked sizes, or one alpha-beta line "
-         "(split once)",
-         "piecewise"},
-        size_option("min-bytes", "S", "fit only rows of at least this size (K/M/G suffixes)", "0"),
-        size_option("max-bytes", "S", "fit only rows of at most this size", "no limit"),
-        integer_option("host-cores", "N", "cores the ranks share (0: no sharing model)",
-                       "this machine's", 0, 1 << 20),
-        {"links", "absolute|relative",
-         "relative: keep the inter tier relative to --topology's links (emulated clusters)",
-         "absolute"},
-        {"out", "FILE", "calibration JSON to write (required)", ""},
+      {"from", "FILES", "bench JSON files (comma-separated; more may follow as arguments)", ""},
+      {"from-warm", "FILES",
+       "bench JSON files timed back to back, for collectives after communication", ""},
+      {"steps", "FILES", "metrics.json of live train runs (comma-separated)", ""},
+      {"memory", "FILE", "compaction bench JSON (its memcpy row)", ""},
+      {"topology", "NAME|FILE", "topology whose tiers are fitted", "localhost"},
+      {"ops", "LIST", "ops to fit (allreduce, broadcast, allgather)", "all"},
+      {"fit", "piecewise|line",
+       "per-op cost: a line between each two benchmarked sizes, or one alpha-beta line "
+       "(split once)",
+       "piecewise"},
+      size_option("min-bytes", "S", "fit only rows of at least this size (K/M/G suffixes)", "0"),
+      size_option("max-bytes", "S", "fit only rows of at most this size", "no limit"),
+      integer_option("host-cores", "N", "cores the ranks share (0: no sharing model)",
+                     "this machine's", 0, 1 << 20),
+      {"links", "absolute|relative",
+       "relative: keep the inter tier relative to --topology's links (emulated clusters)",
+       "absolute"},
+      {"out", "FILE", "calibration JSON to write (required)", ""},
   };
   // --algo, as every command that simulates declares it; calibrate fits ring or mpi.
   const auto algo = platform_options(
       {}, {"algo"},
-      {{"algo", "calibrate fits ring (the ring's closed form) or mpi (the collectives Open MPI "
-                "runs itself); simulations with the file then run them"}});
+      {{"algo",
+        "calibrate fits ring (the ring's closed form) or mpi (the collectives Open MPI "
+        "runs itself); simulations with the file then run them"}});
   opts.insert(opts.begin() + 7, algo.begin(), algo.end());
   return opts;
 }
 
 PRUNEX_REGISTER_COMMAND(Command{
-    "calibrate",
-    "fit a topology's latencies, bandwidths and compute speed to live measurements",
+    "calibrate", "fit a topology's latencies, bandwidths and compute speed to live measurements",
     "prunex calibrate --from BENCH_JSON[,...] [--steps METRICS_JSON[,...]] [--memory "
     "COMPACTION_JSON] --out calibration.json",
     "Fits the intra- and inter-node latency and bandwidth of a topology (default: localhost)\n"
@@ -295,9 +295,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex calibrate --from b.json --steps out/short/metrics.json --out calibration.json\n"
     "  prunex simulate --topology localhost --calibration calibration.json --nodes 2 "
     "--gpus-per-node 2 --model small_cnn ...",
-    calibrate_options(),
-    run_calibrate,
-    "BENCH.json..."});
+    calibrate_options(), run_calibrate, "BENCH.json..."});
 
 }  // namespace
 }  // namespace prunex::cli

@@ -101,10 +101,10 @@ std::string gpu_list(int from, int to) {
 
 std::vector<Step> simulation_steps(const ReproduceOptions& o) {
   std::vector<std::string> common = {"--topology",      o.topology_arg,
-                                           "--gpus-per-node", std::to_string(o.gpus_per_node),
-                                           "--iterations",    std::to_string(o.iterations),
-                                           "--t-freeze",      std::to_string(o.t_freeze),
-                                           "--algo",          o.algo};
+                                     "--gpus-per-node", std::to_string(o.gpus_per_node),
+                                     "--iterations",    std::to_string(o.iterations),
+                                     "--t-freeze",      std::to_string(o.t_freeze),
+                                     "--algo",          o.algo};
   common.insert(common.end(), o.platform_args.begin(), o.platform_args.end());
   auto with = [&](std::vector<std::string> a, const std::vector<std::string>& base) {
     a.insert(a.end(), base.begin(), base.end());
@@ -147,14 +147,13 @@ std::vector<Step> simulation_steps(const ReproduceOptions& o) {
                       common)});
   // Two iterations (the first with the mask union, the second frozen) keep the per-rank
   // records of thousands of ranks small; every iteration of a plan is the same.
-  std::vector<std::string> big = {
-      "--topology",      o.topology_arg,
-      "--gpus-per-node", std::to_string(o.gpus_per_node),
-      "--nodes",         std::to_string(o.max_gpus / o.gpus_per_node),
-      "--iterations",    "2",
-      "--t-freeze",      "1",
-      "--algo",          o.algo,
-      "--model",         "resnet152"};
+  std::vector<std::string> big = {"--topology",      o.topology_arg,
+                                  "--gpus-per-node", std::to_string(o.gpus_per_node),
+                                  "--nodes",         std::to_string(o.max_gpus / o.gpus_per_node),
+                                  "--iterations",    "2",
+                                  "--t-freeze",      "1",
+                                  "--algo",          o.algo,
+                                  "--model",         "resnet152"};
   big.insert(big.end(), o.platform_args.begin(), o.platform_args.end());
   // Folders named so that the figures' labels stay short (plots fall back to folder names).
   const std::string dir = "projection_" + G + "/";
@@ -280,28 +279,28 @@ int run_reproduce(const Args& args) {
 
 std::vector<Option> reproduce_options() {
   std::vector<Option> opts = {
-        {"out", "DIR", "output folder", "out/reproduce"},
-        {"topology", "NAME|FILE", "cluster preset or topology JSON file", "puhti"},
-        integer_option(
-            "iterations", "N",
-            "outer iterations of the sweeps and 64-GPU runs (Fig. 6 sums them; the projection's "
-            "single runs record 2)",
-            "60", 1, 100000),
-        integer_option("t-freeze", "T", "mask frozen after iteration T (paper: drift ends in 5-15)",
-                       "15", 0, 100000),
-        integer_option("max-gpus", "G", "projection up to G GPUs (8 x a power of two); 0: none",
-                       "4096", 0, 1 << 20),
-        {"union-growth", "LIST", "projection: union growths g > 0 shown beside g = 0",
-         "0.001,0.01"},
-        {"skip-projection", "", "no projection (same as --max-gpus 0)", ""},
+      {"out", "DIR", "output folder", "out/reproduce"},
+      {"topology", "NAME|FILE", "cluster preset or topology JSON file", "puhti"},
+      integer_option(
+          "iterations", "N",
+          "outer iterations of the sweeps and 64-GPU runs (Fig. 6 sums them; the projection's "
+          "single runs record 2)",
+          "60", 1, 100000),
+      integer_option("t-freeze", "T", "mask frozen after iteration T (paper: drift ends in 5-15)",
+                     "15", 0, 100000),
+      integer_option("max-gpus", "G", "projection up to G GPUs (8 x a power of two); 0: none",
+                     "4096", 0, 1 << 20),
+      {"union-growth", "LIST", "projection: union growths g > 0 shown beside g = 0", "0.001,0.01"},
+      {"skip-projection", "", "no projection (same as --max-gpus 0)", ""},
   };
   // The simulated platform, as simulate takes it; every run gets what is given.
   sim::PlatformSettings defaults;
   defaults.algo = sim::Algo::nccl;  // the paper ran NCCL
   const auto platform = platform_options(
       defaults, {},
-      {{"algo", "reproduce runs nccl (NCCL's pick per collective, the default: the paper ran "
-                "NCCL) or ring (a tree has no all-gather)"}});
+      {{"algo",
+        "reproduce runs nccl (NCCL's pick per collective, the default: the paper ran "
+        "NCCL) or ring (a tree has no all-gather)"}});
   opts.insert(opts.end() - 1, platform.begin(), platform.end());
   return opts;
 }
@@ -324,8 +323,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "cores; progress on stderr, the headline comparison on stdout.\n\n"
     "example:\n"
     "  prunex reproduce --out out/reproduce",
-    reproduce_options(),
-    run_reproduce});
+    reproduce_options(), run_reproduce});
 
 }  // namespace
 }  // namespace prunex::cli

@@ -103,21 +103,21 @@ int run_validate(const Args& args) {
 
 std::vector<Option> validate_options() {
   std::vector<Option> opts = {
-        {"suite", "DIR", "folder of suite files (*.json)", "validation/published"},
-        {"only", "IDS",
-         "entries whose id (FILE/NAME) is or starts with one of these, or all of a suite file's "
-         "given as FILE.json (comma-separated; given twice, both lists)",
-         "all"},
-        {"out", "DIR", "output folder (results/published holds the recorded run)", "out/validate"},
-        integer_option("jobs", "N", "simulations at once, each in its own process", "the cores", 1,
-                       4096),
-        {"set", "KEY=V,...",
-         "simulate settings for every training point that does not state them (e.g. "
-         "interference=1 to see a mechanism's effect; achieved-bandwidth also applies to "
-         "collective entries; given twice, both lists)",
-         ""},
-        {"list", "", "list the suite's entries and exit", ""},
-        {"no-figure", "", "skip published.svg (no matplotlib needed)", ""},
+      {"suite", "DIR", "folder of suite files (*.json)", "validation/published"},
+      {"only", "IDS",
+       "entries whose id (FILE/NAME) is or starts with one of these, or all of a suite file's "
+       "given as FILE.json (comma-separated; given twice, both lists)",
+       "all"},
+      {"out", "DIR", "output folder (results/published holds the recorded run)", "out/validate"},
+      integer_option("jobs", "N", "simulations at once, each in its own process", "the cores", 1,
+                     4096),
+      {"set", "KEY=V,...",
+       "simulate settings for every training point that does not state them (e.g. "
+       "interference=1 to see a mechanism's effect; achieved-bandwidth also applies to "
+       "collective entries; given twice, both lists)",
+       ""},
+      {"list", "", "list the suite's entries and exit", ""},
+      {"no-figure", "", "skip published.svg (no matplotlib needed)", ""},
   };
   // The simulated platform, as simulate takes it: the same as --set NAME=VALUE.
   const auto platform = platform_options();
@@ -144,8 +144,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "  prunex validate --only pytorch-ddp-readme/resnet50 --out out/v\n"
     "  prunex validate --set interference=1 --out out/no-interference\n"
     "  prunex validate --list",
-    validate_options(),
-    run_validate});
+    validate_options(), run_validate});
 
 }  // namespace
 }  // namespace prunex::cli

@@ -109,16 +109,18 @@ std::string fingerprint(const sim::SimulateConfig& cfg) {
            "," + std::to_string(static_cast<int>(p.group)) + "," +
            std::to_string(static_cast<int>(p.op)) + "," + std::to_string(p.bytes) + "," +
            std::to_string(p.flops) + "," + std::to_string(p.mem_bytes) + "," +
-           std::to_string(static_cast<int>(p.dtype)) + "," + std::to_string(p.overlap_with) +
-           "," + std::to_string(p.after.size());
+           std::to_string(static_cast<int>(p.dtype)) + "," + std::to_string(p.overlap_with) + "," +
+           std::to_string(p.after.size());
   return out;
 }
 
 // Another value of a setting: the text fields' from this table (a new text setting needs an
 // entry), numbers doubled (or the lowest bound), booleans flipped.
 std::string other_value(const ConfigField<RunSettings>& f, const RunSettings& base) {
-  static const std::map<std::string, std::string> text = {
-      {"strategy", "-"}, {"model", "resnet20"}, {"sparsity", "filter+channel"}, {"wire-dtype", "bf16"}};
+  static const std::map<std::string, std::string> text = {{"strategy", "-"},
+                                                          {"model", "resnet20"},
+                                                          {"sparsity", "filter+channel"},
+                                                          {"wire-dtype", "bf16"}};
   if (f.type == FieldType::boolean) return f.get(base).get<bool>() ? "false" : "true";
   if (f.type == FieldType::whole || f.type == FieldType::real) {
     const double v = f.get(base).get<double>();

@@ -13,6 +13,7 @@
 #include "engine/tier_bytes.h"
 #include "workloads/layers/model_zoo.h"
 #include "workloads/train/live_strategy.h"
+#include "workloads/train/local_steps.h"
 
 namespace prunex {
 namespace {

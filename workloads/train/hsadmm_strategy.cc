@@ -5,6 +5,7 @@
 #include "engine/phases.h"
 #include "engine/wire_dtype.h"
 #include "workloads/train/live_strategy.h"
+#include "workloads/train/local_steps.h"
 
 namespace prunex {
 namespace {

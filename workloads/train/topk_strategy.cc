@@ -15,6 +15,7 @@
 #include "engine/phases.h"
 #include "engine/topk_selection.h"
 #include "workloads/train/live_strategy.h"
+#include "workloads/train/local_steps.h"
 
 namespace prunex {
 namespace {

@@ -60,8 +60,8 @@ const std::vector<TrainField>& train_fields() {
         whole("freeze-after", "freeze once the mask is unchanged this many iterations (0: off)",
               &C::freeze_after, 0, kMaxCount),
         boolean("masked-retraining",
-                   "once the mask is frozen, apply it to theta after every local step",
-                   &C::masked_retraining),
+                "once the mask is frozen, apply it to theta after every local step",
+                &C::masked_retraining),
         real("eps-abs", "absolute tolerance of the stopping test", &C::eps_abs, 0, kLarge, false),
         real("eps-rel", "relative tolerance of the stopping test", &C::eps_rel, 0, kLarge, false),
         str_field("prune-method", "M",
@@ -72,16 +72,17 @@ const std::vector<TrainField>& train_fields() {
                   "ddp run; default: prune the freshly initialised model)",
                   &C::init),
         whole("stable-steps",
-                  "pactrain: steps a bucket's mask must stay unchanged before its kept values "
-                  "travel compact (the paper gives no value)",
+              "pactrain: steps a bucket's mask must stay unchanged before its kept values "
+              "travel compact (the paper gives no value)",
               &C::stable_steps, 1, kMaxCount),
         boolean("stochastic-rounding", "cgx: round levels stochastically instead of to nearest",
-                   &C::stochastic_rounding),
+                &C::stochastic_rounding),
         boolean("adaptive-bits",
-                   "cgx: per-layer bits 2-4 by k-means over (size, top-100 norm of a decayed "
-                   "gradient accumulator), rank 0 every --adapt-every steps",
-                   &C::adaptive_bits),
-        whole("adapt-every", "cgx: steps between adaptive bit choices", &C::adapt_every, 1, kMaxCount),
+                "cgx: per-layer bits 2-4 by k-means over (size, top-100 norm of a decayed "
+                "gradient accumulator), rank 0 every --adapt-every steps",
+                &C::adaptive_bits),
+        whole("adapt-every", "cgx: steps between adaptive bit choices", &C::adapt_every, 1,
+              kMaxCount),
         whole("eval-every", "evaluate z on the test set every N iterations", &C::eval_every, 1,
               kMaxCount),
         boolean(
@@ -91,9 +92,9 @@ const std::vector<TrainField>& train_fields() {
             "all-reduced after backward, no overlap)",
             &C::sync_phases),
         boolean("deterministic",
-                   "GPU: cuDNN's deterministic algorithms, so two runs give the same records "
-                   "(slower; the CPU path is always deterministic)",
-                   &C::deterministic),
+                "GPU: cuDNN's deterministic algorithms, so two runs give the same records "
+                "(slower; the CPU path is always deterministic)",
+                &C::deterministic),
         whole("train-samples", "use only the first N training samples (0: all)", &C::train_samples,
               0, kMaxCount),
         whole("test-samples", "use only the first N test samples (0: all)", &C::test_samples, 0,
@@ -109,8 +110,8 @@ const std::vector<TrainField>& train_fields() {
                   "in outer iteration ITERATION; the job must end within seconds",
                   &C::inject_failure),
         whole("checkpoint-every",
-                  "write a checkpoint every N outer iterations (0: never); the previous one is "
-                  "kept until the new one is complete",
+              "write a checkpoint every N outer iterations (0: never); the previous one is "
+              "kept until the new one is complete",
               &C::checkpoint_every, 0, kMaxCount),
         str_field("checkpoint-dir", "DIR", "checkpoint folder (default: OUT/checkpoint)",
                   &C::checkpoint_dir),

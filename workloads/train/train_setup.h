@@ -83,37 +83,12 @@ torch::Tensor host_tensor(const torch::Tensor& t);
 // A flat buffer of n floats at p in the setup's device memory, as a tensor (no copy).
 torch::Tensor flat_view(const TrainSetup& s, const float* p, int64_t n);
 
-// Local SGD steps of one outer iteration: --local-steps steps, or --local-epochs epochs;
-// steps continue across epoch boundaries. after_backward runs between backward and the
-// optimiser step (the proximal term of eq. 8, DDP's bucket waits, Top-K's exchange),
-// after_step after it (masked retraining). Returns the mean training loss. Forward,
-// backward and step time goes to local_compute; the hooks time themselves.
-double run_local_steps(TrainSetup& s, PhaseClock& clock,
-                       const std::function<void()>& after_backward,
-                       const std::function<void()>& after_step = {});
-// Steps run_local_steps takes per outer iteration on this rank.
-int64_t steps_per_iteration(const TrainSetup& s);
-
 // Copies the model's parameters into flat (theta) / writes flat into a model's parameters;
 // flat: a 1-D tensor of fl.total floats on the parameters' device.
 void params_to_flat(const std::vector<torch::Tensor>& params, const FlatLayout& fl,
                     torch::Tensor flat);
 void flat_to_params(const torch::Tensor& flat, const FlatLayout& fl,
                     const std::vector<torch::Tensor>& params);
-
-// Batch-norm running statistics of a model, averaged over the world (so every rank
-// evaluates the same model).
-void average_bn_buffers(torch::nn::Module& model, Communicator& comm);
-// Re-estimates batch-norm statistics for the weights now in `model` (used for z, whose
-// pruned channels change the activations): cumulative averages over `batches` training
-// batches of this rank, then averaged over the world.
-void recalibrate_bn(torch::nn::Module& model, TrainSetup& s, Communicator& comm, int batches);
-
-struct EvalResult {
-  double loss = 0, accuracy = 0;
-};
-// Test loss and accuracy of `model` over the whole test set (each rank its part, summed).
-EvalResult evaluate(torch::nn::Module& model, TrainSetup& s, Communicator& comm);
 
 // NaN or Inf anywhere in flat (1-D, any device) -> runtime_error naming the layer and the
 // iteration.

@@ -9,6 +9,7 @@
 #include "engine/strategy.h"
 #include "engine/tier_bytes.h"
 #include "workloads/train/live_strategy.h"
+#include "workloads/train/local_steps.h"
 #include "workloads/train/train_checkpoint.h"
 
 namespace prunex {
@@ -56,6 +57,99 @@ double learning_rate(const TrainConfig& cfg, int k) {
   return cfg.lr * 0.5 * (1.0 + std::cos(M_PI * (k - 1) / cfg.iterations));
 }
 
+// Where the run ran, beside its settings: the emulated links under `prunex emulate`, the job
+// and its allocation under SLURM (the variables srun gives every task).
+void record_environment(nlohmann::json& config) {
+  if (const char* emu = std::getenv("PRUNEX_EMULATION"))
+    config["emulation"] = nlohmann::json::parse(emu, nullptr, false);
+  if (const char* job = std::getenv("SLURM_JOB_ID")) {
+    nlohmann::json slurm = {{"job_id", job}};
+    const std::pair<const char*, const char*> vars[] = {{"job_name", "SLURM_JOB_NAME"},
+                                                        {"nodelist", "SLURM_JOB_NODELIST"},
+                                                        {"partition", "SLURM_JOB_PARTITION"},
+                                                        {"account", "SLURM_JOB_ACCOUNT"},
+                                                        {"step_id", "SLURM_STEP_ID"},
+                                                        {"array_job_id", "SLURM_ARRAY_JOB_ID"},
+                                                        {"array_task_id", "SLURM_ARRAY_TASK_ID"}};
+    for (const auto& [key, var] : vars)
+      if (const char* v = std::getenv(var)) slurm[key] = v;
+    config["slurm"] = slurm;
+  }
+}
+
+void print_header(const TrainConfig& cfg, const TrainSetup& setup, const Communicator& comm,
+                  int ranks) {
+  for (const auto& w : cfg.warnings) std::fprintf(stderr, "prunex train: warning: %s\n", w.c_str());
+  std::printf(
+      "train: %s on %s, %d ranks = %d x %d (nodes x ranks), %lld params, %lld train / %lld test "
+      "samples\n",
+      std::string(strategy_name(cfg.strategy)).c_str(), cfg.model.c_str(), ranks,
+      comm.grouping().nodes(), comm.grouping().gpus_per_node,
+      static_cast<long long>(setup.layout.parameters()),
+      static_cast<long long>(setup.train_samples_total),
+      static_cast<long long>(setup.test_samples_total));
+}
+
+// The run so far from a checkpoint: the model, optimizer and strategy state restored, the
+// iterations it recorded; the first iteration to run.
+int resume_run(const CheckpointManifest& resume, const TrainConfig& cfg, TrainSetup& setup,
+               LiveStrategy& strategy, Communicator& comm, RunRecord& run, double& eval_seconds) {
+  restore_checkpoint(resume, setup, strategy, comm);
+  const bool root = comm.world_rank() == 0;
+  // A cosine schedule spans --iterations: another total bends the rest of the run.
+  const int recorded = resume.json["config"].value("iterations", cfg.iterations);
+  if (root && cfg.lr_schedule == "cosine" && recorded != cfg.iterations)
+    std::fprintf(stderr,
+                 "prunex train: warning: --lr-schedule cosine over --iterations %d, the "
+                 "checkpoint's run over %d: the rates from here differ from its\n",
+                 cfg.iterations, recorded);
+  for (const auto& j : resume.json["record"]["iterations"])
+    run.iterations.push_back(iteration_from_json(j, resume.folder + "/manifest.json"));
+  eval_seconds = resume.json.value("evaluation_seconds", 0.0);
+  if (root)
+    std::printf("train: resumed from %s at iteration %d\n", resume.folder.c_str(),
+                resume.iteration);
+  return resume.iteration + 1;
+}
+
+void print_iteration(const IterationRecord& it, int iterations) {
+  char acc[32] = "   -   ";
+  if (it.accuracy) std::snprintf(acc, sizeof acc, "%6.2f%%", 100.0 * *it.accuracy);
+  std::printf("iter %3d/%d  loss %.4f  acc %s  inter %.3f MB  %.1f s%s\n", it.iteration, iterations,
+              *it.loss, acc, it.bytes.inter / 1e6, it.wall_seconds,
+              it.mask_frozen ? "  (mask frozen)" : "");
+  std::fflush(stdout);
+}
+
+// One outer iteration k on every rank: the strategy's local steps and consensus, the record
+// rank 0 gathers, the test-set evaluation when due (its seconds added to eval_seconds).
+IterationRecord train_iteration(int k, const TrainConfig& cfg, const TrainBackend& backend,
+                                TrainSetup& setup, LiveStrategy& strategy, PhaseClock& clock,
+                                double& eval_seconds, bool& converged) {
+  Communicator& comm = *backend.control;
+  const double lr = learning_rate(cfg, k);
+  for (auto& group : setup.optimizer->param_groups())
+    static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
+  // The iteration's calls start here; the other logs are cleared too, so they stay short.
+  for (Communicator* c : {backend.control, backend.data}) c->clear_calls();
+  const double start = now_seconds();
+  LocalIteration local = strategy.iterate(k, clock);
+  const double wall = now_seconds() - start;
+  const TierBytes bytes = tier_bytes(backend.data->calls(), cfg.strategy, comm.grouping());
+  IterationRecord it =
+      gather_iteration(comm, k, local, clock.take_iteration(), wall, bytes, setup.layout);
+  if (k % cfg.eval_every == 0 || k == cfg.iterations || local.converged) {
+    const double t = now_seconds();
+    const EvalResult ev = evaluate(strategy.eval_model(), setup, comm);
+    eval_seconds += now_seconds() - t;
+    it.accuracy = ev.accuracy;
+    it.extra["test_loss"] = ev.loss;
+  }
+  it.extra["lr"] = lr;
+  converged = local.converged;
+  return it;
+}
+
 }  // namespace
 
 RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
@@ -76,41 +170,12 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
   const std::string checkpoint_dir =
       cfg.checkpoint_dir.empty() ? cfg.out + "/checkpoint" : cfg.checkpoint_dir;
   TrainSetup setup = make_setup(cfg, backend);
-  // The strategy's payload travels on `payload`, whose calls are the iteration's bytes.
-  Communicator& payload = *backend.data;
-  auto strategy = make_live_strategy(setup, payload);
-
+  // The strategy's payload travels on backend.data, whose calls are the iteration's bytes.
+  auto strategy = make_live_strategy(setup, *backend.data);
   run.config.update(run_facts(setup));  // what the run was, beside its settings
   run.summary_extra["strategy"] = std::string(strategy_name(cfg.strategy));
-  // Under `prunex emulate`: the emulated links (rate, latency, slowdown).
-  if (const char* emu = std::getenv("PRUNEX_EMULATION"))
-    run.config["emulation"] = nlohmann::json::parse(emu, nullptr, false);
-  // Under SLURM: the job and its allocation (the variables srun gives every task).
-  if (const char* job = std::getenv("SLURM_JOB_ID")) {
-    nlohmann::json slurm = {{"job_id", job}};
-    const std::pair<const char*, const char*> vars[] = {{"job_name", "SLURM_JOB_NAME"},
-                                                        {"nodelist", "SLURM_JOB_NODELIST"},
-                                                        {"partition", "SLURM_JOB_PARTITION"},
-                                                        {"account", "SLURM_JOB_ACCOUNT"},
-                                                        {"step_id", "SLURM_STEP_ID"},
-                                                        {"array_job_id", "SLURM_ARRAY_JOB_ID"},
-                                                        {"array_task_id", "SLURM_ARRAY_TASK_ID"}};
-    for (const auto& [key, var] : vars)
-      if (const char* v = std::getenv(var)) slurm[key] = v;
-    run.config["slurm"] = slurm;
-  }
-  if (root)
-    for (const auto& w : cfg.warnings)
-      std::fprintf(stderr, "prunex train: warning: %s\n", w.c_str());
-  if (root)
-    std::printf(
-        "train: %s on %s, %d ranks = %d x %d (nodes x ranks), %lld params, %lld train / %lld test "
-        "samples\n",
-        std::string(strategy_name(cfg.strategy)).c_str(), cfg.model.c_str(), run.ranks,
-        comm.grouping().nodes(), comm.grouping().gpus_per_node,
-        static_cast<long long>(setup.layout.parameters()),
-        static_cast<long long>(setup.train_samples_total),
-        static_cast<long long>(setup.test_samples_total));
+  record_environment(run.config);
+  if (root) print_header(cfg, setup, comm, run.ranks);
 
   comm.barrier(Group::world);
   PhaseClock clock(now_seconds(), cfg.sync_phases);
@@ -118,64 +183,25 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
   if (failure.rank == comm.world_rank())
     clock.arm_failure(failure.rank, failure.iteration, failure.phase);
   double eval_seconds = 0;
-  int first = 1;
-  if (resume) {
-    restore_checkpoint(*resume, setup, *strategy, comm);
-    // A cosine schedule spans --iterations: another total bends the rest of the run.
-    if (root && cfg.lr_schedule == "cosine" &&
-        resume->json["config"].value("iterations", cfg.iterations) != cfg.iterations)
-      std::fprintf(stderr,
-                   "prunex train: warning: --lr-schedule cosine over --iterations %d, the "
-                   "checkpoint's run over %d: the rates from here differ from its\n",
-                   cfg.iterations, resume->json["config"].value("iterations", cfg.iterations));
-    for (const auto& j : resume->json["record"]["iterations"])
-      run.iterations.push_back(iteration_from_json(j, resume->folder + "/manifest.json"));
-    eval_seconds = resume->json.value("evaluation_seconds", 0.0);
-    first = resume->iteration + 1;
-    if (root)
-      std::printf("train: resumed from %s at iteration %d\n", resume->folder.c_str(),
-                  resume->iteration);
-  }
+  const int first =
+      resume ? resume_run(*resume, cfg, setup, *strategy, comm, run, eval_seconds) : 1;
   for (int k = first; k <= cfg.iterations; ++k) {
-    const double lr = learning_rate(cfg, k);
-    for (auto& group : setup.optimizer->param_groups())
-      static_cast<torch::optim::SGDOptions&>(group.options()).lr(lr);
-    // The iteration's calls start here; the other logs are cleared too, so they stay short.
-    for (Communicator* c : {backend.control, backend.data}) c->clear_calls();
-    const double start = now_seconds();
-    LocalIteration local = strategy->iterate(k, clock);
-    const double wall = now_seconds() - start;
-    const TierBytes bytes = tier_bytes(payload.calls(), cfg.strategy, comm.grouping());
+    bool converged = false;
     IterationRecord it =
-        gather_iteration(comm, k, local, clock.take_iteration(), wall, bytes, setup.layout);
-    if (k % cfg.eval_every == 0 || k == cfg.iterations || local.converged) {
-      const double t = now_seconds();
-      const EvalResult ev = evaluate(strategy->eval_model(), setup, comm);
-      eval_seconds += now_seconds() - t;
-      it.accuracy = ev.accuracy;
-      it.extra["test_loss"] = ev.loss;
-    }
-    if (root) {
-      char acc[32] = "   -   ";
-      if (it.accuracy) std::snprintf(acc, sizeof acc, "%6.2f%%", 100.0 * *it.accuracy);
-      std::printf("iter %3d/%d  loss %.4f  acc %s  inter %.3f MB  %.1f s%s\n", k, cfg.iterations,
-                  *it.loss, acc, it.bytes.inter / 1e6, it.wall_seconds,
-                  it.mask_frozen ? "  (mask frozen)" : "");
-      std::fflush(stdout);
-    }
-    it.extra["lr"] = lr;
+        train_iteration(k, cfg, backend, setup, *strategy, clock, eval_seconds, converged);
+    if (root) print_iteration(it, cfg.iterations);
     run.iterations.push_back(std::move(it));
     if (root && on_iteration) on_iteration(run);
     if (cfg.checkpoint_every > 0 && k % cfg.checkpoint_every == 0) {
       const double t = now_seconds();
       write_checkpoint(checkpoint_dir, k, run,
-                       {{"evaluation_seconds", eval_seconds}, {"converged", local.converged}},
-                       setup, *strategy, comm);
+                       {{"evaluation_seconds", eval_seconds}, {"converged", converged}}, setup,
+                       *strategy, comm);
       if (root)
         std::printf("train: checkpoint of iteration %d in %s (%.2f s)\n", k, checkpoint_dir.c_str(),
                     now_seconds() - t);
     }
-    if (local.converged) {
+    if (converged) {
       if (root) std::printf("train: stopping test passed at iteration %d\n", k);
       break;
     }
