@@ -3,6 +3,8 @@
 # (multi-rank tests under mpirun included), as many at once as the host has cores; tests that
 # must run alone say so (RUN_SERIAL: the emulated cluster). Arguments go to ctest:
 #   scripts/test.sh -L quick     the single-process unit tests and fuzz replays (a first check)
+#   scripts/test.sh -LE slow     all but the slow ones (SLURM, emulated links, every strategy
+#                                trained and resumed on 4 ranks)
 #   scripts/test.sh -R cli_      the command-line tests
 set -euo pipefail
 cd "$(dirname "$0")/.."
