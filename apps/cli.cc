@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstdlib>
 #include <memory>
@@ -46,6 +47,18 @@ std::string range_text(double lo, double hi, bool open_low) {
     return os.str();
   };
   return (open_low ? "(" : "[") + num(lo) + ", " + num(hi) + "]";
+}
+
+// A number option's bounds for --help: "[lo, hi]" where hi is small enough to say something,
+// else "> lo" or ">= lo"; empty for text, sizes and unbounded numbers.
+std::string bounds_text(const Option& o) {
+  if (o.kind != Kind::integer && o.kind != Kind::real) return "";
+  if (std::isfinite(o.lo) && std::isfinite(o.hi) && o.hi < 1e6)
+    return range_text(o.lo, o.hi, o.open_low);
+  if (!std::isfinite(o.lo) || o.lo < -1e6) return "";
+  std::ostringstream os;
+  os << (o.open_low ? "> " : ">= ") << o.lo;
+  return os.str();
 }
 
 // One option's storage while CLI11 parses into it (stable addresses: kept in a std::map).
@@ -359,7 +372,10 @@ std::string help_text(const Command& c) {
       else
         os << "\n" << std::string(28, ' ');
       os << o.help;
-      if (!o.default_value.empty()) os << " (default " << o.default_value << ")";
+      const std::string range = bounds_text(o);
+      if (!o.default_value.empty() || !range.empty())
+        os << " (" << (o.default_value.empty() ? "" : "default " + o.default_value)
+           << (!o.default_value.empty() && !range.empty() ? "; " : "") << range << ")";
       os << "\n";
     }
   }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <limits>
 #include <thread>
 
 #include "engine/error.h"
@@ -15,7 +16,7 @@ namespace {
 
 using C = TrainConfig;
 using fields::kMaxCount;
-constexpr double kLarge = 1e9;  // reals beyond this are typos, not experiments
+constexpr double kLarge = std::numeric_limits<double>::max();  // any finite number
 
 // Text as typed; train records an unset text as "" (simulate's fields::text: null).
 TrainField str_field(std::string name, std::string vn, std::string help, std::string C::*m) {
