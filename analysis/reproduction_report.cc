@@ -76,8 +76,10 @@ std::string setup_markdown(const ReproduceOptions& o, const Doc& hs) {
       c.at("keep").get<double>(), o.t_freeze, o.iterations, c.at("bucket-mib").get<double>());
   s += "- Paper numbers: section 5.3-5.4 and the captions of Figs. 6-9 of the PruneX paper "
        "(Olama et al., 2025), as printed; hardware references: the sources the table names "
-       "and the topology's (topologies/presets/puhti.json). Relative error = |ours - paper| / "
-       "|paper|. No parameter was chosen by comparing with the paper.\n\n";
+       "and those of the topology (--topology " +
+       o.topology_arg +
+       "). Relative error = |ours - paper| / |paper|. No parameter was chosen by comparing with "
+       "the paper.\n\n";
   return s;
 }
 

@@ -3,8 +3,8 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
-#include <cmath>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <sstream>
@@ -235,12 +235,13 @@ void normalize_words(const Command& command, std::vector<std::string>& argv) {
 }
 
 // Every command as a subcommand of `app` with its typed options, the words parsed; the
-// commands bound, their slots (which live in `app`) holding the values.
-std::vector<std::unique_ptr<BoundCommand>> parse_words(CLI::App& app, const Command& command,
+// commands bound, their slots (which live in `app`) holding the values. `error` receives a
+// failed check's message and must live as long as `app`.
+std::vector<std::unique_ptr<BoundCommand>> parse_words(CLI::App& app, std::string& error,
+                                                       const Command& command,
                                                        const std::vector<std::string>& argv) {
   app.set_help_flag();  // main.cc prints help_text() for --help
   app.require_subcommand(1, 1);
-  std::string error;
   std::vector<std::unique_ptr<BoundCommand>> commands;
   for (const auto& c : registry()) {
     auto b = std::make_unique<BoundCommand>();
@@ -282,8 +283,9 @@ CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
     }
   }
   normalize_words(*out.command, argv);
+  std::string error;  // the last check's message: the validators in app point here
   CLI::App app("prunex", "prunex");
-  for (const auto& b : parse_words(app, *out.command, argv)) {
+  for (const auto& b : parse_words(app, error, *out.command, argv)) {
     if (b->command != out.command) continue;
     out.args.positional_ = b->positional;
     for (const auto& o : b->command->options) {

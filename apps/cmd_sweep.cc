@@ -4,14 +4,11 @@
 // run --jobs at a time (fork_run_all); --point I runs one of them and --merge combines such
 // per-point outputs (a SLURM array: scripts/slurm/sweep.sh) into the same scaling.json.
 #include <unistd.h>
-#include <climits>
 #include <limits>
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <functional>
-#include <map>
 #include <memory>
 #include <set>
 #include <thread>
@@ -22,17 +19,12 @@
 #include "apps/cli.h"
 #include "apps/field_options.h"
 #include "engine/error.h"
-#include "engine/text_parse.h"
-#include "host/host_memory.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
 #include "records/scaling_record.h"
 #include "settings/run_fields.h"
-#include "simulate/footprint.h"
-#include "simulate/fork_run.h"
 #include "simulate/simulate_config.h"
 #include "simulate/sweep.h"
-#include "topologies/topology_io.h"
 
 namespace prunex::cli {
 namespace {

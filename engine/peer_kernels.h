@@ -8,7 +8,7 @@
 // on the stream that LibTorch computes on and the NCCL communicator orders its collectives
 // after (nccl_communicator.h), so a collective started after a call sees its results, and a
 // call made after a collective's wait() sees the collective's. sync() waits on the host.
-// Wire buffers are bytes: a piece may start at any byte (cgx_codec.h).
+// Wire buffers are bytes: a piece may start at any byte (cgx_quantize.h).
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
 // cgx's steps (workloads/train/cgx_codec.cc runs them live), sized by the functions the live
-// codec calls (ddp_buckets.h, cgx_codec.h, cgx_allreduce.h). Memory passes, D = dense fp32
+// codec calls (ddp_buckets.h, cgx_quantize.h, cgx_allreduce.h). Memory passes, D = dense fp32
 // bytes: quantizing reads its values twice (min/max, then levels: 2 per value), adding a
 // dequantized chunk reads and writes (2), assigning one writes (1). Scatter-reduce-allgather
 // on P ranks: (5P - 2) / P passes over the buffer; the leaders' ring on M: (5M - 2) / M;

@@ -161,7 +161,7 @@ double nccl_tree_seconds(const Topology& t, int nodes, int p, double s) {
 
 double closed_form_seconds(const Topology& t, int nodes, int p, CollectiveOp op, Algo algo,
                            Group group, std::size_t bytes) {
-  if (algo == Algo::mpi) return kNaN;  // a phase per step: no one formula (collectives_mpi.cc)
+  if (algo == Algo::mpi) return kNaN;  // a round per step: no one formula (collectives_mpi.cc)
   const double s = static_cast<double>(bytes);
   if (algo == Algo::hierarchical && group == Group::world) {
     const HopCosts h = hop_costs(t, nodes);

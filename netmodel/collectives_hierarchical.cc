@@ -1,5 +1,5 @@
 // Hierarchical collectives on the world group: inside every node at once, then across the
-// node leaders (local rank 0), then inside every node again. Phases are sequential.
+// node leaders (local rank 0), then inside every node again. Rounds are sequential.
 //
 //   all-reduce:  chain reduce to the leader (P-1 terms, S per edge)
 //                -> leaders' ring all-reduce (2(M-1) terms, 2(M-1)/M S per edge)

@@ -135,7 +135,7 @@ struct FlowTiming {
 
 struct CollectiveResult {
   double seconds = 0;
-  std::vector<double> phase_seconds;  // the algorithm's sequential phases
+  std::vector<double> round_seconds;  // per round of the schedule, in order
   double delivered_bytes = 0;         // over all flows, as SimGrid completed them
   std::size_t flows = 0;
   std::string network_model;  // model_description()

@@ -51,10 +51,10 @@ PlanInputs plan_inputs_of_config(const nlohmann::json& config, const std::string
                        : !setting(config, "sync-phases", where, !in.ddp_overlap);
   HsadmmSettings& h = run.hsadmm;
   h.bucket_mib = setting(config, "bucket-mib", where, h.bucket_mib);
+  run.ddp.bucket_cap_mb = setting(config, "bucket-cap-mb", where, run.ddp.bucket_cap_mb);
   h.wire_dtype =
       parse_wire_dtype(setting(config, "wire-dtype", where, wire_dtype_name(h.wire_dtype)));
   h.pipeline_buckets = setting(config, "pipeline-buckets", where, h.pipeline_buckets);
-  run.ddp.bucket_cap_mb = setting(config, "bucket-cap-mb", where, run.ddp.bucket_cap_mb);
   run.topk.topk_ratio = setting(config, "topk-ratio", where, run.topk.topk_ratio);
   run.pactrain.prune_ratio = setting(config, "prune-ratio", where, run.pactrain.prune_ratio);
   run.pactrain.ternary = setting(config, "ternary", where, run.pactrain.ternary);

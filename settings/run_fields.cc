@@ -15,12 +15,6 @@ namespace {
 
 using R = RunSettings;
 
-// A field of one strategy's part (H = HsadmmSettings, ...) as a field of RunSettings.
-template <typename Part>
-ConfigField<R> part(const ConfigField<Part>& f, Part R::*member) {
-  return nested_field(f, member);
-}
-
 ConfigField<R> strategy_field() {
   return {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain or cgx",
           [](R& c, const std::string& v) { c.strategy = parse_strategy(v); },
@@ -30,40 +24,43 @@ ConfigField<R> strategy_field() {
 std::vector<ConfigField<R>> hsadmm_fields() {
   using H = HsadmmSettings;
   return {
-      part<H>({"sparsity", "KINDS", "filter, channel, shape, or a combination like filter+channel",
-               [](H& c, const std::string& v) {
-                 parse_sparsity_kinds(v);
-                 c.sparsity = v;
-               },
-               [](const H& c) { return nlohmann::json(c.sparsity); }},
-              &R::hsadmm),
-      part(real<H>("keep", "F", "kept fraction of groups in pruned layers, in (0, 1]", &H::keep, 0,
-                   1, true),
-           &R::hsadmm),
-      part(whole<H>("t-freeze", "T",
-                    "freeze the mask after iteration T (no mask_sync after); 0: never",
-                    &H::t_freeze, 0, kMaxCount),
-           &R::hsadmm),
-      part(real<H>("bucket-mib", "MIB", "H-SADMM inter-node bucket size in MiB", &H::bucket_mib, 0,
-                   4096, true),
-           &R::hsadmm),
+      nested_field<R, H>(
+          {"sparsity", "KINDS", "filter, channel, shape, or a combination like filter+channel",
+           [](H& c, const std::string& v) {
+             parse_sparsity_kinds(v);
+             c.sparsity = v;
+           },
+           [](const H& c) { return nlohmann::json(c.sparsity); }},
+          &R::hsadmm),
+      nested_field(real<H>("keep", "F", "kept fraction of groups in pruned layers, in (0, 1]",
+                           &H::keep, 0, 1, true),
+                   &R::hsadmm),
+      nested_field(whole<H>("t-freeze", "T",
+                            "freeze the mask after iteration T (no mask_sync after); 0: never",
+                            &H::t_freeze, 0, kMaxCount),
+                   &R::hsadmm),
+      nested_field(real<H>("bucket-mib", "MIB", "H-SADMM inter-node bucket size in MiB",
+                           &H::bucket_mib, 0, 4096, true),
+                   &R::hsadmm),
   };
 }
 
 std::vector<ConfigField<R>> payload_fields() {
   using H = HsadmmSettings;
   return {
-      part<H>({"wire-dtype", "T",
-               "hsadmm / hsadmm-rail: the compact inter-node payload's type, fp32, bf16 or fp16 "
-               "(converted in pack and unpack, summed in that type)",
-               [](H& c, const std::string& v) { c.wire_dtype = parse_wire_dtype(v); },
-               [](const H& c) { return nlohmann::json(wire_dtype_name(c.wire_dtype)); }},
-              &R::hsadmm),
-      part(boolean<H>("pipeline-buckets",
-                      "hsadmm / hsadmm-rail: bucket b's inter-node all-reduce runs while b + 1 is "
-                      "packed and b - 1 unpacked",
-                      &H::pipeline_buckets),
-           &R::hsadmm),
+      nested_field<R, H>(
+          {"wire-dtype", "T",
+           "hsadmm / hsadmm-rail: the compact inter-node payload's type, fp32, bf16 or fp16 "
+           "(converted in pack and unpack, summed in that type)",
+           [](H& c, const std::string& v) { c.wire_dtype = parse_wire_dtype(v); },
+           [](const H& c) { return nlohmann::json(wire_dtype_name(c.wire_dtype)); }},
+          &R::hsadmm),
+      nested_field(
+          boolean<H>("pipeline-buckets",
+                     "hsadmm / hsadmm-rail: bucket b's inter-node all-reduce runs while b + 1 is "
+                     "packed and b - 1 unpacked",
+                     &H::pipeline_buckets),
+          &R::hsadmm),
   };
 }
 
@@ -71,24 +68,26 @@ std::vector<ConfigField<R>> peer_fields() {
   using P = PactrainSettings;
   using X = CgxSettings;
   return {
-      part(real<TopkSettings>("topk-ratio", "R", "topk: kept fraction of each layer's gradient",
-                              &TopkSettings::topk_ratio, 0, 1, true),
-           &R::topk),
-      part(real<P>("prune-ratio", "R",
-                   "pactrain: pruned fraction of every conv and fc weight, [0, 1)", &P::prune_ratio,
-                   0, 0.999999, false),
-           &R::pactrain),
-      part(boolean<P>("ternary",
-                      "pactrain: TernGrad levels on the wire (MAX all-reduce of a scaler per "
-                      "bucket, int8 SUM of the levels; at most 127 ranks)",
-                      &P::ternary),
-           &R::pactrain),
-      part(whole<X>("bits", "B", "cgx: quantization bits per value (1-8)", &X::bits, 1, 8),
-           &R::cgx),
-      part(whole<X>("bucket-size", "N",
-                    "cgx: values per quantization bucket (two fp32 metadata each)", &X::bucket_size,
-                    1, kMaxCount),
-           &R::cgx),
+      nested_field(
+          real<TopkSettings>("topk-ratio", "R", "topk: kept fraction of each layer's gradient",
+                             &TopkSettings::topk_ratio, 0, 1, true),
+          &R::topk),
+      nested_field(real<P>("prune-ratio", "R",
+                           "pactrain: pruned fraction of every conv and fc weight, [0, 1)",
+                           &P::prune_ratio, 0, 0.999999, false),
+                   &R::pactrain),
+      nested_field(
+          boolean<P>("ternary",
+                     "pactrain: TernGrad levels on the wire (MAX all-reduce of a scaler per "
+                     "bucket, int8 SUM of the levels; at most 127 ranks)",
+                     &P::ternary),
+          &R::pactrain),
+      nested_field(whole<X>("bits", "B", "cgx: quantization bits per value (1-8)", &X::bits, 1, 8),
+                   &R::cgx),
+      nested_field(whole<X>("bucket-size", "N",
+                            "cgx: values per quantization bucket (two fp32 metadata each)",
+                            &X::bucket_size, 1, kMaxCount),
+                   &R::cgx),
   };
 }
 
@@ -112,7 +111,8 @@ const std::vector<ConfigField<R>>& run_fields() {
     };
     const auto hsadmm = hsadmm_fields();
     f.insert(f.end(), hsadmm.begin(), hsadmm.end());
-    f.push_back(part(real<DdpSettings>("bucket-cap-mb", "MB",
+    f.push_back(
+        nested_field(real<DdpSettings>("bucket-cap-mb", "MB",
                                        "ddp, fp16, pactrain, cgx: PyTorch DDP's bucket_cap_mb, the "
                                        "gradient buckets' size in MiB after the first (1 MiB) one",
                                        &DdpSettings::bucket_cap_mb, 0, 4096, true),

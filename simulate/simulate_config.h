@@ -82,7 +82,7 @@ struct SimulateConfig : RunSettings, PlatformSettings {
 
 using SimulateField = ConfigField<SimulateConfig>;
 
-// Every field; sweep_fields() in the command line picks the ones sweep shares.
+// Every field; sweep_fields() (simulate/sweep.h) takes the ones sweep shares.
 const std::vector<SimulateField>& simulate_fields();
 
 // The spec of one run of cfg (cfg.nodes, cfg.gpus_per_node and cfg.strategy used as given,

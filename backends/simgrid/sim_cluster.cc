@@ -231,7 +231,7 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
     const double seconds =
         round_latency(round, alpha, calibrated ? round_cost : nullptr, nccl_latency, gpn) +
         std::max(0.0, transfer);
-    result.phase_seconds.push_back(seconds);
+    result.round_seconds.push_back(seconds);
     result.seconds += seconds;
     result.flows += round.flows.size();
   }

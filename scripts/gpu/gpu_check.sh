@@ -71,7 +71,7 @@ pack_deps() {  # on the development machine: SimGrid and its runtime closure
   done
   # iproute2 (ip, tc) for prunex emulate, with its libraries, loaded by wrappers that give the
   # libraries to ip and tc alone (not to what `ip netns exec` starts); found through
-  # PRUNEX_SYSTEM_PROGRAMS (support/process.h).
+  # PRUNEX_SYSTEM_PROGRAMS (host/process.h).
   local ipr="$stage/usr/lib/prunex-iproute2" prog
   mkdir -p "$ipr/bin" "$ipr/lib" "$ipr/sbin"
   for prog in ip tc; do

@@ -164,8 +164,8 @@ TEST(SimSchedules, FlowsCarryTheAlgorithmsTotals) {
       for (Group g : {Group::world, Group::intra, Group::inter}) {
         if (op == CollectiveOp::allgather && a == Algo::tree) continue;
         double total = 0;
-        for (const auto& phase : build_schedule(op, a, g, l, s))
-          for (const auto& f : phase.flows) total += f.bytes;
+        for (const auto& round : build_schedule(op, a, g, l, s))
+          for (const auto& f : round.flows) total += f.bytes;
         EXPECT_NEAR(total, expected_total_bytes(op, a, g, l.nodes, l.gpus_per_node, s),
                     1e-6 * total)
             << collective_op_name(op) << " " << algo_name(a) << " " << group_name(g);

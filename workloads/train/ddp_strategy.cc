@@ -40,8 +40,7 @@ std::vector<GradBucket> make_buckets(const TrainSetup& s) {
   for (const auto& p : s.params) numel.push_back(p.numel());
   std::vector<GradBucket> buckets;
   // The plan builder sizes its all-reduces with the same assignment (engine/ddp_buckets.h).
-  for (auto& a :
-       ddp_bucket_assignment(numel, kDdpFirstBucketBytes, ddp_cap_bytes(s.cfg.ddp.bucket_cap_mb))) {
+  for (auto& a : ddp_bucket_assignment(numel, kDdpFirstBucketBytes, bucket_cap_bytes(s.cfg.ddp))) {
     GradBucket b;
     b.index = static_cast<int>(buckets.size());
     b.layers = a.layers;

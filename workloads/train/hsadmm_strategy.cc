@@ -47,9 +47,8 @@ class HsadmmStrategy : public LiveStrategy {
         consensus_(s.layout,
                    SparsitySpec::build(s.layout, parse_sparsity_kinds(s.cfg.hsadmm.sparsity),
                                        KeepRate::of_fraction(s.cfg.hsadmm.keep)),
-                   admm_config(s.cfg), static_cast<int64_t>(s.cfg.hsadmm.bucket_mib * (1 << 20)),
-                   strategy, comm, theta_.data_ptr<float>(), s.cfg.hsadmm.wire_dtype,
-                   consensus_math(s)),
+                   admm_config(s.cfg), bucket_bytes(s.cfg.hsadmm), strategy, comm,
+                   theta_.data_ptr<float>(), s.cfg.hsadmm.wire_dtype, consensus_math(s)),
         eval_(make_model(s.cfg.model, s.cfg.classes, s.layout.input_channels)) {
     eval_->to(s.device);
     eval_params_ = parameters_in_layout_order(*eval_, s.layout);
