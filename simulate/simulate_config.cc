@@ -155,12 +155,7 @@ void synthetic_masks(const SimulateConfig& cfg, SimulateSpec& s) {
 // before any simulation, not inside its first iteration (or a sweep's later point).
 void refuse_tree_allgather(const SimulateConfig& cfg, const SimulateSpec& s) {
   if (s.sim.plan_algo != Algo::tree) return;
-  PlanInputs in = s.plan;
-  in.layout = &s.layout;
-  in.global_mask = &s.mask;
-  in.nodes = cfg.nodes;
-  in.gpus_per_node = cfg.gpus_per_node;
-  for (const PlanStep& step : build_plan(in).steps)
+  for (const PlanStep& step : build_plan(spec_plan_inputs(s)).steps)
     PRUNEX_USAGE(step.kind != StepKind::collective || algo_runs(Algo::tree, step.op),
                  "--algo tree: ", strategy_name(cfg.strategy), " all-gathers (its ",
                  phase_name(step.phase),

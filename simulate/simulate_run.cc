@@ -98,13 +98,8 @@ void add_trace(const Simulated& s, double t0, const std::vector<int>& ranks,
 // state and the mask they compact with (distinct masks are distinct objects).
 class PlanCache {
  public:
-  PlanCache(const SimulateSpec& spec, SimCluster& cluster) : spec_(spec), cluster_(cluster) {
-    in_ = spec.plan;
-    in_.layout = &spec.layout;
-    in_.global_mask = &spec.mask;
-    in_.nodes = spec.sim.nodes;
-    in_.gpus_per_node = spec.sim.gpus_per_node;
-  }
+  PlanCache(const SimulateSpec& spec, SimCluster& cluster)
+      : spec_(spec), cluster_(cluster), in_(spec_plan_inputs(spec)) {}
   const PlanInputs& inputs() const { return in_; }
   bool frozen_after(int k) const { return spec_.t_freeze > 0 && k >= spec_.t_freeze; }
 
@@ -162,6 +157,15 @@ nlohmann::json failures_summary(const FailureEstimate& e) {
 }
 
 }  // namespace
+
+PlanInputs spec_plan_inputs(const SimulateSpec& spec) {
+  PlanInputs in = spec.plan;
+  in.layout = &spec.layout;
+  in.global_mask = &spec.mask;
+  in.nodes = spec.sim.nodes;
+  in.gpus_per_node = spec.sim.gpus_per_node;
+  return in;
+}
 
 SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   PRUNEX_USAGE(spec.iterations >= 1, "iterations must be >= 1 (got ", spec.iterations, ")");

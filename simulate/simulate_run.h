@@ -57,6 +57,10 @@ struct SimulationResult {
   std::optional<FailureEstimate> failures;  // with spec.failures given
 };
 
+// spec.plan completed with the spec's layout, mask and shape: the inputs of its first
+// iteration's plan (simulate_run varies the freeze state and the mask from there).
+PlanInputs spec_plan_inputs(const SimulateSpec& spec);
+
 SimulationResult simulate_run(const SimulateSpec& spec, bool records = true);
 
 }  // namespace prunex::sim

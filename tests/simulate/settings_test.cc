@@ -92,11 +92,7 @@ TEST(Settings, ThePlatformsOptionsHaveOneNameInEveryCommandThatSimulates) {
 // FLOPs and memory), how often it repeats, the iterations, the freeze and the mask.
 std::string fingerprint(const sim::SimulateConfig& cfg) {
   const sim::SimulateSpec s = sim::make_spec(cfg, /*records=*/false);
-  PlanInputs in = s.plan;
-  in.layout = &s.layout;
-  in.global_mask = &s.mask;
-  in.nodes = s.sim.nodes;
-  in.gpus_per_node = s.sim.gpus_per_node;
+  const PlanInputs in = sim::spec_plan_inputs(s);
   // The freeze and the masks' densities are the consensus strategies' (their records).
   const bool consensus = is_consensus(cfg.strategy);
   std::string out = std::to_string(plan_repeats(in)) + " " + std::to_string(s.iterations) + " " +
