@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -61,6 +62,13 @@ std::string bounds_text(const Option& o) {
   return os.str();
 }
 
+// "a,b" from {a, b} (a list option given as --x a --x b).
+std::string joined(const std::vector<std::string>& values, const std::string& separator = ",") {
+  std::string out;
+  for (const auto& v : values) out += (out.empty() ? "" : separator) + v;
+  return out;
+}
+
 // One option's storage while CLI11 parses into it (stable addresses: kept in a std::map).
 struct Slot {
   bool flag = false;
@@ -68,6 +76,7 @@ struct Slot {
   long integer = 0;
   double real = 0;
   std::size_t size = 0;
+  std::vector<std::string> list;  // a list option: one entry per time it is given
   CLI::Option* option = nullptr;
 };
 
@@ -91,6 +100,10 @@ CLI::Validator checked(const Option& o, std::string* error) {
               PRUNEX_USAGE(!v.empty() || (o.value_name.find("FILE") == std::string::npos &&
                                           o.value_name.find("DIR") == std::string::npos),
                            dashed(o.name), " needs a ", o.value_name, ", got an empty one");
+              PRUNEX_USAGE(o.choices.empty() ||
+                               std::find(o.choices.begin(), o.choices.end(), v) != o.choices.end(),
+                           dashed(o.name), " must be one of ", joined(o.choices, ", "), ", got '",
+                           v, "'");
               break;
             case Kind::integer: {
               const auto lo = static_cast<long>(std::max<double>(o.lo, -9.2e18));
@@ -104,9 +117,13 @@ CLI::Validator checked(const Option& o, std::string* error) {
                            " must be in ", range_text(o.lo, o.hi, o.open_low), ", got '", v, "'");
               break;
             }
-            case Kind::size:
-              v = std::to_string(parse_size(v, what));
+            case Kind::size: {
+              const std::size_t bytes = parse_size(v, what);
+              PRUNEX_USAGE(static_cast<double>(bytes) <= o.hi, dashed(o.name), " must be at most ",
+                           static_cast<std::size_t>(o.hi), " bytes, got '", v, "'");
+              v = std::to_string(bytes);
               break;
+            }
           }
           if (o.check) o.check(v);
         } catch (const UsageError& e) {
@@ -118,6 +135,13 @@ CLI::Validator checked(const Option& o, std::string* error) {
       "", o.name);
 }
 
+// Option::value_name's rule for a comma-separated list.
+bool takes_list(const Option& o) {
+  const std::string& v = o.value_name;
+  return v == "LIST" || v == "FILES" || v == "IDS" ||
+         (v.size() > 4 && v.compare(v.size() - 4, 4, ",...") == 0);
+}
+
 void bind(BoundCommand& b, std::string* error) {
   for (const auto& o : b.command->options) {
     Slot& slot = b.slots[o.name];
@@ -127,32 +151,25 @@ void bind(BoundCommand& b, std::string* error) {
     } else {
       // CLI11 converts into the slot's variable of the option's type.
       const auto add = [&](auto& variable) { return b.app->add_option(name, variable, o.help); };
-      slot.option = o.kind == Kind::integer ? add(slot.integer)
-                    : o.kind == Kind::real  ? add(slot.real)
-                    : o.kind == Kind::size  ? add(slot.size)
-                                            : add(slot.text);
+      slot.option = takes_list(o)             ? add(slot.list)
+                    : o.kind == Kind::integer ? add(slot.integer)
+                    : o.kind == Kind::real    ? add(slot.real)
+                    : o.kind == Kind::size    ? add(slot.size)
+                                              : add(slot.text);
       slot.option->type_name(o.value_name)->transform(checked(o, error));
     }
-    slot.option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    // A list keeps every time it is given (one value each: "--gpus 8 16" is a stray 16);
+    // any other option its last.
+    if (takes_list(o))
+      slot.option->expected(1)->allow_extra_args(false)->multi_option_policy(
+          CLI::MultiOptionPolicy::TakeAll);
+    else
+      slot.option->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
   // CLI11 2.4 (Ubuntu 24.04) refuses option names with spaces or dots: the positional has a
   // plain name, and the command's text ("KIND INPUT...") only as its type name.
   if (!b.command->positional.empty())
     b.app->add_option("positional", b.positional)->type_name(b.command->positional);
-}
-
-// Option::value_name's rule for a comma-separated list.
-bool takes_list(const Option& o) {
-  const std::string& v = o.value_name;
-  return v == "LIST" || v == "FILES" || v == "IDS" ||
-         (v.size() > 4 && v.compare(v.size() - 4, 4, ",...") == 0);
-}
-
-// "-3", "-1e-4": a value, not an option.
-bool is_number(const std::string& word) {
-  char* end = nullptr;
-  std::strtod(word.c_str(), &end);
-  return end != word.c_str() && *end == '\0';
 }
 
 }  // namespace
@@ -176,84 +193,53 @@ Option real_option(std::string name, std::string value_name, std::string help,
 }
 
 Option size_option(std::string name, std::string value_name, std::string help,
-                   std::string default_value) {
+                   std::string default_value, double hi) {
   Option o{std::move(name), std::move(value_name), std::move(help), std::move(default_value)};
   o.kind = Kind::size;
+  o.lo = 0;
+  o.hi = hi;
+  return o;
+}
+
+Option choice_option(std::string name, std::string value_name, std::string help,
+                     std::string default_value, std::vector<std::string> choices) {
+  Option o{std::move(name), std::move(value_name), std::move(help), std::move(default_value)};
+  o.choices = std::move(choices);
   return o;
 }
 
 namespace {
 
-// The option of `command` that `word` names (--name, --name=value, -b), or null.
-const Option* declared_option(const Command& command, const std::string& word) {
-  if (word.size() < 2 || word[0] != '-') return nullptr;
-  const std::string name = word.substr(0, word.find('=')).substr(word[1] == '-' ? 2 : 1);
-  for (const auto& o : command.options)
-    if (o.name == name && dashed(name) == word.substr(0, word.find('='))) return &o;
-  return nullptr;
+// The word CLI11 left unclaimed that comes first (an option no one declares, a stray word),
+// as a UsageError of one line.
+void refuse_extras(const BoundCommand& b) {
+  const std::vector<std::string> extras = b.app->remaining();
+  if (extras.empty()) return;
+  const std::string& w = extras.front();
+  const bool option = w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1]));
+  PRUNEX_USAGE(!option, "unknown option '", w.substr(0, w.find('=')), "' (see prunex ",
+               b.command->name, " --help)");
+  PRUNEX_USAGE(false, "argument not expected: ", w, " (see prunex ", b.command->name, " --help)");
 }
 
-// The words as CLI11 takes them: the first word that no option of the command declares is
-// named as typed (CLI11 lists its extras from the back), --name=value is two words, and a
-// list option given more than once is given once, its values joined.
-void normalize_words(const Command& command, std::vector<std::string>& argv) {
-  std::map<std::string, std::size_t> first_value;  // list options: where their value is
-  for (std::size_t i = 1; i < argv.size(); ++i) {
-    if (argv[i] == "--") break;  // the end of the options: the rest are positional words
-    const Option* o = declared_option(command, argv[i]);
-    // -b64: a short option with its value attached.
-    const Option* attached = argv[i].size() > 2 && argv[i][0] == '-' && argv[i][1] != '-'
-                                 ? declared_option(command, argv[i].substr(0, 2))
-                                 : nullptr;
-    if (attached != nullptr && !attached->value_name.empty()) continue;
-    if (o == nullptr) {
-      PRUNEX_USAGE(
-          argv[i].size() < 2 || argv[i][0] != '-' || argv[i] == "--help" || is_number(argv[i]),
-          "unknown option '", argv[i], "' (see prunex ", command.name, " --help)");
-      continue;
-    }
-    if (o->value_name.empty()) continue;
-    const std::size_t eq = argv[i].find('=');
-    if (eq != std::string::npos) {  // --name=value: one word
-      argv.insert(argv.begin() + static_cast<long>(i) + 1, argv[i].substr(eq + 1));
-      argv[i].erase(eq);
-    }
-    if (i + 1 >= argv.size()) continue;  // CLI11 says the value is missing
-    if (!takes_list(*o)) {
-      ++i;
-      continue;
-    }
-    const auto [at, first] = first_value.emplace(o->name, i + 1);
-    if (first) {
-      ++i;
-      continue;
-    }
-    argv[at->second] += "," + argv[i + 1];
-    argv.erase(argv.begin() + static_cast<long>(i), argv.begin() + static_cast<long>(i) + 2);
-    --i;
-  }
-}
-
-// Every command as a subcommand of `app` with its typed options, the words parsed; the
-// commands bound, their slots (which live in `app`) holding the values. `error` receives a
-// failed check's message and must live as long as `app`.
-std::vector<std::unique_ptr<BoundCommand>> parse_words(CLI::App& app, std::string& error,
-                                                       const Command& command,
-                                                       const std::vector<std::string>& argv) {
+// `command` as the one subcommand of `app` with its typed options, the words parsed
+// (--name=value, -b64, lists given more than once: CLI11's own rules); its slots (which live in
+// `app`) hold the values. `error` receives a failed check's message and must live as long as
+// `app`.
+std::unique_ptr<BoundCommand> parse_words(CLI::App& app, std::string& error,
+                                          const Command& command,
+                                          const std::vector<std::string>& argv) {
   app.set_help_flag();  // main.cc prints help_text() for --help
   app.require_subcommand(1, 1);
-  std::vector<std::unique_ptr<BoundCommand>> commands;
-  for (const auto& c : registry()) {
-    auto b = std::make_unique<BoundCommand>();
-    b->command = &c;
-    b->app = app.add_subcommand(c.name, c.summary);
-    b->app->set_help_flag();
-    b->app->allow_extras(false);
-    // Values that look like negative numbers are values, not options.
-    b->app->allow_windows_style_options(false);
-    bind(*b, &error);
-    commands.push_back(std::move(b));
-  }
+  auto b = std::make_unique<BoundCommand>();
+  b->command = &command;
+  b->app = app.add_subcommand(command.name, command.summary);
+  b->app->set_help_flag();
+  // Words no option claims stay with the command, which names the first (refuse_extras).
+  b->app->allow_extras(true);
+  // Values that look like negative numbers are values, not options.
+  b->app->allow_windows_style_options(false);
+  bind(*b, &error);
   std::vector<std::string> reversed(argv.rbegin(), argv.rend());  // CLI11 parses from the back
   try {
     app.parse(reversed);
@@ -263,7 +249,8 @@ std::vector<std::unique_ptr<BoundCommand>> parse_words(CLI::App& app, std::strin
       if (c == '\n') c = ' ';
     throw UsageError(msg + " (see prunex " + command.name + " --help)");
   }
-  return commands;
+  refuse_extras(*b);
+  return b;
 }
 
 }  // namespace
@@ -282,23 +269,22 @@ CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
       argv.erase(dashes, argv.end());
     }
   }
-  normalize_words(*out.command, argv);
   std::string error;  // the last check's message: the validators in app point here
   CLI::App app("prunex", "prunex");
-  for (const auto& b : parse_words(app, error, *out.command, argv)) {
-    if (b->command != out.command) continue;
-    out.args.positional_ = b->positional;
-    for (const auto& o : b->command->options) {
-      const Slot& slot = b->slots.at(o.name);
-      if (slot.option->count() == 0) continue;
-      Args::Value v;
-      v.kind = o.kind;
-      v.text = o.value_name.empty() ? "1" : slot.option->as<std::string>();
-      v.integer = slot.integer;
-      v.real = slot.real;
-      v.size = slot.size;
-      out.args.values_[o.name] = v;
-    }
+  const auto b = parse_words(app, error, *out.command, argv);
+  out.args.positional_ = b->positional;
+  for (const auto& o : b->command->options) {
+    const Slot& slot = b->slots.at(o.name);
+    if (slot.option->count() == 0) continue;
+    Args::Value v;
+    v.kind = o.kind;
+    v.text = o.value_name.empty() ? "1"
+             : takes_list(o)      ? joined(slot.list)
+                                  : slot.option->as<std::string>();
+    v.integer = slot.integer;
+    v.real = slot.real;
+    v.size = slot.size;
+    out.args.values_[o.name] = v;
   }
   return out;
 }

@@ -32,6 +32,8 @@ struct Option {
   double lo = -std::numeric_limits<double>::infinity();
   double hi = std::numeric_limits<double>::infinity();
   bool open_low = false;  // real: (lo, hi]
+  // Text: the values it takes (empty: any), checked while parsing.
+  std::vector<std::string> choices = {};
   // A further check of the value as typed (a field table's own parser), run while parsing;
   // throws UsageError.
   std::function<void(const std::string&)> check = {};
@@ -43,7 +45,11 @@ Option integer_option(std::string name, std::string value_name, std::string help
 Option real_option(std::string name, std::string value_name, std::string help,
                    std::string default_value, double lo, double hi);
 Option size_option(std::string name, std::string value_name, std::string help,
-                   std::string default_value);
+                   std::string default_value,
+                   double hi = std::numeric_limits<double>::infinity());
+// A text option that takes one of `choices`.
+Option choice_option(std::string name, std::string value_name, std::string help,
+                     std::string default_value, std::vector<std::string> choices);
 
 struct Command;
 

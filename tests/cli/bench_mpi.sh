@@ -60,7 +60,7 @@ expect_exit2() {  # WORDS ARGS...
   shift
   expect_refused "$words" "" timeout 120 "${mpirun[@]}" "$prunex" bench --backend mpi -b 1K -e 4K "$@"
 }
-expect_exit2 '--stat must be mean or median' --stat mode
+expect_exit2 "--stat must be one of mean, median, got 'mode'" --stat mode
 expect_exit2 '--evict needs --busy-us' --evict 1M
 
 # 4 ranks don't make nodes of 3: every rank exits 2; mpirun passes on the first nonzero

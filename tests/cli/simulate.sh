@@ -85,7 +85,7 @@ expect_exit2 "--local-epochs and --local-steps are both given" simulate --topolo
   fail "--local-steps 0 with --local-epochs refused"
 expect_exit2 "at most 127 ranks (got 128)" simulate --topology dgx-a100 --nodes 16 \
   --gpus-per-node 8 --strategy pactrain --ternary true
-expect_refused "collective 'barrier' is not modeled" "" "$prunex" bench --backend sim \
+expect_refused "--op must be one of allreduce, broadcast, allgather, all, compaction, alltoall, iteration, got 'barrier'" "" "$prunex" bench --backend sim \
   --topology puhti --nodes 2 --op barrier
 expect_refused "--stat applies to live collectives" "" "$prunex" bench --backend sim \
   --topology puhti --nodes 2 --stat median

@@ -48,11 +48,13 @@ done
 
 "$prunex" sweep --topology puhti --model resnet20 --gpus 8,16 --strategy hsadmm,ddp \
   --iterations 1 --out "$work/sweep_serial" >/dev/null || fail "serial sweep"
+echo "slurm: [$SECONDS s] the references (emulated trainings, serial sweep) done"
 
 TRAIN_ARGS=$train_args "$repo/scripts/slurm/local_cluster.sh" --nodes 2 --cpus-per-node 40 \
   --gpus-per-node 4 --slowdown 10000 --topology-out "$work/loop_topology.json" -- bash "$repo/tests/cli/slurm_session.bash" "$repo" "$work" "$prunex" \
   >"$work/session.log" 2>&1 || fail "the SLURM session: $(tail -20 "$work/session.log")"
 grep "^slurm:" "$work/session.log"
+echo "slurm: [$SECONDS s] the SLURM session done (the cluster stopped)"
 
 python3 - "$work" <<'PY' || fail "SLURM runs against the emulated ones"
 import glob, json, sys
@@ -113,4 +115,4 @@ PY
 then
   fail "the loop's predictions: $(grep -E '^\| (ddp|topk|hsadmm)' "$work/loop/validate/VALIDATION.txt")"
 fi
-echo "slurm: ok"
+echo "slurm: [$SECONDS s] ok"

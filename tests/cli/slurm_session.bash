@@ -5,6 +5,7 @@
 set -uo pipefail
 repo=$1 work=$2 prunex=$3
 fail() { echo "FAIL: $*" >&2; exit 1; }
+say() { echo "slurm: [${SECONDS} s] $*"; }  # the session's own clock: where its time goes
 # in_netns NS PATTERN: the processes matching PATTERN (pgrep -f) in network namespace NS (one
 # emulated node's; other tests' processes on this host are in none of them).
 in_netns() {
@@ -19,7 +20,7 @@ cd "$repo" || exit 1  # the templates run build/bin/prunex of the checkout they 
 for t in puhti generic calibration_loop; do
   sbatch --test-only "$repo/scripts/slurm/$t.sbatch" >"$work/testonly_$t.txt" 2>&1 ||
     fail "sbatch --test-only $t.sbatch: $(cat "$work/testonly_$t.txt")"
-  echo "slurm: --test-only $t.sbatch: $(tail -1 "$work/testonly_$t.txt")"
+  say "--test-only $t.sbatch: $(tail -1 "$work/testonly_$t.txt")"
 done
 
 # 2. generic.sbatch trains on 2 nodes x 2 ranks.
@@ -30,9 +31,9 @@ for s in hsadmm ddp; do
     --gres=gpu:2 --output="$work/slurm_$s.log" "$repo/scripts/slurm/generic.sbatch" \
     >"$work/sbatch_$s.txt" 2>&1 || fail "sbatch generic.sbatch ($s): $(cat "$work/sbatch_$s.txt" "$work/slurm_$s.log")"
   job=$(grep -o '[0-9]*' "$work/sbatch_$s.txt" | head -1)
-  echo "slurm: $s: $(head -1 "$work/sbatch_$s.txt"); $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*'); $(scontrol show job "$job" | grep -o ' NodeList=[^ ]*')"
+  say "$s: $(head -1 "$work/sbatch_$s.txt"); $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*'); $(scontrol show job "$job" | grep -o ' NodeList=[^ ]*')"
 done
-echo "slurm: sacct -c: $(sacct -c -X -o jobid,jobname,partition,account,state,exitcode,nodelist -n 2>&1 | tr -s ' ' | tr '\n' ';')"
+say "sacct -c: $(sacct -c -X -o jobid,jobname,partition,account,state,exitcode,nodelist -n 2>&1 | tr -s ' ' | tr '\n' ';')"
 
 # 2b. A typo in the settings ends the job on the batch host before any srun (train --check):
 # exit 2, and the log holds prunex's one line and nothing a rank would print.
@@ -45,21 +46,22 @@ for bad in STRATEGY=gossip TRAIN_ARGS=--no-such-option; do
   { [[ $(grep -c . "$work/slurm_bad.log") -eq 1 ]] && grep -q "^prunex train: error: " "$work/slurm_bad.log"; } ||
     fail "generic.sbatch with $bad: the log is not prunex's one line: $(cat "$work/slurm_bad.log")"
   [[ ! -e $work/slurm_bad ]] || fail "generic.sbatch with $bad: OUT was created"
-  echo "slurm: generic.sbatch with $bad: $(scontrol show job "$job" | grep -o 'ExitCode=[0-9:]*'): $(cat "$work/slurm_bad.log")"
+  say "generic.sbatch with $bad: $(scontrol show job "$job" | grep -o 'ExitCode=[0-9:]*'): $(cat "$work/slurm_bad.log")"
 done
 
 # 3. The sweep as an array plus a dependent merge.
 PRUNEX=$prunex "$repo/scripts/slurm/sweep.sh" "$work/sweep_array" --topology puhti --model resnet20 \
   --gpus 8,16 --strategy hsadmm,ddp --iterations 1 >"$work/sweep_submit.txt" 2>&1 ||
   fail "sweep.sh: $(cat "$work/sweep_submit.txt")"
-echo "slurm: $(cat "$work/sweep_submit.txt")"
-squeue -h -o '%i %j %T %r' | sed 's/^/slurm: squeue: /'
+say "$(cat "$work/sweep_submit.txt")"
+squeue -h -o '%i %j %T %r' | sed "s/^/slurm: [${SECONDS} s] squeue: /"
 for _ in $(seq 1 240); do
   [[ -z $(squeue -h) ]] && break
   sleep 0.5
 done
 [[ -z $(squeue -h) ]] || fail "the sweep's jobs did not end: $(squeue)"
 [[ -s $work/sweep_array/scaling.json ]] || fail "no merged scaling.json: $(cat "$work"/sweep_array/logs/*)"
+say "the sweep array and its merge ended"
 
 # 6. (before the node failures) calibration_loop.sbatch measures the calibration loop's benches
 # and runs; tests/cli/slurm.sh calibrates and predicts them.
@@ -70,7 +72,7 @@ OUT=$work/loop BENCH_MAX=256K BENCH_ITERS=3 BENCH_ARGS="--sync --stat median" IT
   --ntasks-per-node=2 --cpus-per-task=1 --gres=gpu:2 --output="$work/loop.log" \
   "$repo/scripts/slurm/calibration_loop.sbatch" >"$work/sbatch_loop.txt" 2>&1 ||
   fail "calibration_loop.sbatch: $(cat "$work/sbatch_loop.txt" "$work/loop.log")"
-echo "slurm: calibration_loop.sbatch wrote $(cd "$work/loop" && ls -d bench_*.json memory.json steps-* live-* | grep -v '\.log$' | tr '\n' ' ')"
+say "calibration_loop.sbatch wrote $(cd "$work/loop" && ls -d bench_*.json memory.json steps-* live-* | grep -v '\.log$' | tr '\n' ' ')"
 
 # 4. scancel while a training job runs: whole files only.
 STRATEGY=hsadmm OUT=$work/slurm_cancel ITERATIONS=40 TRAIN_ARGS="$TRAIN_ARGS --checkpoint-every 1" \
@@ -88,7 +90,7 @@ for _ in $(seq 1 120); do
   [[ -z $(squeue -h -j "$job" 2>/dev/null) ]] && break
   sleep 0.5
 done
-echo "slurm: scancel $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"
+say "scancel $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"
 
 # 5. node1 dies mid-job (its slurmd and everything in its namespace killed): the job ends in
 # a SLURM state that says so, no rank hangs, files stay whole; once node1 is back, the job
@@ -102,6 +104,7 @@ run6() {  # OUT EXTRA_TRAIN_ARGS [sbatch options]
     "$repo/scripts/slurm/generic.sbatch"
 }
 run6 "$work/slurm_full" "" --wait >/dev/null 2>&1 || fail "uninterrupted 6-iteration job: $(cat "$work/slurm_full.log")"
+say "the uninterrupted 6-iteration job ended"
 job=$(run6 "$work/slurm_killed" "" 2>&1 | grep -o '[0-9]*' | head -1)
 for _ in $(seq 1 480); do
   grep -qs "iter-0000000[2-9]" "$work/slurm_killed/checkpoint/LATEST" && break
@@ -126,20 +129,20 @@ took=$(( $(date +%s) - killed ))
 ranks="prunex(-train)? train"
 left=$(in_netns "$(readlink /proc/self/ns/net)" "$ranks"; in_netns "$ns" "$ranks")
 [[ -z $left ]] || fail "ranks left running after job $job ended: pids $(echo $left)"
-echo "slurm: node1 killed in job $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*') after $took s; $(sinfo -h -N -n node1 -o '%N %T %E' | head -1)"
+say "node1 killed in job $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*') after $took s; $(sinfo -h -N -n node1 -o '%N %T %E' | head -1)"
 # The trainer names the lost rank in one line: node1 held ranks 2 and 3, and rank 2's
 # predecessor (rank 1, on node0) reports it (support/peer_watch.h).
 lost=$(grep -E "^prunex train: rank [0-9]+: rank [0-9]+ \(on node1\) is lost" "$work/slurm_killed.log" || true)
 [[ $(printf '%s' "$lost" | grep -c '^prunex') -eq 1 ]] ||
   fail "no one line naming the lost rank: $(cat "$work/slurm_killed.log")"
-echo "slurm: job output: $lost"
+say "job output: $lost"
 touch "$state/restart-node1"
 for _ in $(seq 1 120); do
   [[ $(sinfo -h -N -t idle -o %N | sort -u | wc -l) -ge 2 ]] && break
   sleep 0.5
 done
-echo "slurm: node1 back: $(sinfo -h -N -n node1 -o '%N %T' | head -1)"
+say "node1 back: $(sinfo -h -N -n node1 -o '%N %T' | head -1)"
 run6 "$work/slurm_resumed" "--resume $work/slurm_killed/checkpoint" --wait >/dev/null 2>&1 ||
   fail "resubmitted job: $(cat "$work/slurm_resumed.log")"
-grep -o "resumed from .*" "$work/slurm_resumed.log" | head -1 | sed 's/^/slurm: /'
+grep -o "resumed from .*" "$work/slurm_resumed.log" | head -1 | sed "s/^/slurm: [${SECONDS} s] /"
 exit 0
