@@ -6,13 +6,13 @@
 # 2. generic.sbatch (BACKEND=mpi, account and partition from SBATCH_ACCOUNT/SBATCH_PARTITION)
 #    trains hsadmm and ddp on 2 nodes x 2 ranks started by srun through PMIx: the trainer
 #    groups the ranks by host into 2 nodes of 2, metrics.json records the job id and node
-#    list, and the losses equal the same training under `prunex emulate` (2 x 2, same links);
+#    list, and the losses equal the same training started by mpirun (2 nodes of 2 ranks);
 # 3. scripts/slurm/sweep.sh's array and its afterok merge give the scaling.json of a serial
 #    `prunex sweep`, paths aside;
 # 4. scancel of a running training job leaves whole files only;
 # 5. node1 killed mid-job (slurmd, steps and ranks): the job ends (NODE_FAIL) with no rank left
 #    running and whole files; node1's slurmd restarted, the job resubmitted with --resume
-#    ends with the uninterrupted job's losses and accuracies;
+#    ends with the uninterrupted run's losses and accuracies (mpirun, as in 2.);
 # 6. calibration_loop.sbatch measures the calibration loop (benches, ddp/hsadmm/topk
 #    calibration runs, held-out hsadmm-flat on 2 x 2 and ddp/topk on 2 x 1), and
 #    scripts/studies/predict_cluster.sh, on the cluster's topology file (local_cluster.sh
@@ -37,18 +37,22 @@ for p in slurmctld slurmd munged sbatch; do
 done
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
-# The reference: the same training under prunex emulate, ranks started by mpirun.
+# The references: the same trainings started by mpirun on this host, grouped as SLURM's
+# block layout groups them (2 nodes of 2 ranks); the 6-iteration one is part 5's
+# uninterrupted run.
 train_args="--dataset synthetic --synthetic-samples 512 --model small_cnn --batch 32 --lr 0.05 --local-steps 5"
-for s in hsadmm ddp; do
+ref() {  # ref OUT TRAIN_OPTIONS...
+  local out=$1; shift
   # shellcheck disable=SC2086
-  "$prunex" emulate --topology puhti --nodes 2 --gpus-per-node 2 --slowdown 10000 -- \
-    train --strategy $s $train_args --iterations 2 --gpus-per-node 0 --out "$work/ref_$s" \
-    >"$work/ref_$s.log" 2>&1 || fail "emulate reference $s: $(tail -3 "$work/ref_$s.log")"
-done
+  mpirun -q --oversubscribe -np 4 "$prunex" train $train_args --gpus-per-node 2 "$@" \
+    --out "$out" >"$out.log" 2>&1 || fail "mpirun reference $*: $(tail -3 "$out.log")"
+}
+for s in hsadmm ddp; do ref "$work/ref_$s" --strategy $s --iterations 2; done
+ref "$work/ref_full" --strategy hsadmm --iterations 6 --checkpoint-every 1
 
 "$prunex" sweep --topology puhti --model resnet20 --gpus 8,16 --strategy hsadmm,ddp \
   --iterations 1 --out "$work/sweep_serial" >/dev/null || fail "serial sweep"
-echo "slurm: [$SECONDS s] the references (emulated trainings, serial sweep) done"
+echo "slurm: [$SECONDS s] the references (mpirun trainings, serial sweep) done"
 
 TRAIN_ARGS=$train_args "$repo/scripts/slurm/local_cluster.sh" --nodes 2 --cpus-per-node 40 \
   --gpus-per-node 4 --slowdown 10000 --topology-out "$work/loop_topology.json" -- bash "$repo/tests/cli/slurm_session.bash" "$repo" "$work" "$prunex" \
@@ -70,7 +74,7 @@ for s in ("hsadmm", "ddp"):
     a = [(i["iteration"], i["loss"], i.get("accuracy")) for i in ref["iterations"]]
     b = [(i["iteration"], i["loss"], i.get("accuracy")) for i in got["iterations"]]
     assert a == b, (s, a, b)
-    print(f"slurm: {s} under SLURM job {sl['job_id']} on {sl['nodelist']}: losses equal the emulated run's {[x[1] for x in b]}")
+    print(f"slurm: {s} under SLURM job {sl['job_id']} on {sl['nodelist']}: losses equal mpirun's {[x[1] for x in b]}")
 # 3. the array's merge against the serial sweep, paths aside
 def strip(d):
     if isinstance(d, dict):
@@ -89,12 +93,12 @@ for d in ("slurm_cancel", "slurm_killed"):
         json.load(open(f))
     assert json.load(open(f"{w}/{d}/metrics.json"))["summary"]["completed"] is False, d
 # 5. resumed after the node failure: the uninterrupted run's losses and accuracies
-full = json.load(open(f"{w}/slurm_full/metrics.json"))["iterations"]
+full = json.load(open(f"{w}/ref_full/metrics.json"))["iterations"]
 res = json.load(open(f"{w}/slurm_resumed/metrics.json"))["iterations"]
 a = [(i["iteration"], i["loss"], i.get("accuracy")) for i in full]
 b = [(i["iteration"], i["loss"], i.get("accuracy")) for i in res]
 assert len(a) == 6 and a == b, (a, b)
-print("slurm: resumed after node1 died: the 6 iterations equal the uninterrupted job's")
+print("slurm: resumed after node1 died: the 6 iterations equal the uninterrupted run's")
 PY
 # 6. the loop's predictions
 bash "$repo/scripts/studies/predict_cluster.sh" "$work/loop" --topology "$work/loop_topology.json" \
