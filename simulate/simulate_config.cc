@@ -59,6 +59,12 @@ void plan_settings(const SimulateConfig& cfg, SimulateSpec& s) {
                static_cast<long>(cfg.nodes) * cfg.gpus_per_node, ")");
   s.layout = make_layout(cfg.model, cfg.classes, cfg.input, cfg.input_channels);
   s.plan = plan_inputs(cfg, cfg.nodes, cfg.gpus_per_node, cfg.samples, cfg.ddp_overlap);
+  // A shard smaller than a batch would make every step smaller than the --batch recorded.
+  const long world = static_cast<long>(cfg.nodes) * cfg.gpus_per_node;
+  PRUNEX_USAGE(shard_samples(s.plan) >= cfg.batch, "--batch ", cfg.batch, " on ", world,
+               " GPUs takes ", world * cfg.batch, " samples a step, more than --samples ",
+               cfg.samples, " (", shard_samples(s.plan),
+               " per GPU): give the data set's size (ImageNet: 1281167) or a smaller --batch");
   PRUNEX_USAGE(!cfg.hsadmm.pipeline_buckets || packs_compact_payload(cfg.strategy),
                "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
   PRUNEX_USAGE(cfg.hsadmm.wire_dtype == DType::f32 || packs_compact_payload(cfg.strategy),

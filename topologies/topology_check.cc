@@ -176,6 +176,9 @@ Topology scale_to_nodes(const Topology& t, int nodes) {
   PRUNEX_USAGE(nodes >= 1, "--nodes must be >= 1 (got ", nodes, ")");
   Topology s = t;
   s.nodes = nodes;
+  if (nodes != t.nodes)  // the stated count's source no longer describes it
+    s.sources["nodes"] = "what-if: " + std::to_string(nodes) + " nodes (--nodes); " + t.name +
+                         " states " + std::to_string(t.nodes);
   Fabric& f = s.fabric;
   if (f.kind == FabricKind::fat_tree) {
     const int before = f.levels;

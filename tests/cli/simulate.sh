@@ -83,6 +83,16 @@ expect_exit2 "--local-epochs and --local-steps are both given" simulate --topolo
 "$prunex" simulate --topology puhti --nodes 2 --local-epochs 2 --local-steps 0 --iterations 1 \
   --model small_cnn --input 28 --input-channels 1 --out "$work/steps0" > /dev/null 2>&1 ||
   fail "--local-steps 0 with --local-epochs refused"
+# A global batch larger than the data set is refused, not shrunk: 1040 x 52 = 54080 > 50000
+# (each GPU's shard would hold 49); with ImageNet's size the same run is simulated at 52.
+expect_exit2 "--batch 52 on 1040 GPUs takes 54080 samples a step, more than --samples 50000 (49 per GPU)" \
+  simulate --topology dgx1-v100 --nodes 130 --gpus-per-node 8 --batch 52 --model resnet50 \
+  --input 224
+"$prunex" simulate --topology dgx1-v100 --nodes 130 --gpus-per-node 8 --batch 52 --model resnet50 \
+  --input 224 --samples 1281167 --iterations 1 --out "$work/imagenet" >/dev/null ||
+  fail "batch 52 on 1040 GPUs with ImageNet's samples refused"
+python3 -c "import json, sys; c = json.load(open(sys.argv[1]))['config']; assert c['batch'] == 52 and c['samples'] == 1281167, c" \
+  "$work/imagenet/metrics.json" || fail "the ImageNet run's record"
 expect_exit2 "at most 127 ranks (got 128)" simulate --topology dgx-a100 --nodes 16 \
   --gpus-per-node 8 --strategy pactrain --ternary true
 expect_refused "--op must be one of allreduce, broadcast, allgather, all, compaction, alltoall, iteration, got 'barrier'" "" "$prunex" bench --backend sim \

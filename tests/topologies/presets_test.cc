@@ -208,10 +208,16 @@ TEST(TopologyPresets, ScaleOutAddsFatTreeLevels) {
   EXPECT_EQ(big.nodes, 1024);
   EXPECT_EQ(big.fabric.levels, 3);
   EXPECT_NE(big.sources.at("fabric.levels").find("raised from 2"), std::string::npos);
-  // Fewer nodes keep the fabric as it is.
+  // Fewer nodes keep the fabric as it is; the node count's source says it is a what-if.
   Topology small = scale_to_nodes(puhti, 16);
   EXPECT_EQ(small.fabric.levels, 2);
-  EXPECT_EQ(small.sources, puhti.sources);
+  EXPECT_EQ(small.sources.at("nodes"), "what-if: 16 nodes (--nodes); puhti states 80");
+  small.sources.erase("nodes");
+  Topology stated = puhti;
+  stated.sources.erase("nodes");
+  EXPECT_EQ(small.sources, stated.sources);
+  // The stated size itself keeps its source.
+  EXPECT_EQ(scale_to_nodes(puhti, 80).sources, puhti.sources);
   EXPECT_THROW(scale_to_nodes(puhti, 0), UsageError);
   // Overriding nodes without scaling is caught by check_topology().
   Topology over = puhti;
