@@ -213,7 +213,9 @@ namespace {
 // The word CLI11 left unclaimed that comes first (an option no one declares, a stray word),
 // as a UsageError of one line.
 void refuse_extras(const BoundCommand& b) {
-  const std::vector<std::string> extras = b.app->remaining();
+  std::vector<std::string> extras = b.app->remaining();
+  // CLI11 keeps a "--" it met before the positional words; it ends the options, nothing more.
+  extras.erase(std::remove(extras.begin(), extras.end(), "--"), extras.end());
   if (extras.empty()) return;
   const std::string& w = extras.front();
   const bool option = w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1]));

@@ -15,7 +15,8 @@
 // - Local steps per epoch = ceil(ceil(samples / world) / batch): each rank trains on its
 //   shard of the training set (workloads/data shard()); a step computes shard / steps
 //   samples on average (the last batch of an epoch is partial, and on large clusters the
-//   shard is smaller than one batch), so an epoch computes 3 x forward x shard FLOPs.
+//   shard is smaller than one batch: simulate notes it, and refuses --local-steps then),
+//   so an epoch computes 3 x forward x shard FLOPs.
 // - Memory passes, D = dense fp32 bytes of all layout tensors, C = compact bytes:
 //   SGD step with momentum 5D (read w, g, m; write w, m), proximal term 5D (hsadmm, per
 //   step), theta + u 3D and params_to_flat 2D, node candidate 4D, projection 1D (one pass

@@ -49,6 +49,23 @@ Topology load_platform(SimulateConfig& cfg, bool records, SimulateSpec& s) {
   return topology;
 }
 
+// Each GPU's shard of --samples against --batch. Local steps are full batches by definition:
+// a shard smaller than one is refused. An epoch (--local-epochs) is the shard however small:
+// its steps are smaller than --batch (a fixed data set over more GPUs, as the live trainer
+// runs it), said in a note rather than silently.
+void check_shard(const SimulateConfig& cfg, long shard) {
+  if (shard >= cfg.batch) return;
+  const long world = static_cast<long>(cfg.nodes) * cfg.gpus_per_node;
+  PRUNEX_USAGE(cfg.local_steps == 0, "--local-steps takes full batches: --batch ", cfg.batch,
+               " on ", world, " GPUs needs ", world * cfg.batch, " samples, more than --samples ",
+               cfg.samples, " (", shard, " per GPU): give the data set's size (ImageNet: 1281167) "
+               "or a smaller --batch");
+  std::fprintf(stderr,
+               "note: --batch %ld on %ld GPUs is %ld samples, more than --samples %ld: an epoch "
+               "is one step of %ld samples per GPU (give the data set's size with --samples)\n",
+               static_cast<long>(cfg.batch), world, world * cfg.batch, cfg.samples, shard);
+}
+
 // The layout and the plan inputs of the run's settings; what a live run would refuse (so
 // cannot be modelled) is refused.
 void plan_settings(const SimulateConfig& cfg, SimulateSpec& s) {
@@ -59,12 +76,7 @@ void plan_settings(const SimulateConfig& cfg, SimulateSpec& s) {
                static_cast<long>(cfg.nodes) * cfg.gpus_per_node, ")");
   s.layout = make_layout(cfg.model, cfg.classes, cfg.input, cfg.input_channels);
   s.plan = plan_inputs(cfg, cfg.nodes, cfg.gpus_per_node, cfg.samples, cfg.ddp_overlap);
-  // A shard smaller than a batch would make every step smaller than the --batch recorded.
-  const long world = static_cast<long>(cfg.nodes) * cfg.gpus_per_node;
-  PRUNEX_USAGE(shard_samples(s.plan) >= cfg.batch, "--batch ", cfg.batch, " on ", world,
-               " GPUs takes ", world * cfg.batch, " samples a step, more than --samples ",
-               cfg.samples, " (", shard_samples(s.plan),
-               " per GPU): give the data set's size (ImageNet: 1281167) or a smaller --batch");
+  check_shard(cfg, shard_samples(s.plan));
   PRUNEX_USAGE(!cfg.hsadmm.pipeline_buckets || packs_compact_payload(cfg.strategy),
                "--pipeline-buckets applies to hsadmm and hsadmm-rail only");
   PRUNEX_USAGE(cfg.hsadmm.wire_dtype == DType::f32 || packs_compact_payload(cfg.strategy),

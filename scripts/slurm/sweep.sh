@@ -5,7 +5,7 @@
 #
 #   scripts/slurm/sweep.sh OUT SWEEP_OPTIONS...
 #   scripts/slurm/sweep.sh out/big --topology puhti --model resnet152 \
-#       --gpus 1024,16384,65536,131072 --strategy hsadmm,ddp --iterations 1 --samples 16777216
+#       --gpus 1024,16384,65536,131072 --strategy hsadmm,ddp --iterations 1
 #
 # Account, partition and the like come from sbatch's environment (SBATCH_ACCOUNT,
 # SBATCH_PARTITION, ...); PRUNEX names the binary (default: build/bin/prunex of this

@@ -30,9 +30,6 @@ done
 [[ $timeout_s =~ ^[0-9]+$ ]] || { echo "bench_scale.sh: --timeout must be seconds" >&2; exit 2; }
 command -v /usr/bin/time > /dev/null || { echo "bench_scale.sh: needs /usr/bin/time (apt-get install time)" >&2; exit 2; }
 after=build/bin/prunex
-# A data set that gives each of 131,072 GPUs one whole batch (simulate's 128; it refuses fewer
-# samples than GPUs x batch): 128 x 131,072, a stated size, not a named data set.
-samples=16777216
 [[ -x $after ]] || scripts/build.sh
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
@@ -66,7 +63,7 @@ run_one() {  # run_one VERSION BINARY STRATEGY GPUS
   set +e
   timeout "$timeout_s" /usr/bin/time -f "%e %M" -o "$out/time.txt" "$bin" simulate --topology puhti \
     --nodes "$nodes" --gpus-per-node 4 --model resnet152 --strategy "$strategy" --iterations 1 \
-    --samples "$samples" --out "$dir" > "$out/run.log" 2>&1
+    --out "$dir" > "$out/run.log" 2>&1
   local rc=$?
   set -e
   local wall peak
@@ -92,7 +89,7 @@ for s in "${strategy_list[@]}"; do
 done
 
 # Sweep speed-up: the same sweep with --jobs 1 and --jobs 2 (after), outputs compared.
-sweep=(--topology puhti --model resnet152 --gpus 1024,2048,4096,8192 --strategy hsadmm,hsadmm-flat,ddp,topk --iterations 1 --samples "$samples")
+sweep=(--topology puhti --model resnet152 --gpus 1024,2048,4096,8192 --strategy hsadmm,hsadmm-flat,ddp,topk --iterations 1)
 sweep_time() {  # sweep_time JOBS -> wall seconds
   /usr/bin/time -f "%e" -o "$out/time.txt" "$after" sweep "${sweep[@]}" --jobs "$1" --out "$out/sweep" > /dev/null 2>&1
   mv "$out/sweep/scaling.json" "$out/sweep-jobs$1.json"

@@ -51,11 +51,8 @@ for s in "${strat_list[@]}"; do
     for case in base slow; do
       d=$out/runs/${s}_${g}_$case
       extra=() samples=()
-      # N full batches on every GPU: a training set of 128 x N samples per GPU; an epoch
-      # (N = 0) of CIFAR-10's 50,000, or of one batch per GPU where they are fewer (simulate
-      # refuses a global batch beyond the data set).
+      # N full batches on every GPU: a training set of 128 x N samples per GPU.
       (( steps > 0 )) && samples=(--samples $((128 * steps * g)))
-      (( steps == 0 && 128 * g > 50000 )) && samples=(--samples $((128 * g)))
       [[ $case == slow ]] && extra=(--straggler-gpus 1 --straggler-factor "$factor")
       echo "== $s, $g GPUs, $case" >&2
       $prunex simulate --topology puhti --nodes $((g / 4)) --gpus-per-node 4 --model resnet152 \

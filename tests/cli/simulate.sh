@@ -73,7 +73,7 @@ expect_exit2 "--topology is required" simulate --nodes 2
 expect_exit2 "live.json" simulate --topology puhti --nodes 2 --model resnet18 --masks "$work/live.json"
 expect_exit2 "--union-growth" simulate --topology puhti --nodes 2 --union-growth -1
 expect_exit2 "unknown strategy" simulate --topology puhti --nodes 2 --strategy nope
-# An unknown option is named as typed (CLI11 lists its extras backwards: "2 --nodez").
+# An unknown option is named as typed, the first word no option claims.
 expect_exit2 "unknown option '--nodez'" simulate --topology puhti --nodez 2
 # One of two settings would be ignored: refused. --ternary's int8 sum: at most 127 ranks, as
 # the live trainer refuses it (2 x 64 = 128).
@@ -83,16 +83,29 @@ expect_exit2 "--local-epochs and --local-steps are both given" simulate --topolo
 "$prunex" simulate --topology puhti --nodes 2 --local-epochs 2 --local-steps 0 --iterations 1 \
   --model small_cnn --input 28 --input-channels 1 --out "$work/steps0" > /dev/null 2>&1 ||
   fail "--local-steps 0 with --local-epochs refused"
-# A global batch larger than the data set is refused, not shrunk: 1040 x 52 = 54080 > 50000
-# (each GPU's shard would hold 49); with ImageNet's size the same run is simulated at 52.
-expect_exit2 "--batch 52 on 1040 GPUs takes 54080 samples a step, more than --samples 50000 (49 per GPU)" \
+# A global batch larger than the data set (1040 x 52 = 54080 > 50000): local steps are full
+# batches, so refused; an epoch is each GPU's shard of 49, said in a note; with ImageNet's size
+# the same run computes 52 a step, as an epoch of exactly one global batch does.
+expect_exit2 "--local-steps takes full batches: --batch 52 on 1040 GPUs needs 54080 samples, more than --samples 50000 (49 per GPU)" \
   simulate --topology dgx1-v100 --nodes 130 --gpus-per-node 8 --batch 52 --model resnet50 \
-  --input 224
-"$prunex" simulate --topology dgx1-v100 --nodes 130 --gpus-per-node 8 --batch 52 --model resnet50 \
-  --input 224 --samples 1281167 --iterations 1 --out "$work/imagenet" >/dev/null ||
+  --input 224 --local-steps 1
+big=(simulate --topology dgx1-v100 --nodes 130 --gpus-per-node 8 --batch 52 --model resnet50
+     --input 224 --iterations 1)
+"$prunex" "${big[@]}" --out "$work/epoch" >/dev/null 2>"$work/epoch.err" || fail "an epoch of 49 a GPU refused"
+grep -qF "note: --batch 52 on 1040 GPUs is 54080 samples, more than --samples 50000: an epoch is one step of 49 samples per GPU" \
+  "$work/epoch.err" || fail "no note on the epoch's step: $(cat "$work/epoch.err")"
+"$prunex" "${big[@]}" --samples 1281167 --local-steps 1 --out "$work/imagenet" >/dev/null 2>&1 ||
   fail "batch 52 on 1040 GPUs with ImageNet's samples refused"
-python3 -c "import json, sys; c = json.load(open(sys.argv[1]))['config']; assert c['batch'] == 52 and c['samples'] == 1281167, c" \
-  "$work/imagenet/metrics.json" || fail "the ImageNet run's record"
+"$prunex" "${big[@]}" --samples 54080 --out "$work/exact" >/dev/null 2>&1 ||
+  fail "batch 52 on 1040 GPUs with 54080 samples refused"
+# One step of 52 (a local step on ImageNet, or an epoch of exactly one global batch) takes the
+# same time; the epoch's step of 49 less.
+python3 - "$work/epoch/metrics.json" "$work/imagenet/metrics.json" "$work/exact/metrics.json" <<'PY' ||
+import json, sys
+e, i, x = (json.load(open(p))["summary"]["time_per_iteration_s"] for p in sys.argv[1:])
+assert abs(i / x - 1) < 1e-12 and e < x, (e, i, x)
+PY
+  fail "the step of 49 against the steps of 52"
 expect_exit2 "at most 127 ranks (got 128)" simulate --topology dgx-a100 --nodes 16 \
   --gpus-per-node 8 --strategy pactrain --ternary true
 expect_refused "--op must be one of allreduce, broadcast, allgather, all, compaction, alltoall, iteration, got 'barrier'" "" "$prunex" bench --backend sim \

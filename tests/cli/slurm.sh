@@ -60,7 +60,7 @@ TRAIN_ARGS=$train_args "$repo/scripts/slurm/local_cluster.sh" --nodes 2 --cpus-p
 grep "^slurm:" "$work/session.log"
 echo "slurm: [$SECONDS s] the SLURM session done (the cluster stopped)"
 
-python3 - "$work" <<'PY' || fail "SLURM runs against the emulated ones"
+python3 - "$work" <<'PY' || fail "SLURM runs against the mpirun references"
 import glob, json, sys
 w = sys.argv[1]
 for s in ("hsadmm", "ddp"):

@@ -14,16 +14,25 @@ in_netns() {
     [[ $(readlink "/proc/$p/ns/net" 2>/dev/null) == "$1" ]] && echo "$p"
   done
 }
-# sbatch_wait ARGS...: sbatch ARGS, then the job's end, its queue polled every 0.2 s (sbatch
+# sbatch_wait ARGS...: sbatch ARGS, then the job's end, its state polled every 0.2 s (sbatch
 # --wait polls at growing intervals of up to 10 s: about 10 s lost per job). Prints sbatch's
-# "Submitted batch job N"; the status is 0 when the job ends COMPLETED.
+# "Submitted batch job N"; the status is 0 when the job ends COMPLETED, 1 otherwise or when it
+# has not ended in 600 s.
 sbatch_wait() {
   local out job
   out=$(sbatch "$@") || return 1
   echo "$out"
   job=$(grep -o '[0-9]*' <<<"$out" | head -1)
-  while [[ -n $(squeue -h -j "$job" 2>/dev/null) ]]; do sleep 0.2; done
-  scontrol show job "$job" | grep -q 'JobState=COMPLETED'
+  local state start=$SECONDS
+  while (( SECONDS - start < 600 )); do  # until a state the job does not leave
+    state=$(scontrol show job "$job" 2>/dev/null | grep -o 'JobState=[A-Z_]*')
+    case $state in
+      JobState=COMPLETED | JobState=FAILED | JobState=CANCELLED | JobState=TIMEOUT | \
+        JobState=NODE_FAIL | JobState=OUT_OF_MEMORY | JobState=BOOT_FAIL | JobState=DEADLINE) break ;;
+    esac
+    sleep 0.2
+  done
+  [[ $state == JobState=COMPLETED ]]
 }
 cd "$repo" || exit 1  # the templates run build/bin/prunex of the checkout they are submitted from
 
