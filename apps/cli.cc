@@ -196,7 +196,6 @@ Option size_option(std::string name, std::string value_name, std::string help,
                    std::string default_value, double hi) {
   Option o{std::move(name), std::move(value_name), std::move(help), std::move(default_value)};
   o.kind = Kind::size;
-  o.lo = 0;
   o.hi = hi;
   return o;
 }
@@ -218,7 +217,8 @@ void refuse_extras(const BoundCommand& b) {
   extras.erase(std::remove(extras.begin(), extras.end(), "--"), extras.end());
   if (extras.empty()) return;
   const std::string& w = extras.front();
-  const bool option = w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1]));
+  const bool option =
+      w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1]));
   PRUNEX_USAGE(!option, "unknown option '", w.substr(0, w.find('=')), "' (see prunex ",
                b.command->name, " --help)");
   PRUNEX_USAGE(false, "argument not expected: ", w, " (see prunex ", b.command->name, " --help)");
@@ -228,8 +228,7 @@ void refuse_extras(const BoundCommand& b) {
 // (--name=value, -b64, lists given more than once: CLI11's own rules); its slots (which live in
 // `app`) hold the values. `error` receives a failed check's message and must live as long as
 // `app`.
-std::unique_ptr<BoundCommand> parse_words(CLI::App& app, std::string& error,
-                                          const Command& command,
+std::unique_ptr<BoundCommand> parse_words(CLI::App& app, std::string& error, const Command& command,
                                           const std::vector<std::string>& argv) {
   app.set_help_flag();  // main.cc prints help_text() for --help
   app.require_subcommand(1, 1);

@@ -45,8 +45,7 @@ Option integer_option(std::string name, std::string value_name, std::string help
 Option real_option(std::string name, std::string value_name, std::string help,
                    std::string default_value, double lo, double hi);
 Option size_option(std::string name, std::string value_name, std::string help,
-                   std::string default_value,
-                   double hi = std::numeric_limits<double>::infinity());
+                   std::string default_value, double hi = std::numeric_limits<double>::infinity());
 // A text option that takes one of `choices`.
 Option choice_option(std::string name, std::string value_name, std::string help,
                      std::string default_value, std::vector<std::string> choices);

@@ -64,12 +64,12 @@ std::vector<Option> bench_options() {
                     "mpi", {"mpi", "nccl", "sim"}),
       choice_option("device", "D", "--op compaction: cpu, or cuda (the GPU kernels; CUDA builds)",
                     "cpu", {"cpu", "cuda"}),
-      choice_option("op", "OP",
-                    "allreduce, broadcast, allgather, all (those three), compaction, or with "
-                    "--backend sim also alltoall and iteration",
-                    "allreduce",
-                    {"allreduce", "broadcast", "allgather", "all", "compaction", "alltoall",
-                     "iteration"}),
+      choice_option(
+          "op", "OP",
+          "allreduce, broadcast, allgather, all (those three), compaction, or with "
+          "--backend sim also alltoall and iteration",
+          "allreduce",
+          {"allreduce", "broadcast", "allgather", "all", "compaction", "alltoall", "iteration"}),
       choice_option("group", "G", "world, intra, inter or all", "all",
                     {"world", "intra", "inter", "all"}),
       integer_option("gpus-per-node", "P", "ranks per (emulated) node", "", 1, 1 << 20),

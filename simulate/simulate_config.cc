@@ -58,7 +58,8 @@ void check_shard(const SimulateConfig& cfg, long shard) {
   const long world = static_cast<long>(cfg.nodes) * cfg.gpus_per_node;
   PRUNEX_USAGE(cfg.local_steps == 0, "--local-steps takes full batches: --batch ", cfg.batch,
                " on ", world, " GPUs needs ", world * cfg.batch, " samples, more than --samples ",
-               cfg.samples, " (", shard, " per GPU): give the data set's size (ImageNet: 1281167) "
+               cfg.samples, " (", shard,
+               " per GPU): give the data set's size (ImageNet: 1281167) "
                "or a smaller --batch");
   std::fprintf(stderr,
                "note: --batch %ld on %ld GPUs is %ld samples, more than --samples %ld: an epoch "

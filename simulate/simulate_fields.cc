@@ -52,9 +52,11 @@ std::vector<SimulateField> shape_fields() {
               "ddp: start a bucket's all-reduce during backward (false: after it, as a live run "
               "with --sync-phases)",
               &C::ddp_overlap),
-      long_integer("samples", "N", "training samples per epoch (CIFAR-10: 50000; ImageNet: 1281167); each GPU's shard caps "
-                   "an epoch's step, and --local-steps needs a full batch in it", &C::samples, 1,
-                   kMaxCount),
+      long_integer(
+          "samples", "N",
+          "training samples per epoch (CIFAR-10: 50000; ImageNet: 1281167); each GPU's shard caps "
+          "an epoch's step, and --local-steps needs a full batch in it",
+          &C::samples, 1, kMaxCount),
       real("union-growth", "G",
            "probability that a node keeps a group another node pruned, [0, 1]: the union of M "
            "node masks keeps 1 - (1 - keep)(1 - G)^(M-1) of the groups (0: nodes agree; keep: "
