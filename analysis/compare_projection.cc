@@ -13,8 +13,8 @@
 namespace prunex {
 namespace {
 
-std::string best(const std::map<int, ScalingPoint>& pts, double& value) {
-  const ScalingPoint* b = &pts.begin()->second;
+std::string best(const std::map<int, ScalingReading>& pts, double& value) {
+  const ScalingReading* b = &pts.begin()->second;
   for (const auto& [g, p] : pts)
     if (p.speedup > b->speedup) b = &p;
   value = b->speedup;
@@ -58,7 +58,7 @@ Section compare_projection(const ProjectionRuns& r) {
   };
   const auto hs = pts(r.scaling, "hsadmm"), ddp = pts(r.scaling, "ddp"),
              topk = pts(r.scaling, "topk");
-  auto at = [&](const std::map<int, ScalingPoint>& p, const Doc& d) {
+  auto at = [&](const std::map<int, ScalingReading>& p, const Doc& d) {
     const auto it = p.find(G);
     PRUNEX_USAGE(it != p.end(), d.path, ": no point at ", G, " GPUs");
     return it->second;
@@ -73,6 +73,20 @@ Section compare_projection(const ProjectionRuns& r) {
                     "over 8 GPUs"});
   s.rows.push_back({s.figure, "speedup_" + tag + "_topk", std::nullopt, at(topk, r.scaling).speedup,
                     "over 8 GPUs"});
+  // The projected times with their error bands (simulate/error_band.h), as the sweep recorded
+  // them.
+  for (const auto& [name, p] : {std::pair{"hsadmm", &hs}, {"ddp", &ddp}, {"topk", &topk}}) {
+    const ScalingReading& q = at(*p, r.scaling);
+    const std::string band =
+        q.band_level > 0
+            ? fmt::format("{:.0f}% band {}-{} s ({:+.0f}% / {:+.0f}%: {})", 100 * q.band_level,
+                          sig4(q.time_per_epoch_s * (1 + q.band_low)),
+                          sig4(q.time_per_epoch_s * (1 + q.band_high)), 100 * q.band_low,
+                          100 * q.band_high, q.band_where)
+            : "no error band recorded";
+    s.rows.push_back({s.figure, std::string("epoch_s_") + tag + "_" + name, std::nullopt,
+                      q.time_per_epoch_s, band});
+  }
   for (const auto& [name, p] : {std::pair{"hsadmm", &hs}, {"ddp", &ddp}, {"topk", &topk}}) {
     double v = 0;
     const std::string where = best(*p, v);
@@ -119,7 +133,7 @@ Section compare_projection(const ProjectionRuns& r) {
   s.text += " ddp | topk |\n|---|---|";
   for (std::size_t i = 0; i < r.growth.size(); ++i) s.text += "---|";
   s.text += "---|---|\n";
-  auto cell = [](const std::map<int, ScalingPoint>& p, int g) {
+  auto cell = [](const std::map<int, ScalingReading>& p, int g) {
     const auto it = p.find(g);
     return it == p.end() ? std::string("-") : fmt::format("{:.2f}", it->second.speedup);
   };

@@ -95,17 +95,24 @@ double trace_busy_seconds(const nlohmann::json& trace, const std::string& phase,
   return busy * 1e-6 / steps;
 }
 
-std::map<int, ScalingPoint> scaling_points(const nlohmann::json& scaling,
-                                           const std::string& strategy, const std::string& origin) {
+std::map<int, ScalingReading> scaling_points(const nlohmann::json& scaling,
+                                             const std::string& strategy,
+                                             const std::string& origin) {
   const auto& pts = field(scaling, strategy.c_str(), origin);
   PRUNEX_USAGE(pts.is_array() && !pts.empty(), origin, ": no points for ", strategy);
-  std::map<int, ScalingPoint> out;
+  std::map<int, ScalingReading> out;
   for (const auto& p : pts) {
-    ScalingPoint s;
+    ScalingReading s;
     s.gpus = static_cast<int>(number(p, "gpus", origin));
     s.time_per_epoch_s = number(p, "time_per_epoch_s", origin);
     s.speedup = number(p, "speedup", origin);
     s.efficiency = number(p, "efficiency", origin);
+    if (const auto b = p.find("time_band"); b != p.end() && !b->is_null()) {
+      s.band_level = number(*b, "level", origin);
+      s.band_low = number(*b, "low", origin);
+      s.band_high = number(*b, "high", origin);
+      s.band_where = b->value("where", "");
+    }
     out[s.gpus] = s;
   }
   return out;

@@ -41,12 +41,18 @@ ByteQuantities byte_quantities(const nlohmann::json& metrics, const std::string&
 double trace_busy_seconds(const nlohmann::json& trace, const std::string& phase, int steps,
                           const std::string& origin);
 
-struct ScalingPoint {
+// One point of a strategy's curve as scaling.json records it (the sweep's own row type is
+// records/scaling_record.h's ScalingPoint).
+struct ScalingReading {
   int gpus = 0;
   double time_per_epoch_s = 0, speedup = 0, efficiency = 0;
+  // The time's error band: measured / predicted - 1 at `band_level` (0: none recorded).
+  double band_level = 0, band_low = 0, band_high = 0;
+  std::string band_where;
 };
 // One strategy's points from a scaling.json, by GPU count.
-std::map<int, ScalingPoint> scaling_points(const nlohmann::json& scaling,
-                                           const std::string& strategy, const std::string& origin);
+std::map<int, ScalingReading> scaling_points(const nlohmann::json& scaling,
+                                             const std::string& strategy,
+                                             const std::string& origin);
 
 }  // namespace prunex

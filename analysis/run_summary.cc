@@ -32,6 +32,19 @@ void print_run_summary(std::FILE* f, const RunRecord& run, const std::string& ou
       s["inter_node_bytes_per_iteration"].get<double>() / 1e6,
       s["dense_inter_node_bytes_per_iteration"].get<double>() / 1e6,
       s["world_bytes_per_iteration"].get<double>() / 1e6);
+  // A simulated run's error band (simulate/error_band.h): where the measured time may lie.
+  if (const auto b = s.find("time_per_iteration_band"); b != s.end() && b->is_object()) {
+    const double lo = (*b)["low"].get<double>(), hi = (*b)["high"].get<double>();
+    fmt::print(f,
+               "{:.0f}% band of the time per iteration: {:.3f} - {:.3f} s ({:+.0f}% / {:+.0f}%), "
+               "from {} held-out rows of {} published entries: {}\n",
+               100 * (*b)["level"].get<double>(), per_iter * (1 + lo), per_iter * (1 + hi),
+               100 * lo, 100 * hi, (*b)["rows"].get<int>(), (*b)["entries"].get<int>(),
+               (*b)["where"].get<std::string>());
+  } else if (b != s.end()) {
+    fmt::print(f,
+               "no error band: too few held-out rows of the published suite resemble this run\n");
+  }
   if (s.contains("test_accuracy"))
     fmt::print(f, "test accuracy: {:.2f}%\n", 100.0 * s["test_accuracy"].get<double>());
   const bool masks = run.extra_files.count("masks.json") > 0;

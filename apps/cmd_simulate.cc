@@ -8,6 +8,7 @@
 #include "analysis/run_summary.h"
 #include "apps/cli.h"
 #include "apps/field_options.h"
+#include "apps/prediction_bands.h"
 #include "engine/error.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
@@ -36,6 +37,7 @@ int run_simulate(const Args& args) {
     std::fflush(stdout);
     auto result = sim::simulate_run(spec);
     run = std::move(result.run);
+    run.summary_extra["time_per_iteration_band"] = prediction_band_json(spec.band_key);
     if (result.failures) {
       const sim::FailureEstimate& e = *result.failures;
       fmt::print(

@@ -18,6 +18,7 @@
 
 #include "apps/cli.h"
 #include "apps/field_options.h"
+#include "apps/prediction_bands.h"
 #include "engine/error.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
@@ -44,12 +45,17 @@ void progress(std::size_t done, std::size_t total, const ScalingPoint& p) {
 
 // The scaling table on stdout: the rows of scaling.json.
 void print_scaling(const std::vector<ScalingPoint>& points) {
-  fmt::print("{:<12} {:>7} {:>6} {:>16} {:>9} {:>11}\n", "strategy", "gpus", "nodes",
-             "time/epoch (s)", "speedup", "efficiency");
+  fmt::print("{:<12} {:>7} {:>6} {:>16} {:>13} {:>9} {:>11}\n", "strategy", "gpus", "nodes",
+             "time/epoch (s)", "80% band", "speedup", "efficiency");
   for (const ScalingPoint& p : points) {
     const ScalingGain g = scaling_gain(points, p);
-    fmt::print("{:<12} {:7} {:6} {:16.4f} {:9.3f} {:11.3f}", p.strategy, p.gpus, p.nodes, p.epoch_s,
-               g.speedup, g.efficiency);
+    const std::string band =
+        p.time_band.is_object()
+            ? fmt::format("{:+.0f}%/{:+.0f}%", 100 * p.time_band["low"].get<double>(),
+                          100 * p.time_band["high"].get<double>())
+            : "-";
+    fmt::print("{:<12} {:7} {:6} {:16.4f} {:>13} {:9.3f} {:11.3f}", p.strategy, p.gpus, p.nodes,
+               p.epoch_s, band, g.speedup, g.efficiency);
     if (p.expected_s > 0)
       fmt::print("   run {:.3f} h, with failures {:.3f} h", p.run_s / 3600, p.expected_s / 3600);
     fmt::print("\n");
@@ -94,6 +100,8 @@ std::vector<ScalingPoint> simulate_points(const SweepConfig& cfg,
   sim::run_sweep_points(points, jobs, [&](std::size_t done, const ScalingPoint& p) {
     progress(done, points.rows.size(), p);
   });
+  for (std::size_t i = 0; i < points.rows.size(); ++i)
+    points.rows[i].time_band = prediction_band_json(points.specs[i].band_key);
   return points.rows;
 }
 

@@ -90,13 +90,16 @@ int run_validate(const Args& args) {
   const std::string md = sim::published_markdown(report);
   write_file_atomic(out + "/published.json", report.dump(2) + "\n");
   write_file_atomic(out + "/published.md", "# prunex validate\n\n" + md);
+  // What error bands are read from (validation/residuals.json holds the recorded run's).
+  write_file_atomic(out + "/residuals.json",
+                    sim::residuals_json(sim::held_out_residuals(result.rows)).dump(2) + "\n");
   fmt::print("{}", md);
   if (!args.flag("no-figure") && !result.rows.empty()) {
     const int rc = run_subprocess({"/proc/self/exe", "plot", "published", out + "/published.json",
                                    "--out", out + "/published.svg"});
     if (rc != 0) fmt::print(stderr, "validate: the figure failed (exit {})\n", rc);
   }
-  fmt::print("wrote {}/published.json, published.md{}\n", out,
+  fmt::print("wrote {}/published.json, published.md, residuals.json{}\n", out,
              args.flag("no-figure") ? "" : ", published.svg");
   return 0;
 }
@@ -137,8 +140,12 @@ PRUNEX_REGISTER_COMMAND(Command{
     "(compute, intra, inter or latency: the resource whose doubling saves the most time).\n"
     "An entry that names a fit point has its GPU speed solved on that point (reported, not\n"
     "held out); the geometric-mean error is over the held-out rows. Entries the model cannot\n"
-    "run are listed with the reason. Writes OUT/published.json, OUT/published.md and\n"
-    "OUT/published.svg (predicted against published, log-log, y = x).\n\n"
+    "run are listed with the reason. Each held-out row also gets the 80% error band that the\n"
+    "other entries' held-out rows give it (what simulate and sweep attach to their times:\n"
+    "docs/simulation.md, Error bands), and the bands' coverage is reported at 50, 80 and 90%.\n"
+    "Writes OUT/published.json, OUT/published.md, OUT/residuals.json (the held-out rows'\n"
+    "residuals; validation/residuals.json holds the recorded run's, which predictions read)\n"
+    "and OUT/published.svg (predicted against published, log-log, y = x).\n\n"
     "examples:\n"
     "  prunex validate --out out/validate\n"
     "  prunex validate --only pytorch-ddp-readme/resnet50 --out out/v\n"

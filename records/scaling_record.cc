@@ -30,6 +30,7 @@ nlohmann::json scaling_json(const std::vector<ScalingPoint>& points, const nlohm
                                {"time_per_iteration_s", p.iteration_s},
                                {"speedup", g.speedup},
                                {"efficiency", g.efficiency}});
+    if (!p.time_band.is_null()) doc[p.strategy].back()["time_band"] = p.time_band;
     if (p.expected_s > 0) {
       doc[p.strategy].back()["run_s"] = p.run_s;
       doc[p.strategy].back()["expected_with_failures_s"] = p.expected_s;
@@ -75,7 +76,8 @@ std::vector<ScalingPoint> merge_scaling_points(const std::string& dir, nlohmann:
                                        q.at("time_per_epoch_s").get<double>(),
                                        q.at("time_per_iteration_s").get<double>(),
                                        q.value("run_s", 0.0),
-                                       q.value("expected_with_failures_s", 0.0)};
+                                       q.value("expected_with_failures_s", 0.0),
+                                       q.value("time_band", nlohmann::json())};
     }
   }
   std::string missing;

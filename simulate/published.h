@@ -21,6 +21,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "simulate/error_band.h"
+
 namespace prunex::sim {
 
 // What an entry's values measure.
@@ -88,7 +90,11 @@ struct PublishedRow {
   std::string binds;     // compute, intra, inter or latency
   double saved[4] = {};  // time saved by doubling compute, intra, inter, latency (s)
   double step_s = 0;     // predicted time of the step or collective
+  // The rows it resembles (error_band.h): a measured speed is the entry's fit or fit_from.
+  BandKey key;
   double error() const { return predicted / published - 1; }
+  // ln(predicted time / measured time): a throughput or bus bandwidth is a time's inverse.
+  double log_ratio() const;
 };
 
 struct PublishedResult {
@@ -112,7 +118,13 @@ const char* quantity_name(Quantity q);
 // there are none.
 double geomean_abs_error(const std::vector<PublishedRow>& rows);
 
-// The suite's report: rows, per-entry trend check, geometric-mean errors, unmodelled entries.
+// The held-out rows' residuals, from which error bands are read (validate writes them to
+// OUT/residuals.json).
+std::vector<Residual> held_out_residuals(const std::vector<PublishedRow>& rows);
+
+// The suite's report: rows (each held-out row with its band from the other entries' rows:
+// leave one entry out), per-entry trend check, geometric-mean errors, the bands' coverage,
+// unmodelled entries.
 nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
                                 const PublishedResult& result);
 // The same as a Markdown table (what the command prints).

@@ -64,6 +64,36 @@ nlohmann::json trend_of(const std::vector<const PublishedRow*>& rows) {
           {"agrees", trend_sign(pub) == trend_sign(pred)}};
 }
 
+// How many held-out rows fall inside their band of `level`, each band from the rows of the
+// other entries (leave one entry out): in all and per kind and speed.
+nlohmann::json band_coverage(const BandTable& table, double level) {
+  int rows = 0, inside = 0, without = 0;
+  std::map<std::string, std::pair<int, int>> by_group;
+  for (const Residual& r : table.rows()) {
+    const ErrorBand b = table.band(r.key, level, r.entry);
+    if (b.empty()) {
+      ++without;
+      continue;
+    }
+    const double measured = std::exp(-r.log_ratio) - 1;
+    const bool in = b.low <= measured && measured <= b.high;
+    ++rows;
+    inside += in;
+    auto& g = by_group[r.key.describe(1)];
+    ++g.first;
+    g.second += in;
+  }
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& [where, g] : by_group)
+    groups.push_back({{"where", where}, {"rows", g.first}, {"inside", g.second}});
+  return {{"level", level},
+          {"rows", rows},
+          {"inside", inside},
+          {"coverage", rows > 0 ? static_cast<double>(inside) / rows : 0.0},
+          {"rows_without_band", without},
+          {"by_group", groups}};
+}
+
 }  // namespace
 
 nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
@@ -72,6 +102,7 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
   std::map<std::string, std::vector<const PublishedRow*>> by_entry;
   std::vector<PublishedRow> training, collective;
   nlohmann::json over = nlohmann::json::array();
+  const BandTable bands(held_out_residuals(result.rows));
   for (const auto& r : result.rows) {
     by_entry[r.entry].push_back(&r);
     const bool coll = r.quantity == Quantity::busbw_GBps || r.quantity == Quantity::seconds_per_op;
@@ -91,6 +122,12 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
                     {"binds", r.binds},
                     {"step_s", r.step_s},
                     {"saved_by_doubling_s", saved}});
+    if (!r.fit) {
+      const ErrorBand b = bands.band(r.key, kBandLevel, r.entry);
+      const double measured = std::exp(-r.log_ratio()) - 1;
+      rows.back()["band_without_entry"] = band_json(b, "the other entries' held-out rows");
+      if (!b.empty()) rows.back()["inside_band"] = b.low <= measured && measured <= b.high;
+    }
     if (!r.fit && std::abs(r.error()) > 0.2)
       over.push_back({{"entry", r.entry}, {"point", r.label}, {"error", r.error()}});
   }
@@ -127,32 +164,43 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
   }
   const int held_out = static_cast<int>(
       std::count_if(result.rows.begin(), result.rows.end(), [](const auto& r) { return !r.fit; }));
-  nlohmann::json summary = {{"held_out_rows", held_out},
-                            {"fit_rows", result.rows.size() - held_out},
-                            {"geomean_abs_error", geomean_abs_error(result.rows)},
-                            {"training_geomean_abs_error", geomean_abs_error(training)},
-                            {"collective_geomean_abs_error", geomean_abs_error(collective)},
-                            {"rows_over_20_percent", over},
-                            {"trends_checked", trends},
-                            {"trends_agreeing", agree},
-                            {"trends_short", std::count_if(shortfall.begin(), shortfall.end(),
-                                                           [](double d) { return d > 0; })},
-                            {"median_trend_shortfall", shortfall.empty() ? 0.0 : median(shortfall)},
-                            {"entries_not_modelled", unmodelled}};
+  nlohmann::json summary = {
+      {"held_out_rows", held_out},
+      {"fit_rows", result.rows.size() - held_out},
+      {"geomean_abs_error", geomean_abs_error(result.rows)},
+      {"training_geomean_abs_error", geomean_abs_error(training)},
+      {"collective_geomean_abs_error", geomean_abs_error(collective)},
+      {"rows_over_20_percent", over},
+      {"trends_checked", trends},
+      {"trends_agreeing", agree},
+      {"trends_short",
+       std::count_if(shortfall.begin(), shortfall.end(), [](double d) { return d > 0; })},
+      {"median_trend_shortfall", shortfall.empty() ? 0.0 : median(shortfall)},
+      {"entries_not_modelled", unmodelled},
+      {"band_coverage",
+       {band_coverage(bands, 0.5), band_coverage(bands, kBandLevel), band_coverage(bands, 0.9)}}};
   return {{"rows", rows}, {"entries", entries}, {"summary", summary}};
 }
 
 std::string published_markdown(const nlohmann::json& report) {
   std::string s =
-      "| entry | point | GPUs | quantity | published | predicted | error | binds |\n"
-      "|---|---|---:|---|---:|---:|---:|---|\n";
-  for (const auto& r : report["rows"])
-    s += fmt::format("| {} | {} | {} | {} | {:.4g} | {:.4g} | {}{:+.1f}% | {} |\n",
+      "| entry | point | GPUs | quantity | published | predicted | error | binds | time band "
+      "|\n|---|---|---:|---|---:|---:|---:|---|---|\n";
+  for (const auto& r : report["rows"]) {
+    // The band of the time, from the other entries' rows; "out" when the measured time is
+    // outside it.
+    std::string band;
+    if (r.contains("inside_band"))
+      band = fmt::format("{:+.0f}%/{:+.0f}%{}", 100 * r["band_without_entry"]["low"].get<double>(),
+                         100 * r["band_without_entry"]["high"].get<double>(),
+                         r["inside_band"].get<bool>() ? "" : " out");
+    s += fmt::format("| {} | {} | {} | {} | {:.4g} | {:.4g} | {}{:+.1f}% | {} | {} |\n",
                      r["entry"].get<std::string>(), r["point"].get<std::string>(),
                      r["gpus"].get<int>(), r["quantity"].get<std::string>(),
                      r["published"].get<double>(), r["predicted"].get<double>(),
                      r["fit"].get<bool>() ? "fit " : "", 100 * r["error"].get<double>(),
-                     r["binds"].get<std::string>());
+                     r["binds"].get<std::string>(), band);
+  }
   const auto& m = report["summary"];
   s += fmt::format(
       "\nheld-out rows: {} (fit rows: {}); geometric-mean error {:.1f}% (training {:.1f}%, "
@@ -166,6 +214,15 @@ std::string published_markdown(const nlohmann::json& report) {
       100 * m["collective_geomean_abs_error"].get<double>(), m["rows_over_20_percent"].size(),
       m["trends_agreeing"].get<int>(), m["trends_checked"].get<int>(), m["trends_short"].get<int>(),
       m["trends_checked"].get<int>(), 100 * m["median_trend_shortfall"].get<double>());
+  for (const auto& c : m["band_coverage"])
+    s += fmt::format(
+        "{:.0f}% time bands (each row's from the other entries' held-out rows): {} of {} rows "
+        "inside ({:.0f}%){}\n",
+        100 * c["level"].get<double>(), c["inside"].get<int>(), c["rows"].get<int>(),
+        100 * c["coverage"].get<double>(),
+        c["rows_without_band"].get<int>() > 0
+            ? fmt::format(", {} rows without a band", c["rows_without_band"].get<int>())
+            : "");
   std::string notes;
   for (const auto& e : report["entries"]) {
     if (e.contains("not_modelled"))

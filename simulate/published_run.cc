@@ -48,6 +48,7 @@ struct Job {
   double flops = 0;  // the fitted effective FLOP/s (0: the topology's)
   SimulateSpec spec;
   double batch = 0;
+  Precision precision = Precision::fp32;
   Topology topology;
 };
 
@@ -71,6 +72,7 @@ Job prepare(const PublishedEntry& e, const PublishedPoint& p, const nlohmann::js
   apply_config_json(simulate_fields(), cfg, settings, e.id);
   j.spec = make_spec(cfg, /*records=*/false);
   j.batch = cfg.batch;
+  j.precision = cfg.precision;
   return j;
 }
 
@@ -219,9 +221,25 @@ PublishedResult run_published_suite(const std::vector<PublishedEntry>& suite, in
       if (row.saved[w] > row.saved[best]) best = w;
     }
     row.binds = kBindingResources[best];
+    row.key.collective = e.bench.is_object();
+    row.key.measured_speed = list[k].flops > 0;
+    row.key.multi_node = p.nodes > 1;
+    row.key.reduced_precision = list[k].precision != Precision::fp32;
     result.rows.push_back(row);
   }
   return result;
+}
+
+double PublishedRow::log_ratio() const {
+  const bool inverse = quantity == Quantity::images_per_second || quantity == Quantity::busbw_GBps;
+  return inverse ? std::log(published / predicted) : std::log(predicted / published);
+}
+
+std::vector<Residual> held_out_residuals(const std::vector<PublishedRow>& rows) {
+  std::vector<Residual> out;
+  for (const auto& r : rows)
+    if (!r.fit) out.push_back({r.entry, r.key, r.log_ratio()});
+  return out;
 }
 
 double geomean_abs_error(const std::vector<PublishedRow>& rows) {

@@ -227,6 +227,9 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
                 cfg.restart_seconds};
   s.topology = std::move(topology);
   if (calibration) apply_run_calibration(cfg, *calibration, s);
+  s.band_key.measured_speed = calibration && calibration->compute;
+  s.band_key.multi_node = s.sim.nodes > 1;
+  s.band_key.reduced_precision = cfg.precision != Precision::fp32;
   cfg.algo = s.sim.plan_algo;  // recorded as run
   if (!cfg.masks.empty())
     replay_masks(cfg, s);

@@ -21,6 +21,7 @@
 #include "engine/plan_builder.h"
 #include "engine/simulated_masks.h"
 #include "records/run_record.h"
+#include "simulate/error_band.h"
 #include "simulate/failures.h"
 #include "topologies/topology.h"
 
@@ -45,7 +46,10 @@ struct SimulateSpec {
   struct Failures {
     double node_mtbf_s = 0, interval_s = 0, checkpoint_s = 0, restart_s = 0;
   } failures;
-  double memory_bytes = 0;                           // estimated peak (footprint.h)
+  double memory_bytes = 0;  // estimated peak (footprint.h)
+  // The suite rows this prediction resembles (error_band.h): the GPU speed is measured when a
+  // --calibration gives compute.
+  BandKey band_key;
   nlohmann::json config = nlohmann::json::object();  // recorded as given, plus the model
 };
 
