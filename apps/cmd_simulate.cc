@@ -37,7 +37,9 @@ int run_simulate(const Args& args) {
     std::fflush(stdout);
     auto result = sim::simulate_run(spec);
     run = std::move(result.run);
-    run.summary_extra["time_per_iteration_band"] = prediction_band_json(spec.band_key);
+    run.summary_extra["communication_share"] = result.communication_share;
+    run.summary_extra["time_per_iteration_band"] =
+        prediction_band_json(sim::bound_by(spec.band_key, result.communication_share));
     if (result.failures) {
       const sim::FailureEstimate& e = *result.failures;
       fmt::print(

@@ -101,7 +101,8 @@ std::vector<ScalingPoint> simulate_points(const SweepConfig& cfg,
     progress(done, points.rows.size(), p);
   });
   for (std::size_t i = 0; i < points.rows.size(); ++i)
-    points.rows[i].time_band = prediction_band_json(points.specs[i].band_key);
+    points.rows[i].time_band = prediction_band_json(
+        sim::bound_by(points.specs[i].band_key, points.rows[i].communication_share));
   return points.rows;
 }
 

@@ -28,6 +28,7 @@ nlohmann::json scaling_json(const std::vector<ScalingPoint>& points, const nlohm
                                {"nodes", p.nodes},
                                {"time_per_epoch_s", p.epoch_s},
                                {"time_per_iteration_s", p.iteration_s},
+                               {"communication_share", p.communication_share},
                                {"speedup", g.speedup},
                                {"efficiency", g.efficiency}});
     if (!p.time_band.is_null()) doc[p.strategy].back()["time_band"] = p.time_band;
@@ -77,6 +78,7 @@ std::vector<ScalingPoint> merge_scaling_points(const std::string& dir, nlohmann:
                                        q.at("time_per_iteration_s").get<double>(),
                                        q.value("run_s", 0.0),
                                        q.value("expected_with_failures_s", 0.0),
+                                       q.value("communication_share", 0.0),
                                        q.value("time_band", nlohmann::json())};
     }
   }

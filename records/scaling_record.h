@@ -17,6 +17,8 @@ struct ScalingPoint {
   double epoch_s = 0, iteration_s = 0;
   // With --mtbf-hours: the run failure-free and its expected time with failures (else 0).
   double run_s = 0, expected_s = 0;
+  // The collectives' exposed share of the time (simulate_run.h).
+  double communication_share = 0;
   // The time's error band (simulate/error_band.h: level, low, high, rows, ...); null: none.
   nlohmann::json time_band = nullptr;
 };

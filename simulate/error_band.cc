@@ -15,13 +15,14 @@ namespace prunex::sim {
 
 namespace {
 
-// Does `r` belong to the grouping of `key` at `depth` (3: every attribute, 0: the kind)?
+// Does `r` belong to the grouping of `key` at `depth` (BandKey::describe)?
 bool same_group(const BandKey& r, const BandKey& key, int depth) {
-  if (r.collective != key.collective) return false;
-  if (key.collective) return true;  // collectives are one group
-  return (depth < 1 || r.measured_speed == key.measured_speed) &&
-         (depth < 2 || r.multi_node == key.multi_node) &&
-         (depth < 3 || r.reduced_precision == key.reduced_precision);
+  if (key.collective) return r.collective;  // collectives are one group
+  if (depth == 0) return key.network_bound ? r.collective || r.network_bound : !r.collective;
+  return !r.collective && r.network_bound == key.network_bound &&
+         (depth < 2 || r.measured_speed == key.measured_speed) &&
+         (depth < 3 || r.multi_node == key.multi_node) &&
+         (depth < 4 || r.reduced_precision == key.reduced_precision);
 }
 
 // Reads one of two words into a flag; UsageError naming the key otherwise.
@@ -36,11 +37,13 @@ bool word_flag(JsonFields& f, const std::string& key, const char* yes, const cha
 
 std::string BandKey::describe(int depth) const {
   if (collective) return "collectives";
-  std::string s = "training steps";
-  if (depth >= 1)
+  if (depth == 0)
+    return network_bound ? "network-bound training steps and collectives" : "training steps";
+  std::string s = network_bound ? "network-bound training steps" : "compute-bound training steps";
+  if (depth >= 2)
     s += measured_speed ? " at a GPU speed measured on the model" : " at a preset GPU speed";
-  if (depth >= 2) s += multi_node ? " on more than one node" : " on one node";
-  if (depth >= 3) s += reduced_precision ? " in tf32 or amp" : " in fp32";
+  if (depth >= 3) s += multi_node ? " on more than one node" : " on one node";
+  if (depth >= 4) s += reduced_precision ? " in tf32 or amp" : " in fp32";
   return s;
 }
 
@@ -58,6 +61,7 @@ BandTable BandTable::read(const std::string& path) {
     r.entry = f.string("entry");
     r.key.collective = word_flag(f, "kind", "collective", "training");
     if (!r.key.collective) {
+      r.key.network_bound = word_flag(f, "bound", "network", "compute");
       r.key.measured_speed = word_flag(f, "speed", "measured", "preset");
       r.key.multi_node = word_flag(f, "nodes", "more", "one");
       r.key.reduced_precision = word_flag(f, "precision", "reduced", "fp32");
@@ -72,7 +76,7 @@ BandTable BandTable::read(const std::string& path) {
 
 ErrorBand BandTable::band(const BandKey& key, double level, const std::string& leave_out) const {
   PRUNEX_CHECK(level > 0 && level < 1, "band level ", level, " outside (0, 1)");
-  for (int depth = key.collective ? 0 : 3; depth >= 0; --depth) {
+  for (int depth = key.collective ? 0 : 4; depth >= 0; --depth) {
     std::vector<double> r;
     std::set<std::string> entries;
     for (const Residual& row : rows_)
@@ -110,6 +114,7 @@ nlohmann::json residuals_json(const std::vector<Residual>& rows) {
                         {"kind", r.key.collective ? "collective" : "training"},
                         {"log_ratio", r.log_ratio}};
     if (!r.key.collective) {
+      j["bound"] = r.key.network_bound ? "network" : "compute";
       j["speed"] = r.key.measured_speed ? "measured" : "preset";
       j["nodes"] = r.key.multi_node ? "more" : "one";
       j["precision"] = r.key.reduced_precision ? "reduced" : "fp32";

@@ -6,9 +6,12 @@
 // row: ln(measured / predicted), its time's inverse). Rows resemble a prediction when they
 // share its key: training or collective; GPU speed measured on the same model and stack (a
 // validate entry's fit point, or `--calibration` with compute) or a preset; one node or more;
-// fp32 or reduced precision (tf32, amp). The band is taken over the finest of these groupings
-// that holds at least kBandMinRows rows of kBandMinEntries entries (the key without precision,
-// then without the node count, then the kind alone).
+// fp32 or reduced precision (tf32, amp); for a training step, also what binds it: compute, or
+// the network when its collectives' exposed time is more than half the step. The band is taken
+// over the finest of these groupings that holds at least kBandMinRows rows of kBandMinEntries
+// entries (the key without precision, then without the node count, then without the speed,
+// then the kind alone; for a network-bound step, last, the collectives' rows with the
+// network-bound steps').
 //
 // Over n such residuals sorted r(1) <= ... <= r(n), a band of level L takes r(lo) and r(hi)
 // with lo = floor(a (n + 1)), hi = ceil((1 - a)(n + 1)), a = (1 - L) / 2, clamped to [1, n]
@@ -30,14 +33,27 @@ inline constexpr int kBandMinRows = 10;
 inline constexpr int kBandMinEntries = 5;
 
 struct BandKey {
-  bool collective = false;         // a collective's time, not a training step's
+  bool collective = false;  // a collective's time, not a training step's
+  // A training step whose collectives' exposed time is more than half of it.
+  bool network_bound = false;
   bool measured_speed = false;     // GPU speed fitted on this model and stack
   bool multi_node = false;         // more than one node
   bool reduced_precision = false;  // tf32 or amp, not fp32
-  // "training steps at a preset GPU speed on more than one node in fp32"; `depth` 0-3: how
-  // many of the three training attributes count (all, no precision, kind and speed, kind).
-  std::string describe(int depth = 3) const;
+  // "compute-bound training steps at a preset GPU speed on more than one node in fp32";
+  // `depth` 0-4: 4 to 1, the binding and how many of the three attributes count (all, no
+  // precision, speed alone, none); 0, the kind alone (a network-bound step: with collectives).
+  std::string describe(int depth = 4) const;
 };
+
+// Above this share of a step, its collectives' exposed time makes it network-bound.
+inline constexpr double kNetworkBoundShare = 0.5;
+
+// `key` with what binds the step: the network when its collectives' exposed time is more than
+// kNetworkBoundShare of it.
+inline BandKey bound_by(BandKey key, double communication_share) {
+  key.network_bound = !key.collective && communication_share > kNetworkBoundShare;
+  return key;
+}
 
 struct Residual {
   std::string entry;  // the suite entry it comes from

@@ -90,6 +90,8 @@ struct PublishedRow {
   std::string binds;     // compute, intra, inter or latency
   double saved[4] = {};  // time saved by doubling compute, intra, inter, latency (s)
   double step_s = 0;     // predicted time of the step or collective
+  // The collectives' exposed share of step_s (simulate_run.h; a collective entry: 1).
+  double communication_share = 0;
   // The rows it resembles (error_band.h): a measured speed is the entry's fit or fit_from.
   BandKey key;
   double error() const { return predicted / published - 1; }

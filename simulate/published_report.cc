@@ -79,7 +79,7 @@ nlohmann::json band_coverage(const BandTable& table, double level) {
     const bool in = b.low <= measured && measured <= b.high;
     ++rows;
     inside += in;
-    auto& g = by_group[r.key.describe(1)];
+    auto& g = by_group[r.key.describe(2)];
     ++g.first;
     g.second += in;
   }
@@ -121,6 +121,7 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
                     {"fit", r.fit},
                     {"binds", r.binds},
                     {"step_s", r.step_s},
+                    {"communication_share", r.communication_share},
                     {"saved_by_doubling_s", saved}});
     if (!r.fit) {
       const ErrorBand b = bands.band(r.key, kBandLevel, r.entry);

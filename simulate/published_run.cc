@@ -76,16 +76,20 @@ Job prepare(const PublishedEntry& e, const PublishedPoint& p, const nlohmann::js
   return j;
 }
 
-// Seconds of one step of a training point with the GPU at `flops` effective FLOP/s (<= 0:
-// the topology's own) and resource `which` doubled.
-double step_seconds(const SimulateSpec& base, double flops, int which) {
+// One step of a training point with the GPU at `flops` effective FLOP/s (<= 0: the
+// topology's own) and resource `which` doubled.
+SimulationResult step_run(const SimulateSpec& base, double flops, int which) {
   SimulateSpec spec = base;
   if (flops > 0) {
     spec.topology.gpu.fp32_flops = flops;
     spec.topology.gpu.efficiency = 1;
   }
   speed_up(spec.topology, which);
-  return simulate_run(spec, /*records=*/false).time_per_iteration_s;
+  return simulate_run(spec, /*records=*/false);
+}
+
+double step_seconds(const SimulateSpec& base, double flops, int which) {
+  return step_run(base, flops, which).time_per_iteration_s;
 }
 
 // Seconds of the collective of a bench entry on nodes x gpus_per_node, resource doubled.
@@ -104,9 +108,11 @@ double collective_seconds(const Job& j, int which) {
       .seconds;
 }
 
-double job_seconds(const Job& j, int which) {
-  return j.entry->bench.is_object() ? collective_seconds(j, which)
-                                    : step_seconds(j.spec, j.flops, which);
+// {seconds, the share of them the collectives' exposed time takes (a collective entry: 1)}.
+std::vector<double> job_seconds(const Job& j, int which) {
+  if (j.entry->bench.is_object()) return {collective_seconds(j, which), 1.0};
+  const SimulationResult r = step_run(j.spec, j.flops, which);
+  return {r.time_per_iteration_s, r.communication_share};
 }
 
 // The published value as the time of one step (or one collective), for the fit.
@@ -196,10 +202,11 @@ PublishedResult run_published_suite(const std::vector<PublishedEntry>& suite, in
   std::vector<std::function<std::vector<double>()>> runs;
   for (const Job& j : list)
     for (int which = -1; which < 4; ++which)
-      runs.push_back([&j, which] { return std::vector<double>{job_seconds(j, which)}; });
-  std::vector<double> seconds(runs.size());
+      runs.push_back([&j, which] { return job_seconds(j, which); });
+  std::vector<double> seconds(runs.size()), shares(runs.size());
   fork_run_all(runs, jobs, {}, 0, [&](std::size_t i, const std::vector<double>& r) {
     seconds[i] = r.at(0);
+    shares[i] = r.at(1);
     tick();
   });
   for (std::size_t k = 0; k < list.size(); ++k) {
@@ -225,6 +232,8 @@ PublishedResult run_published_suite(const std::vector<PublishedEntry>& suite, in
     row.key.measured_speed = list[k].flops > 0;
     row.key.multi_node = p.nodes > 1;
     row.key.reduced_precision = list[k].precision != Precision::fp32;
+    row.communication_share = shares[5 * k];
+    row.key = bound_by(row.key, row.communication_share);
     result.rows.push_back(row);
   }
   return result;

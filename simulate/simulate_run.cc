@@ -176,9 +176,15 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   const long repeats = plan_repeats(plans.inputs());
 
   SimulationResult out;
-  double total = 0;
-  for (int k = 1; k <= spec.iterations; ++k)
-    total += static_cast<double>(repeats) * plans.of(k).timing.iteration_seconds;
+  double total = 0, communication = 0;
+  for (int k = 1; k <= spec.iterations; ++k) {
+    const Simulated& s = plans.of(k);
+    total += static_cast<double>(repeats) * s.timing.iteration_seconds;
+    for (std::size_t i = 0; i < s.plan.steps.size(); ++i)
+      if (s.plan.steps[i].kind == StepKind::collective)
+        communication += static_cast<double>(repeats) * s.exposed[i];
+  }
+  out.communication_share = total > 0 ? communication / total : 0;
   out.time_per_iteration_s = total / spec.iterations;
   out.run_s = total;
   if (spec.failures.node_mtbf_s > 0) {

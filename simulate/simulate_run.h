@@ -56,8 +56,11 @@ struct SimulateSpec {
 struct SimulationResult {
   RunRecord run;  // iterations and trace empty unless records were asked for
   double time_per_epoch_s = 0;
-  double time_per_iteration_s = 0;          // mean over the iterations
-  double run_s = 0;                         // the whole run, failure-free
+  double time_per_iteration_s = 0;  // mean over the iterations
+  double run_s = 0;                 // the whole run, failure-free
+  // The collectives' exposed time (beyond the steps placed before them) over the run's:
+  // above 1/2 the network binds the prediction (error_band.h).
+  double communication_share = 0;
   std::optional<FailureEstimate> failures;  // with spec.failures given
 };
 

@@ -109,7 +109,8 @@ void run_sweep_points(SweepPoints& points, int jobs,
     runs.push_back([&spec] {
       const auto res = simulate_run(spec, /*records=*/false);
       return std::vector<double>{res.time_per_epoch_s, res.time_per_iteration_s, res.run_s,
-                                 res.failures ? res.failures->expected_s : 0.0};
+                                 res.failures ? res.failures->expected_s : 0.0,
+                                 res.communication_share};
     });
     bytes.push_back(spec.memory_bytes);
   }
@@ -121,6 +122,7 @@ void run_sweep_points(SweepPoints& points, int jobs,
                  p.iteration_s = r.at(1);
                  p.run_s = r.at(2);
                  p.expected_s = r.at(3);
+                 p.communication_share = r.at(4);
                  done(++finished, p);
                });
 }

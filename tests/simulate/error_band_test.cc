@@ -37,7 +37,7 @@ TEST(ErrorBand, ConformalRanksOfNineteenRows) {
   EXPECT_NEAR(b.high, std::exp(0.08) - 1, 1e-12);
   EXPECT_EQ(b.rows, 19);
   EXPECT_EQ(b.entries, 19);
-  EXPECT_EQ(b.where, "training steps at a preset GPU speed on one node in fp32");
+  EXPECT_EQ(b.where, "compute-bound training steps at a preset GPU speed on one node in fp32");
   // 50%: a = 0.25, ranks floor(5) = 5 and ceil(15) = 15: -0.05 and +0.05.
   const ErrorBand half = t.band(preset_one_fp32(), 0.5);
   EXPECT_NEAR(half.low, std::exp(-0.05) - 1, 1e-12);
@@ -66,17 +66,36 @@ TEST(ErrorBand, FallsBackToCoarserGroupsWhenAGroupIsSmall) {
   for (int i = 0; i < 3; ++i) rows.push_back({"m" + std::to_string(i), amp_multi, 0.5});
   const BandTable t(rows);
   const ErrorBand b = t.band(amp_multi);
-  EXPECT_EQ(b.rows, 22);  // kind and speed: all 22 preset-speed training rows
-  EXPECT_EQ(b.where, "training steps at a preset GPU speed");
-  // A measured speed has no rows of its own: the kind alone, all 22.
+  EXPECT_EQ(b.rows, 22);  // binding and speed: all 22 compute-bound preset-speed rows
+  EXPECT_EQ(b.where, "compute-bound training steps at a preset GPU speed");
+  // A measured speed has no rows of its own: the binding alone, all 22.
   BandKey measured = amp_multi;
   measured.measured_speed = true;
-  EXPECT_EQ(t.band(measured).where, "training steps");
+  EXPECT_EQ(t.band(measured).where, "compute-bound training steps");
   EXPECT_EQ(t.band(measured).rows, 22);
   // Collectives are their own kind: none here.
   BandKey coll;
   coll.collective = true;
   EXPECT_TRUE(t.band(coll).empty());
+}
+
+TEST(ErrorBand, ANetworkBoundStepFallsBackToTheCollectives) {
+  std::vector<Residual> rows = nineteen(preset_one_fp32());
+  BandKey coll;
+  coll.collective = true;
+  for (int i = 0; i < 10; ++i) rows.push_back({"c" + std::to_string(i), coll, 1.0 + i});
+  const BandKey net = bound_by(preset_one_fp32(), 0.9);
+  ASSERT_TRUE(net.network_bound);
+  const ErrorBand b = BandTable(rows).band(net);
+  // No network-bound step among the rows: the 10 collective rows 1.0 .. 10.0; at 80%, ranks
+  // floor(1.1) = 1 and ceil(9.9) = 10.
+  EXPECT_EQ(b.rows, 10);
+  EXPECT_EQ(b.where, "network-bound training steps and collectives");
+  EXPECT_NEAR(b.low, std::exp(-10.0) - 1, 1e-12);
+  EXPECT_NEAR(b.high, std::exp(-1.0) - 1, 1e-12);
+  // At half the step or less, compute binds; a collective's key never is network-bound.
+  EXPECT_FALSE(bound_by(preset_one_fp32(), 0.5).network_bound);
+  EXPECT_FALSE(bound_by(coll, 0.9).network_bound);
 }
 
 TEST(ErrorBand, LeavingAnEntryOutDropsItsRows) {
@@ -112,7 +131,7 @@ class ResidualsFile : public ::testing::Test {
 
 TEST_F(ResidualsFile, RoundTrips) {
   BandKey k;
-  k.measured_speed = k.multi_node = true;
+  k.measured_speed = k.multi_node = k.network_bound = true;
   BandKey c;
   c.collective = true;
   const std::vector<Residual> rows = {{"a/x", k, 0.25}, {"b/y", c, -0.5}};
@@ -120,7 +139,8 @@ TEST_F(ResidualsFile, RoundTrips) {
   const BandTable t = BandTable::read(path);
   ASSERT_EQ(t.rows().size(), 2u);
   EXPECT_EQ(t.rows()[0].entry, "a/x");
-  EXPECT_TRUE(t.rows()[0].key.measured_speed && t.rows()[0].key.multi_node);
+  EXPECT_TRUE(t.rows()[0].key.measured_speed && t.rows()[0].key.multi_node &&
+              t.rows()[0].key.network_bound);
   EXPECT_FALSE(t.rows()[0].key.reduced_precision || t.rows()[0].key.collective);
   EXPECT_TRUE(t.rows()[1].key.collective);
   EXPECT_DOUBLE_EQ(t.rows()[1].log_ratio, -0.5);
@@ -128,8 +148,8 @@ TEST_F(ResidualsFile, RoundTrips) {
 }
 
 TEST_F(ResidualsFile, RefusesAWordItDoesNotKnowNamingTheKey) {
-  write(R"({"rows": [{"entry": "a", "kind": "training", "speed": "fitted", "nodes": "one",
-            "precision": "fp32", "log_ratio": 0.1}]})");
+  write(R"({"rows": [{"entry": "a", "kind": "training", "bound": "compute", "speed": "fitted",
+            "nodes": "one", "precision": "fp32", "log_ratio": 0.1}]})");
   try {
     BandTable::read(path);
     FAIL() << "read a speed 'fitted'";
