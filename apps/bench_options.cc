@@ -101,6 +101,7 @@ SimBench parse_sim_bench(const Args& args) {
   b.config.ecmp_seed = static_cast<std::uint64_t>(platform.ecmp_seed);
   sim::check_fabric_routing(b.topology, b.config.fabric_routing);
   b.config.nccl_protocols = platform.nccl_protocols;
+  b.config.call_latency = platform.call_latency;
   b.algo = platform.algo;
   const std::string op = args.get_or("op", "allreduce");
   if (op == "iteration")

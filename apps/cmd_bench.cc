@@ -137,8 +137,8 @@ PRUNEX_REGISTER_COMMAND(Command{
     "      --group world --compare nccl-model\n"
     "  prunex bench --op compaction --model resnet152 --sparsity channel --keep 0.5\n\n"
     "--backend sim takes the simulated platform's options as simulate does (--algo,\n"
-    "--network-model, --fabric-routing, --ecmp-seed, --nccl-protocols, --achieved-bandwidth,\n"
-    "--calibration).",
+    "--network-model, --fabric-routing, --ecmp-seed, --nccl-protocols, --call-latency,\n"
+    "--achieved-bandwidth, --calibration).",
     bench_options(), run_bench});
 
 }  // namespace

@@ -116,8 +116,8 @@ std::vector<Option> validate_options() {
                      4096),
       {"set", "KEY=V,...",
        "simulate settings for every training point that does not state them (e.g. "
-       "interference=1 to see a mechanism's effect; achieved-bandwidth also applies to "
-       "collective entries; given twice, both lists)",
+       "interference=1 to see a mechanism's effect; achieved-bandwidth and call-latency also "
+       "apply to collective entries; given twice, both lists)",
        ""},
       {"list", "", "list the suite's entries and exit", ""},
       {"no-figure", "", "skip published.svg (no matplotlib needed)", ""},

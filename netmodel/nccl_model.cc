@@ -179,6 +179,7 @@ NcclEstimate nccl_model(const Topology& t, int nodes, int p, CollectiveOp op, Al
       have = true;
       e.seconds = time_us * 1e-6;
       e.latency_s = lat * 1e-6;
+      e.base_latency_s = (ring ? kBaseLatRing[pr] : kBaseLatTree[pr]) * 1e-6;
       e.algbw_Bps = nccl_bytes / e.seconds;
       e.proto = static_cast<NcclProto>(pr);
     }

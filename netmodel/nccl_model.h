@@ -39,6 +39,9 @@ struct NcclEstimate {
   bool modeled = false;  // false: NCCL has no such algorithm (e.g. tree all-gather)
   double seconds = 0;
   double latency_s = 0;
+  // The part of latency_s every call pays whatever its hops: tuning.cc's baseLat of the
+  // algorithm and protocol (ring LL 6.6, LL128 14, Simple 8.4 us; tree 6.8, 14, 8.4).
+  double base_latency_s = 0;
   double algbw_Bps = 0, busbw_Bps = 0;
   NcclProto proto = NcclProto::simple;
   std::string generation;  // Volta, Ampere, Hopper, Blackwell (from gpu.name)

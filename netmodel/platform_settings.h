@@ -15,6 +15,7 @@ struct PlatformSettings {
   FabricRouting fabric_routing = FabricRouting::pooled;
   long ecmp_seed = 1;           // the hash of fabric_routing ecmp
   bool nccl_protocols = false;  // each collective in the protocol NCCL picks for its size
+  bool call_latency = true;     // each collective call pays NCCL's base latency
   // Links at their achieved bandwidths: the topology's achieved fractions (published
   // microbenchmarks) times the signalling rates.
   bool achieved_bandwidth = true;

@@ -62,6 +62,11 @@ struct SimConfig {
   // hop) in place of the routes' latencies, and its wire overhead on every flow (LL sends 8
   // bytes per 4 of data: x2; LL128 x128/120; Simple x1). Off: route latencies, plain flows.
   bool nccl_protocols = false;
+  // NCCL's base latency per call: each collective also pays the baseLat of the protocol NCCL's
+  // model picks for its size (nccl_model.h: kernel launch and protocol set-up, which the
+  // routes' latencies leave out). Included in nccl_protocols' latency; not added to a
+  // calibrated op (its fitted latency holds it).
+  bool call_latency = false;
   // Algorithm for the collective steps of run_plan (plan steps name no algorithm).
   Algo plan_algo = Algo::ring;
   // Calibrated per-operation costs (prunex calibrate), keyed "op/group" (e.g.

@@ -29,6 +29,14 @@ const std::vector<PlatformField>& platform_fields() {
           "plain flows)",
           &C::nccl_protocols),
       fields::boolean<C>(
+          "call-latency",
+          "each collective call also pays NCCL's base latency of the protocol its tuning "
+          "picks for the size (src/graph/tuning.cc baseLat: ring 6.6, 14, 8.4 us, tree 6.8, "
+          "14, 8.4 for LL, LL128, Simple): kernel launch and protocol set-up, which the "
+          "routes' latencies leave out (--nccl-protocols includes it; a calibrated op's "
+          "fitted latency holds it)",
+          &C::call_latency),
+      fields::boolean<C>(
           "achieved-bandwidth",
           "links at their achieved bandwidth: the topology's intra.achieved_fraction and "
           "nic.achieved_fraction (published microbenchmarks) times the signalling rate "

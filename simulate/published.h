@@ -108,7 +108,8 @@ struct PublishedResult {
 // Runs every modeled entry: fits first (one after another), then every point and its four
 // doublings, `jobs` processes at a time. `overrides` (simulate settings, e.g.
 // {"interference": 1}) replace simulate's defaults for every training point (what an entry or
-// point states itself wins), and achieved-bandwidth also applies to collective entries.
+// point states itself wins), and achieved-bandwidth and call-latency also apply to collective
+// entries.
 // progress(done, total) after each simulation.
 PublishedResult run_published_suite(const std::vector<PublishedEntry>& suite, int jobs,
                                     const nlohmann::json& overrides,

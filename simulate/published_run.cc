@@ -50,16 +50,19 @@ struct Job {
   double batch = 0;
   Precision precision = Precision::fp32;
   Topology topology;
+  bool call_latency = false;  // a collective entry: NCCL's base latency per call
 };
 
 // `overrides` stand in for simulate's defaults: what the entry or the point states wins (a
 // "no ddp" row keeps its zero DDP overhead).
 Job prepare(const PublishedEntry& e, const PublishedPoint& p, const nlohmann::json& overrides,
-            bool achieved) {
+            const SimulateConfig& defaults) {
+  const bool achieved = defaults.achieved_bandwidth;
   Job j;
   j.entry = &e;
   j.point = &p;
   if (e.bench.is_object()) {
+    j.call_latency = defaults.call_latency;
     j.topology = load_topology(e.bench.at("topology"));
     if (p.nodes > j.topology.nodes) j.topology = scale_to_nodes(j.topology, p.nodes);
     if (achieved) j.topology = achieved_bandwidths(j.topology);
@@ -101,6 +104,7 @@ double collective_seconds(const Job& j, int which) {
   cfg.gpus_per_node = j.point->gpus_per_node;
   const Algo algo = parse_algo(j.entry->bench.value("algo", "ring"));
   cfg.plan_algo = algo;
+  cfg.call_latency = j.call_latency;
   SimCluster cluster(t, cfg);
   return cluster
       .run_collective(parse_op(j.entry->bench.value("op", "allreduce")), algo, Group::world,
@@ -184,8 +188,7 @@ PublishedResult run_published_suite(const std::vector<PublishedEntry>& suite, in
   for (const auto& e : suite) {
     if (!e.not_modelled.empty()) continue;
     const std::size_t first = list.size();
-    for (const auto& p : e.points)
-      list.push_back(prepare(e, p, overrides, defaults.achieved_bandwidth));
+    for (const auto& p : e.points) list.push_back(prepare(e, p, overrides, defaults));
     double flops = 0;
     for (const auto& [id, f] : result.fitted_flops)
       if (id == e.fit_from) flops = f;

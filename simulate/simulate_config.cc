@@ -98,6 +98,7 @@ void apply_model(const SimulateConfig& cfg, Topology& topology, SimulateSpec& s)
   s.sim.fabric_routing = cfg.fabric_routing;
   s.sim.ecmp_seed = static_cast<std::uint64_t>(cfg.ecmp_seed);
   s.sim.nccl_protocols = cfg.nccl_protocols;
+  s.sim.call_latency = cfg.call_latency;
   s.sim.plan_algo = cfg.algo;
   s.sim.overlap_slowdown = cfg.interference;
   s.sim.sync_skew = cfg.sync_skew;

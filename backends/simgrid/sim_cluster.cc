@@ -101,6 +101,7 @@ std::string SimCluster::model_description() const {
          ", TCP-gamma off, " +
          (c.rtt_fair_sharing ? "RTT-fair sharing" : "max-min sharing, route latency added") +
          (c.nccl_protocols ? ", NCCL protocols by size (NCCL's latency, wire overhead)" : "") +
+         (c.call_latency && !c.nccl_protocols ? ", NCCL's base latency per call" : "") +
          (c.fabric_routing == FabricRouting::ecmp
               ? ", ECMP per-flow uplinks (seed " + std::to_string(c.ecmp_seed) + ")"
               : "") +
@@ -202,16 +203,18 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
   // hardware latency of that protocol) instead of the routes', its wire overhead on every flow.
   double overhead_s = 0;
   bool nccl_latency = false;
-  if (config.nccl_protocols && !calibrated) {
+  if ((config.nccl_protocols || config.call_latency) && !calibrated) {
     // (A hierarchical collective on one tier is that tier's ring; over the world NCCL has none.)
     const Algo flat = algo == Algo::hierarchical && group != Group::world ? Algo::ring : algo;
     const NcclEstimate e =
         nccl_model(impl_->topology, layout.nodes, layout.gpus_per_node, op, flat, group, bytes);
-    if (e.modeled) {
+    if (e.modeled && config.nccl_protocols) {
       result.protocol = nccl_proto_name(e.proto);
       overhead_s = e.latency_s;
       nccl_latency = true;
       scale = nccl_wire_factor(e.proto);
+    } else if (e.modeled) {
+      overhead_s = e.base_latency_s;  // the routes' latencies and plain flows otherwise
     }
   }
   for (Round round : build_schedule(op, algo, group, layout, static_cast<double>(bytes))) {

@@ -51,13 +51,14 @@ strip_suite horovod-cycle-ms "$out/suite-no-horovod-cycle"
 
 # name|validate options|label
 variants=(
-  "none|--set achieved-bandwidth=false,interference=1,ddp-overhead-passes=0,sync-skew=0|none (signalling rates, no interference, no DDP overhead, no skew)"
-  "achieved-only|--set interference=1,ddp-overhead-passes=0,sync-skew=0|achieved bandwidths only"
+  "none|--set achieved-bandwidth=false,interference=1,ddp-overhead-passes=0,sync-skew=0,call-latency=false|none (signalling rates, no interference, no DDP overhead, no skew, no call latency)"
+  "achieved-only|--set interference=1,ddp-overhead-passes=0,sync-skew=0,call-latency=false|achieved bandwidths only"
   "no-interference|--set interference=1|all but interference"
   "no-ddp-overhead|--set ddp-overhead-passes=0|all but DDP's overhead"
   "no-achieved|--set achieved-bandwidth=false|all but achieved bandwidths"
   "no-skew|--set sync-skew=0|all but the sync skew"
-  "defaults||**all four (the defaults)**"
+  "no-call-latency|--set call-latency=false|all but NCCL's base latency per call"
+  "defaults||**all five (the defaults)**"
   "no-step-overhead|--suite $out/suite-no-step-overhead|the defaults without the MLPerf entries' step overhead"
   "no-horovod-cycle|--suite $out/suite-no-horovod-cycle|the defaults without the entries' Horovod cycle"
   "nccl-protocols|--set nccl-protocols=true|defaults + \`--nccl-protocols true\`"

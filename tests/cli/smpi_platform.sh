@@ -61,9 +61,11 @@ step() { python3 -c "print(6 * ($1 + $bytes / 4 / $2))"; }  # n = 4: 2(n-1) step
 t14=$(smpi 1 4)
 [[ -n $t14 ]] || fail "1 x 4: probe printed no time"
 close "$t14" "$(step "$a_nvl" "$b_nvl")" 0.001 "1 x 4 SMPI lr vs closed form"
-# (the plugin builds the file's signalling rates, so prunex's bench runs at them too)
+# (the plugin builds the file's signalling rates, so prunex's bench runs at them too, and
+# SMPI launches no kernel: no NCCL base latency per call)
 "$prunex" bench --backend sim --topology puhti --nodes 1 --gpus-per-node 4 --op allreduce \
-  --algo ring --group world -b $bytes -e $bytes --achieved-bandwidth false --json "$work/p.json" \
+  --algo ring --group world -b $bytes -e $bytes --achieved-bandwidth false --call-latency false \
+  --json "$work/p.json" \
   >/dev/null || fail "prunex bench"
 tp=$(python3 -c "import json; print(json.load(open('$work/p.json'))[0]['time_us'] * 1e-6)")
 close "$t14" "$tp" 0.001 "1 x 4 SMPI lr vs prunex ring"
