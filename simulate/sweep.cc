@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/core.h>
+
 #include "engine/error.h"
 #include "engine/text_parse.h"
 #include "host/host_memory.h"
@@ -94,7 +96,14 @@ SweepPoints sweep_points(const SweepConfig& cfg, long only) {
       c.hsadmm.wire_dtype = DType::f32;
       c.hsadmm.pipeline_buckets = false;
     }
-    out.specs.push_back(make_spec(c, /*records=*/false));
+    // A what-if that fits one size and not another (a node index, a GPU list) is refused
+    // here, before anything runs, naming the point.
+    try {
+      out.specs.push_back(make_spec(c, /*records=*/false));
+    } catch (const UsageError& e) {
+      throw UsageError(fmt::format("point {} ({} on {} GPUs, {} nodes): {}", i,
+                                   strategy_name(c.strategy), list[i].second, c.nodes, e.what()));
+    }
     out.topology_name = out.specs.back().topology.name;
     out.rows.push_back({std::string(strategy_name(c.strategy)), list[i].second, c.nodes});
   }

@@ -61,6 +61,10 @@ expect_exit2() {  # expect_exit2 WORDS ARGS...: exit 2, the words on stderr, no 
 expect_exit2 "must be in [0, 5]" sweep "${opts[@]}" --point 6
 expect_exit2 "--jobs" sweep "${opts[@]}" --jobs 0
 expect_exit2 "--strategy lists ddp twice" sweep --topology puhti --gpus 8 --strategy ddp,topk,ddp
+# A what-if that fits some sizes only: refused before any point runs, naming the first that
+# cannot take it (8 GPUs of puhti are 2 nodes: no node 5).
+expect_exit2 "point 0 (ddp on 8 GPUs, 2 nodes): --degrade-nic node must be in [0, 1]" \
+  sweep --topology puhti --model resnet50 --strategy ddp --gpus 32,8 --degrade-nic 5=0.5
 # sweep.sh refuses an OUT that holds an earlier sweep's points before submitting anything
 # (the merge would refuse them only after the whole array).
 mkdir -p "$work/old/points/0" && touch "$work/old/points/0/scaling.json"
