@@ -13,6 +13,7 @@
 #include "records/output_dir.h"
 #include "records/run_record.h"
 #include "settings/run_fields.h"
+#include "simulate/run_header.h"
 #include "simulate/simulate_config.h"
 
 namespace prunex::cli {
@@ -34,6 +35,9 @@ int run_simulate(const Args& args) {
                strategy_name(spec.plan.run.strategy), spec.layout.model, spec.sim.nodes,
                spec.sim.gpus_per_node, spec.topology.name,
                static_cast<long long>(spec.layout.parameters()));
+    sim::SimulateConfig as_run = cfg;
+    as_run.algo = spec.sim.plan_algo;  // a calibration may set it
+    fmt::print("{}\n", sim::assumptions_line(as_run));
     std::fflush(stdout);
     auto result = sim::simulate_run(spec);
     run = std::move(result.run);

@@ -24,6 +24,7 @@
 #include "records/run_record.h"
 #include "records/scaling_record.h"
 #include "settings/run_fields.h"
+#include "simulate/run_header.h"
 #include "simulate/simulate_config.h"
 #include "simulate/sweep.h"
 
@@ -97,6 +98,7 @@ std::vector<ScalingPoint> simulate_points(const SweepConfig& cfg,
              count(cfg.strategies.size(), "strategy", "strategies"),
              count(cfg.gpus.size(), "size", "sizes"), points.topology_name,
              count(std::min<std::size_t>(jobs, points.rows.size()), "job", "jobs"));
+  fmt::print(stderr, "sweep: {}\n", sim::assumptions_line(cfg.sim));
   sim::run_sweep_points(points, jobs, [&](std::size_t done, const ScalingPoint& p) {
     progress(done, points.rows.size(), p);
   });

@@ -11,6 +11,16 @@ cd "$work"
 "$prunex" simulate --topology puhti --nodes 2 --gpus-per-node 4 --model small_cnn \
   --iterations 3 --t-freeze 2 --out "$work/sim" > "$work/log" 2>&1 || fail "simulate exited $?: $(cat "$work/log")"
 [[ -s "$work/sim/trace.json" ]] || fail "no trace.json"
+# The header names what the run assumed beyond what was typed: CIFAR-10's shape, the batch,
+# the precision, the algorithm and platform settings, the mechanisms, no what-if.
+grep -qxF "assumes: CIFAR-10's shape (32 x 32 x 3, 10 classes, 50000 samples), batch 128 per GPU, fp32; collectives: ring, achieved bandwidths, NCCL's base latency per call; mechanisms: interference 1.76271, DDP overhead 26.4115 passes, sync skew 0.0185; what-if: none" "$work/log" ||
+  fail "no assumptions line: $(head -3 "$work/log")"
+"$prunex" simulate --topology puhti --nodes 2 --gpus-per-node 4 --model resnet50 --iterations 1 \
+  --input 224 --classes 1000 --samples 1281167 --batch 64 --precision amp --algo tree \
+  --achieved-bandwidth false --straggler-gpus 3 --degrade-nic 1=0.5 --out "$work/sim_whatif" \
+  > "$work/log_whatif" 2>&1 || fail "simulate (what-if) exited $?: $(cat "$work/log_whatif")"
+grep -qxF "assumes: ImageNet's shape (224 x 224 x 3, 1000 classes, 1281167 samples), batch 64 per GPU, amp; collectives: tree, signalling rates, NCCL's base latency per call; mechanisms: interference 1.76271, DDP overhead 26.4115 passes, sync skew 0.0185; what-if: --straggler-gpus 3 x2, --degrade-nic 1=0.5" "$work/log_whatif" ||
+  fail "the what-if's assumptions line: $(head -3 "$work/log_whatif")"
 python3 - "$work/sim" <<'PY' || fail "metrics.json check"
 import json, sys
 d = sys.argv[1]
