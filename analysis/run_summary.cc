@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "engine/phases.h"
 
 namespace prunex {
@@ -13,8 +17,13 @@ void print_run_summary(std::FILE* f, const RunRecord& run, const std::string& ou
              run.iterations.size(), run.iterations.size() == 1 ? "" : "s", per_iter);
   fmt::print(f, "  {:<18} {:>12} {:>9} {:>6}\n", "phase", "seconds", "share", "comm");
   double shares = 0;
-  for (const auto& [name, sec] : s["phase_seconds"].items()) {
-    const double t = sec.get<double>();
+  // Rows in the order an iteration runs its phases (engine/phases.h), sync_wait last.
+  std::vector<std::pair<std::string, double>> rows;
+  for (const auto& name : s["phase_order"])
+    if (s["phase_seconds"].contains(name.get<std::string>()))
+      rows.emplace_back(name.get<std::string>(),
+                        s["phase_seconds"][name.get<std::string>()].get<double>());
+  for (const auto& [name, t] : rows) {
     const double share = per_iter > 0 ? 100.0 * t / per_iter : 0.0;
     shares += share;
     fmt::print(f, "  {:<18} {:>12.4f} {:>8.1f}% {:>6}\n", name, t, share,

@@ -15,6 +15,9 @@ struct Simulated {
   IterationPlan plan;
   PlanTiming timing;
   std::vector<double> exposed;  // per step: its time beyond everything placed before it
+  // Per step: how long nothing ran before it started (the wait for the last rank, Horovod's
+  // cycle). With `exposed`, every second of the iteration is in one of them.
+  std::vector<double> idle_before;
 };
 
 Simulated simulate_plan(SimCluster& cluster, const PlanInputs& in) {
@@ -24,6 +27,7 @@ Simulated simulate_plan(SimCluster& cluster, const PlanInputs& in) {
   double frontier = 0;
   for (const auto& st : s.timing.steps) {
     const double end = st.start_s + st.seconds;
+    s.idle_before.push_back(std::max(0.0, st.start_s - frontier));
     s.exposed.push_back(std::max(0.0, end - std::max(frontier, st.start_s)));
     frontier = std::max(frontier, end);
   }
@@ -51,6 +55,13 @@ IterationRecord make_record(const SimulateSpec& spec, const Simulated& s, int k,
     for (int r = 0; r < W; ++r)
       if (takes_part(step, grouping, r))
         per_rank[r] += own ? t * st.rank_seconds[r] / st.seconds : t;
+    // Time in which no step ran: every rank waits (the row sync_wait), so the phases' critical
+    // paths add up to the iteration.
+    if (s.idle_before[i] > 0) {
+      auto& wait = it.phase_seconds[Phase::sync_wait];
+      wait.resize(W, 0.0);
+      for (double& w : wait) w += R * s.idle_before[i];
+    }
   }
   // Counted as the live run counts it: rank 0's collectives (a leader takes part in every
   // group), the untimed residual all-reduce included (engine/tier_bytes.h).

@@ -29,6 +29,11 @@ s = m["summary"]
 for k in ("time_per_iteration_s", "inter_node_bytes_per_iteration",
           "dense_inter_node_bytes_per_iteration", "phase_fraction"):
     assert k in s, k
+# Every second of an iteration is in a phase row (every rank alike here): the wait for the
+# last rank (the sync skew, on by default) is sync_wait's, and the rows add up to the time.
+ph = s["phase_seconds"]
+assert ph.get("sync_wait", 0) > 0, ph
+assert abs(sum(ph.values()) / s["time_per_iteration_s"] - 1) < 1e-9, (ph, s["time_per_iteration_s"])
 c = m["config"]
 assert c["executor"] == "simgrid" and c["network-model"] == "CM02", c
 assert c["network-model-description"].startswith("CM02"), c
