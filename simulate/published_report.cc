@@ -94,6 +94,17 @@ nlohmann::json band_coverage(const BandTable& table, double level) {
           {"by_group", groups}};
 }
 
+// The held-out rows' error by what binds them: compute, or the network (intra, inter,
+// latency), which is what separates the strategies.
+nlohmann::json by_binding(const std::vector<PublishedRow>& rows) {
+  std::vector<PublishedRow> compute, network;
+  for (const auto& r : rows)
+    if (!r.fit) (r.binds == "compute" ? compute : network).push_back(r);
+  return {
+      {"compute", {{"rows", compute.size()}, {"geomean_abs_error", geomean_abs_error(compute)}}},
+      {"network", {{"rows", network.size()}, {"geomean_abs_error", geomean_abs_error(network)}}}};
+}
+
 }  // namespace
 
 nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
@@ -178,18 +189,54 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
        std::count_if(shortfall.begin(), shortfall.end(), [](double d) { return d > 0; })},
       {"median_trend_shortfall", shortfall.empty() ? 0.0 : median(shortfall)},
       {"entries_not_modelled", unmodelled},
+      {"by_binding", by_binding(result.rows)},
       {"band_coverage",
        {band_coverage(bands, 0.5), band_coverage(bands, kBandLevel), band_coverage(bands, 0.9)}}};
   return {{"rows", rows}, {"entries", entries}, {"summary", summary}};
 }
 
-std::string published_markdown(const nlohmann::json& report) {
+namespace {
+
+// The summary lines: what the suite says in a few lines, before its rows.
+std::string summary_lines(const nlohmann::json& m) {
+  std::string s = fmt::format(
+      "held-out rows: {} (fit rows: {}); geometric-mean error {:.1f}% (training {:.1f}%, "
+      "collectives {:.1f}%); rows beyond 20%: {}; efficiency trend right in sign on {} of {} "
+      "entries\n"
+      "by what binds: compute {} rows {:.1f}%; the network (intra, inter, latency) {} rows "
+      "{:.1f}%\n"
+      "scaling loss (per-GPU cost, fewest to most GPUs): predicted smaller than published on {} "
+      "of {} entries, median shortfall {:+.1f} points\n",
+      m["held_out_rows"].get<int>(), m["fit_rows"].get<int>(),
+      100 * m["geomean_abs_error"].get<double>(),
+      100 * m["training_geomean_abs_error"].get<double>(),
+      100 * m["collective_geomean_abs_error"].get<double>(), m["rows_over_20_percent"].size(),
+      m["trends_agreeing"].get<int>(), m["trends_checked"].get<int>(),
+      m["by_binding"]["compute"]["rows"].get<int>(),
+      100 * m["by_binding"]["compute"]["geomean_abs_error"].get<double>(),
+      m["by_binding"]["network"]["rows"].get<int>(),
+      100 * m["by_binding"]["network"]["geomean_abs_error"].get<double>(),
+      m["trends_short"].get<int>(), m["trends_checked"].get<int>(),
+      100 * m["median_trend_shortfall"].get<double>());
+  for (const auto& c : m["band_coverage"])
+    s += fmt::format(
+        "{:.0f}% time bands (each row's from the other entries' held-out rows): {} of {} rows "
+        "inside ({:.0f}%){}\n",
+        100 * c["level"].get<double>(), c["inside"].get<int>(), c["rows"].get<int>(),
+        100 * c["coverage"].get<double>(),
+        c["rows_without_band"].get<int>() > 0
+            ? fmt::format(", {} rows without a band", c["rows_without_band"].get<int>())
+            : "");
+  return s;
+}
+
+// One table row per point; "fit" marks the rows a factor was fitted on, "out" a measured time
+// outside its band (from the other entries' rows).
+std::string row_table(const nlohmann::json& rows) {
   std::string s =
       "| entry | point | GPUs | quantity | published | predicted | error | binds | time band "
       "|\n|---|---|---:|---|---:|---:|---:|---|---|\n";
-  for (const auto& r : report["rows"]) {
-    // The band of the time, from the other entries' rows; "out" when the measured time is
-    // outside it.
+  for (const auto& r : rows) {
     std::string band;
     if (r.contains("inside_band"))
       band = fmt::format("{:+.0f}%/{:+.0f}%{}", 100 * r["band_without_entry"]["low"].get<double>(),
@@ -202,30 +249,13 @@ std::string published_markdown(const nlohmann::json& report) {
                      r["fit"].get<bool>() ? "fit " : "", 100 * r["error"].get<double>(),
                      r["binds"].get<std::string>(), band);
   }
-  const auto& m = report["summary"];
-  s += fmt::format(
-      "\nheld-out rows: {} (fit rows: {}); geometric-mean error {:.1f}% (training {:.1f}%, "
-      "collectives {:.1f}%); rows beyond 20%: {}; efficiency trend right in sign on {} of {} "
-      "entries\n"
-      "scaling loss (per-GPU cost, fewest to most GPUs): predicted smaller than published on {} "
-      "of {} entries, median shortfall {:+.1f} points\n",
-      m["held_out_rows"].get<int>(), m["fit_rows"].get<int>(),
-      100 * m["geomean_abs_error"].get<double>(),
-      100 * m["training_geomean_abs_error"].get<double>(),
-      100 * m["collective_geomean_abs_error"].get<double>(), m["rows_over_20_percent"].size(),
-      m["trends_agreeing"].get<int>(), m["trends_checked"].get<int>(), m["trends_short"].get<int>(),
-      m["trends_checked"].get<int>(), 100 * m["median_trend_shortfall"].get<double>());
-  for (const auto& c : m["band_coverage"])
-    s += fmt::format(
-        "{:.0f}% time bands (each row's from the other entries' held-out rows): {} of {} rows "
-        "inside ({:.0f}%){}\n",
-        100 * c["level"].get<double>(), c["inside"].get<int>(), c["rows"].get<int>(),
-        100 * c["coverage"].get<double>(),
-        c["rows_without_band"].get<int>() > 0
-            ? fmt::format(", {} rows without a band", c["rows_without_band"].get<int>())
-            : "");
+  return s;
+}
+
+// Entries not modelled, and entries whose trend the model gets wrong.
+std::string entry_notes(const nlohmann::json& entries) {
   std::string notes;
-  for (const auto& e : report["entries"]) {
+  for (const auto& e : entries) {
     if (e.contains("not_modelled"))
       notes += fmt::format("- {}: not modelled: {}\n", e["id"].get<std::string>(),
                            e["not_modelled"].get<std::string>());
@@ -239,6 +269,14 @@ std::string published_markdown(const nlohmann::json& report) {
           e["trend"]["predicted"].get<std::string>(),
           100 * e["trend"]["predicted_cost_change"].get<double>());
   }
+  return notes;
+}
+
+}  // namespace
+
+std::string published_markdown(const nlohmann::json& report) {
+  std::string s = summary_lines(report["summary"]) + "\n" + row_table(report["rows"]);
+  const std::string notes = entry_notes(report["entries"]);
   if (!notes.empty()) s += "\n" + notes;
   return s;
 }

@@ -26,7 +26,7 @@ EOF
 only=pytorch-ddp-readme/resnet50,nccl-tests/p3dn-efa-8-bytes,nccl-tests/edr-two-nodes,tf-benchmarks-p100/resnet50
 "$prunex" validate --only "$only" --out "$work/v" --no-figure >"$work/v.txt" 2>"$work/v.err" ||
   fail "validate: $(cat "$work/v.err")"
-grep -q "geometric-mean error" "$work/v.txt" || fail "no summary line printed"
+head -1 "$work/v.txt" | grep -q "^held-out rows: .*geometric-mean error" || fail "the summary does not lead: $(head -2 "$work/v.txt")"
 "$PY" - "$suite" "$work/v/published.json" <<'EOF' || fail "the report disagrees with the suite or arithmetic"
 import json, math, sys
 suite, rep = sys.argv[1], json.load(open(sys.argv[2]))
@@ -51,6 +51,12 @@ held = [r for r in rows if not r["fit"]]
 g = math.exp(sum(abs(math.log(r["predicted"] / r["published"])) for r in held) / len(held)) - 1
 assert abs(rep["summary"]["geomean_abs_error"] - g) < 1e-12, (rep["summary"], g)
 assert rep["summary"]["held_out_rows"] == len(held)
+# The same split by what binds: compute, or the network (intra, inter, latency).
+for kind, rs in (("compute", [r for r in held if r["binds"] == "compute"]),
+                 ("network", [r for r in held if r["binds"] != "compute"])):
+    b = rep["summary"]["by_binding"][kind]
+    gk = math.exp(sum(abs(math.log(r["predicted"] / r["published"])) for r in rs) / len(rs)) - 1
+    assert b["rows"] == len(rs) and abs(b["geomean_abs_error"] - gk) < 1e-12, (kind, b, gk)
 by = {(r["entry"], r["point"]): r for r in rows}
 # The compute fit predicts its own row; DDP on one GPU adds 26.41 x 102,228,128 B / 900 GB/s.
 nodp = by[("pytorch-ddp-readme/resnet50", "no ddp")]
