@@ -6,6 +6,7 @@ Efficiency is a fraction (1 = ideal); it is drawn in percent. A point's time_ban
 prediction's error band, simulate/error_band.h: the measured time lies in
 time x (1 + low) .. time x (1 + high) at that level) is shaded around the time curve."""
 
+import json
 import sys
 
 import common
@@ -36,8 +37,27 @@ def load_scaling(path):
     return curves
 
 
+def setting_labels(paths):
+    """Per file, the settings its config holds that another file's differs in (its out and
+    the lists every sweep has aside), as "key=value, ..."; the path where none differ."""
+    configs = []
+    for path in paths:
+        c = common.load_json(path).get("config", {})
+        configs.append({k: v for k, v in c.items() if k not in ("out", "strategy", "gpus")}
+                       if isinstance(c, dict) else {})
+    keys = sorted({k for c in configs for k in c})
+    differ = [k for k in keys if len({json.dumps(c.get(k), sort_keys=True) for c in configs}) > 1]
+    labels = {}
+    for path, c in zip(paths, configs):
+        parts = [f"{k}={v if isinstance(v, str) else json.dumps(v)}"
+                 for k, v in ((k, c.get(k)) for k in differ)]
+        labels[path] = ", ".join(parts) if parts else path
+    return labels
+
+
 def draw(inputs, out, layer=None):
     loaded = [(path, load_scaling(path)) for path in inputs]
+    names = setting_labels(inputs)
     # Speedups are over each file's smallest GPU count: files must share it to share axes.
     bases = {min(p["gpus"] for pts in c.values() for p in pts) for _, c in loaded}
     if len(bases) > 1:
@@ -52,7 +72,7 @@ def draw(inputs, out, layer=None):
     curves = {}
     for path, c in loaded:
         for strategy, points in c.items():
-            curves[f"{strategy} ({path})" if count[strategy] > 1 else strategy] = points
+            curves[f"{strategy} ({names[path]})" if count[strategy] > 1 else strategy] = points
     fig, axes = common.new_figure(1, 3, width=5.2)
     time, speed, eff = axes[0]
     all_gpus = sorted({p["gpus"] for pts in curves.values() for p in pts})
