@@ -37,7 +37,7 @@ if [ "$(id -u)" = 0 ] && ip netns add prunex-demo-probe 2>/dev/null; then
       train --dataset fashion-mnist --model small_cnn --strategy $s \
       --config workloads/configs/fashion_mnist_small_cnn_$s.json --train-samples 8000 \
       --test-samples 2000 --iterations 3 --out $out/emulated/$s 2>&1 |
-      grep -E "^(train:|iter )" | sed 's/^/  /'
+      grep --line-buffered -E "^(train:|iter )" | sed -u "s/^/  /"
   done
   runs=($out/emulated/hsadmm $out/emulated/ddp)
 else
