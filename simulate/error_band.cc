@@ -133,18 +133,4 @@ nlohmann::json band_json(const ErrorBand& b, const std::string& source) {
           {"entries", b.entries}, {"where", b.where}, {"source", source}};
 }
 
-std::string band_range(const ErrorBand& b) {
-  if (b.empty()) return "";
-  return fmt::format("{:+.0f}%/{:+.0f}%", 100 * b.low, 100 * b.high);
-}
-
-std::string band_text(const ErrorBand& b, const std::string& value) {
-  if (b.empty())
-    return fmt::format("{} (no band: fewer than {} held-out rows of {} entries resemble it)", value,
-                       kBandMinRows, kBandMinEntries);
-  return fmt::format(
-      "{} ({:+.0f}% / {:+.0f}%, {:.0f}% band from {} held-out rows of {} entries: {})", value,
-      100 * b.low, 100 * b.high, 100 * b.level, b.rows, b.entries, b.where);
-}
-
 }  // namespace prunex::sim

@@ -93,10 +93,5 @@ class BandTable {
 nlohmann::json residuals_json(const std::vector<Residual>& rows);
 // {"level", "low", "high", "rows", "entries", "where", "source"} (null when empty).
 nlohmann::json band_json(const ErrorBand& b, const std::string& source);
-// "0.152 s (-6% / +11%, 80% band from 57 held-out rows of 14 entries: training steps at a
-// preset GPU speed on one node)", `value` printed with `format` ({:.3g} and the unit).
-std::string band_text(const ErrorBand& b, const std::string& value);
-// Short form for tables: "-6%/+11%" ("" when empty).
-std::string band_range(const ErrorBand& b);
 
 }  // namespace prunex::sim
