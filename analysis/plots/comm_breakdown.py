@@ -1,5 +1,6 @@
 """Communication breakdown by phase (paper Fig. 8): for each run, the mean critical path of
-every communication phase per iteration, stacked, with each phase's share written on it."""
+every communication phase per iteration, stacked, with each phase's share written on it. An
+all-reduce that overlaps backward (DDP's buckets) counts its exposed part only, as recorded."""
 
 import sys
 
@@ -45,7 +46,7 @@ def draw(inputs, out, layer=None):
     for i, top in enumerate(bottoms):
         ax.text(i, top, f"{top:.3g} {unit}", ha="center", va="bottom", fontsize=9)
     ax.set_xticks(list(x), [label for label, _ in means], rotation=15 if len(runs) > 3 else 0)
-    ax.set_ylabel(f"communication time per iteration ({unit})")
+    ax.set_ylabel(f"exposed communication per iteration ({unit})")
     ax.set_title("Communication breakdown by phase (mean critical path)")
     ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0))
     common.save(fig, out)

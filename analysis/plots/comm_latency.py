@@ -1,5 +1,7 @@
 """Per-iteration communication latency per strategy (paper Fig. 7): the sum of the
-communication phases' critical paths (slowest rank) in each iteration, one line per run."""
+communication phases' critical paths (slowest rank) in each iteration, one line per run. The
+records time what a rank waits for: an all-reduce that overlaps backward (DDP's buckets)
+counts only its exposed part, not its busy time, and the axis says so."""
 
 import sys
 
@@ -17,8 +19,9 @@ def draw(inputs, out, layer=None):
     for label, x, v in series:
         ax.plot(x, [s * scale for s in v], "o-", ms=3, label=label)
     common.iteration_axis(ax)
-    ax.set_ylabel(f"communication latency per iteration ({unit})")
-    ax.set_title("Communication latency per iteration (critical path)")
+    ax.set_ylabel(f"exposed communication per iteration ({unit})")
+    ax.set_title("Communication latency per iteration (critical path;\n"
+                 "overlapped all-reduces: their part not hidden behind backward)")
     ax.set_ylim(bottom=0)
     ax.legend()
     common.save(fig, out)
