@@ -1,9 +1,10 @@
 // The report of `prunex reproduce`: reads the records its commands wrote, builds the
 // comparison (analysis/paper_comparison.h) and writes OUT/report.json and OUT/REPORT.md.
-#include <fmt/format.h>
-
+#include <cmath>
 #include <cstdio>
 #include <set>
+
+#include <fmt/format.h>
 
 #include "analysis/paper_comparison.h"
 #include "analysis/paper_numbers.h"
@@ -43,6 +44,29 @@ bool headline(const ReportRow& r) {
       "comm_latency_hsadmm_s", "comm_latency_ddp_s", "share_inter_allreduce",
       "share_intra_allreduce", "share_broadcast",    "message_fraction_resnet152_hsadmm"};
   return names.count(r.quantity) > 0 || r.quantity.rfind("volume_gb_", 0) == 0;
+}
+
+// What the headline rows say, before them: how many of the paper's numbers ours meet within
+// 10%, within 30%, and which miss by more (each section below gives the reason).
+std::string verdict_markdown(const std::vector<ReportRow>& rows) {
+  std::vector<std::string> close, near, far;
+  for (const auto& r : rows) {
+    if (!headline(r) || !r.paper) continue;
+    const double e = std::abs(*r.rel_error());
+    (e <= 0.10 ? close : e <= 0.30 ? near : far).push_back("`" + r.quantity + "`");
+  }
+  const auto list = [](const std::vector<std::string>& v) {
+    std::string s;
+    for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + v[i];
+    return v.empty() ? std::string("none") : s;
+  };
+  const std::size_t n = close.size() + near.size() + far.size();
+  return fmt::format(
+      "## Verdict\n\nOf the {} headline numbers the paper states, {} are within 10% of ours "
+      "({}), {} within 30% ({}), and {} differ by more ({}). The section of each figure below "
+      "says why a number differs; the paper's values are the `paper` column of every table "
+      "there.\n\n",
+      n, close.size(), list(close), near.size(), list(near), far.size(), list(far));
 }
 
 std::string setup_markdown(const ReproduceOptions& o, const Doc& hs) {
@@ -124,6 +148,7 @@ void write_reproduction_report(const ReproduceOptions& o, const std::vector<Step
       "# The PruneX paper's communication figures (6-9), reproduced on a modeled cluster\n\n";
   md += fmt::format("`{}` took {:.0f} s (`prunex` is `build/bin/prunex`).\n\n", o.command_line,
                     seconds);
+  md += verdict_markdown(rows);
   md += "## Headline\n\n| figure | quantity | paper | ours | rel. error |\n|---|---|---|---|---|\n";
   for (const auto& r : rows)
     if (headline(r) && r.paper)

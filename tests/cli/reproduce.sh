@@ -128,6 +128,15 @@ for q in paper:
 for words in ("CM02", "Channel keep 0.5 cannot give 40%", "Union assumption", "## Commands",
               "prunex sweep", "source"):
     assert words in md, "REPORT.md lacks " + words
+# The verdict leads, its counts from the headline's errors.
+assert md.index("## Verdict") < md.index("## Headline"), "the verdict does not lead"
+head = md[md.index("## Headline"):].split("\n\n")[1]
+errs = [float(l.split("|")[5].strip().rstrip("%")) for l in head.splitlines()[2:]]
+want = (sum(e <= 10 for e in errs), sum(10 < e <= 30 for e in errs), sum(e > 30 for e in errs))
+import re
+m = re.search(r"Of the (\d+) headline numbers the paper states, (\d+) are within 10% of ours "
+              r"\(.*?\), (\d+) within 30% \(.*?\), and (\d+) differ by more", md)
+assert m and int(m[1]) == len(errs) and tuple(map(int, m.groups()[1:])) == want, (m and m.groups(), want)
 for f in ("fig9_scaling", "fig7_comm_latency", "fig8_comm_breakdown", "fig6_message_size",
           "projection_fig9_scaling", "projection_fig7_comm_latency",
           "projection_fig8_comm_breakdown", "projection_fig6_message_size"):
