@@ -11,7 +11,7 @@ namespace prunex {
 namespace {
 
 const ScalingReading& point(const std::map<int, ScalingReading>& pts, int gpus, const Doc& d,
-                          const std::string& strategy) {
+                            const std::string& strategy) {
   const auto it = pts.find(gpus);
   PRUNEX_USAGE(it != pts.end(), d.path, ": ", strategy, " has no point at ", gpus, " GPUs");
   return it->second;

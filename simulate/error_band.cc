@@ -107,6 +107,11 @@ ErrorBand BandTable::band(const BandKey& key, double level, const std::string& l
   return {};
 }
 
+bool ErrorBand::holds(double log_ratio) const {
+  const double measured = std::exp(-log_ratio) - 1;  // measured / predicted - 1
+  return !empty() && low <= measured && measured <= high;
+}
+
 nlohmann::json residuals_json(const std::vector<Residual>& rows) {
   nlohmann::json list = nlohmann::json::array();
   for (const Residual& r : rows) {

@@ -67,6 +67,8 @@ struct ErrorBand {
   int rows = 0, entries = 0;
   std::string where;  // the grouping the rows share (BandKey::describe)
   bool empty() const { return rows == 0; }
+  // Whether a row of residual `log_ratio` (ln(predicted / measured time)) lies inside.
+  bool holds(double log_ratio) const;
 };
 
 // The residuals of validate's held-out rows, and the bands they give.

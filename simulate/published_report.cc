@@ -75,8 +75,7 @@ nlohmann::json band_coverage(const BandTable& table, double level) {
       ++without;
       continue;
     }
-    const double measured = std::exp(-r.log_ratio) - 1;
-    const bool in = b.low <= measured && measured <= b.high;
+    const bool in = b.holds(r.log_ratio);
     ++rows;
     inside += in;
     auto& g = by_group[r.key.describe(2)];
@@ -136,9 +135,8 @@ nlohmann::json published_report(const std::vector<PublishedEntry>& suite,
                     {"saved_by_doubling_s", saved}});
     if (!r.fit) {
       const ErrorBand b = bands.band(r.key, kBandLevel, r.entry);
-      const double measured = std::exp(-r.log_ratio()) - 1;
       rows.back()["band_without_entry"] = band_json(b, "the other entries' held-out rows");
-      if (!b.empty()) rows.back()["inside_band"] = b.low <= measured && measured <= b.high;
+      if (!b.empty()) rows.back()["inside_band"] = b.holds(r.log_ratio());
     }
     if (!r.fit && std::abs(r.error()) > 0.2)
       over.push_back({{"entry", r.entry}, {"point", r.label}, {"error", r.error()}});

@@ -48,7 +48,6 @@ struct Job {
   double flops = 0;  // the fitted effective FLOP/s (0: the topology's)
   SimulateSpec spec;
   double batch = 0;
-  Precision precision = Precision::fp32;
   Topology topology;
   bool call_latency = false;  // a collective entry: NCCL's base latency per call
 };
@@ -75,7 +74,6 @@ Job prepare(const PublishedEntry& e, const PublishedPoint& p, const nlohmann::js
   apply_config_json(simulate_fields(), cfg, settings, e.id);
   j.spec = make_spec(cfg, /*records=*/false);
   j.batch = cfg.batch;
-  j.precision = cfg.precision;
   return j;
 }
 
@@ -231,10 +229,13 @@ PublishedResult run_published_suite(const std::vector<PublishedEntry>& suite, in
       if (row.saved[w] > row.saved[best]) best = w;
     }
     row.binds = kBindingResources[best];
-    row.key.collective = e.bench.is_object();
-    row.key.measured_speed = list[k].flops > 0;
-    row.key.multi_node = p.nodes > 1;
-    row.key.reduced_precision = list[k].precision != Precision::fp32;
+    // A training point's key is its spec's (make_spec: nodes, precision); the speed is the fit's.
+    if (e.bench.is_object()) {
+      row.key.collective = true;
+    } else {
+      row.key = list[k].spec.band_key;
+      row.key.measured_speed = list[k].flops > 0;
+    }
     row.communication_share = shares[5 * k];
     row.key = bound_by(row.key, row.communication_share);
     result.rows.push_back(row);

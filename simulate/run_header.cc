@@ -2,6 +2,7 @@
 
 #include <fmt/core.h>
 
+#include "engine/plan_builder.h"
 #include "topologies/topology_names.h"
 
 namespace prunex::sim {
@@ -17,7 +18,7 @@ std::string workload(const SimulateConfig& c) {
   };
   // CIFAR-10 (Krizhevsky 2009), ImageNet-1k's training set (ILSVRC 2012), Fashion-MNIST
   // (Xiao et al. 2017).
-  static constexpr Known known[] = {{"CIFAR-10's shape", 32, 3, 10, 50000},
+  static constexpr Known known[] = {{"CIFAR-10's shape", 32, 3, 10, kCifar10TrainSamples},
                                     {"ImageNet's shape", 224, 3, 1000, 1281167},
                                     {"Fashion-MNIST's shape", 28, 1, 10, 60000}};
   std::string name = "a custom shape";

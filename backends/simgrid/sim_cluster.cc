@@ -200,7 +200,8 @@ CollectiveResult SimCluster::run_collective(CollectiveOp op, Algo algo, Group gr
   const bool calibrated = cost != nullptr;
   double scale = calibrated ? cost->bytes_scale : 1.0;
   // NCCL's protocol for this size: its latency (tuning.cc's base latency and per-step
-  // hardware latency of that protocol) instead of the routes', its wire overhead on every flow.
+  // hardware latency of that protocol) instead of the routes', its wire overhead on every flow;
+  // or, with call_latency alone, that protocol's base latency on top of the routes'.
   double overhead_s = 0;
   bool nccl_latency = false;
   if ((config.nccl_protocols || config.call_latency) && !calibrated) {
