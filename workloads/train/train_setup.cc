@@ -10,6 +10,7 @@
 
 #include "engine/error.h"
 #include "engine/phases.h"
+#include "host/heap_reuse.h"
 #include "host/host_memory.h"
 #include "workloads/layers/model_zoo.h"
 #include "workloads/train/train_check.h"
@@ -83,6 +84,7 @@ TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
   PRUNEX_CHECK(backend.control && backend.data, "incomplete TrainBackend");
   Communicator& comm = *backend.control;
   torch::set_num_threads(cfg.threads);
+  keep_freed_memory_for_reuse();
   const NodeGrouping& g = comm.grouping();
   const DatasetSpec data = train_data_spec(cfg);
   TrainSetup s(cfg, make_layout(cfg.model, cfg.classes, data.image_size, data.channels));
