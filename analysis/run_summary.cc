@@ -54,8 +54,14 @@ void print_run_summary(std::FILE* f, const RunRecord& run, const std::string& ou
     fmt::print(f,
                "no error band: too few held-out rows of the published suite resemble this run\n");
   }
-  if (s.contains("test_accuracy"))
-    fmt::print(f, "test accuracy: {:.2f}%\n", 100.0 * s["test_accuracy"].get<double>());
+  if (s.contains("test_accuracy")) {
+    fmt::print(f, "test accuracy: {:.2f}%", 100.0 * s["test_accuracy"].get<double>());
+    // A live run's evaluations on the test set: their time is not in the iterations'.
+    if (const auto e = s.find("evaluation_seconds"); e != s.end() && e->is_number())
+      fmt::print(f, " (the evaluations took {:.1f} s, apart from the iterations' times)",
+                 e->get<double>());
+    fmt::print(f, "\n");
+  }
   const bool masks = run.extra_files.count("masks.json") > 0;
   fmt::print(f, "wrote {}/metrics.json, {}/trace.json{}\n", out_dir, out_dir,
              masks ? " and " + out_dir + "/masks.json" : "");

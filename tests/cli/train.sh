@@ -49,6 +49,20 @@ mpirun -q --oversubscribe -np 4 "$prunex" "${common[@]}" --iterations 3 --gpus-p
 "$prunex" simulate --topology localhost --nodes 4 --gpus-per-node 1 --model small_cnn \
   --strategy hsadmm --iterations 3 --t-freeze 2 \
   --masks "$tmp/union/metrics.json" --out "$tmp/union_sim" >"$tmp/union_sim.txt"
+# The progress lines say what the mask did: none before the freeze, "(mask freezes)" on the
+# iteration after which it froze (2), "(mask frozen)" on those that ran on it; after the first
+# iteration, an estimate of the rest; an evaluated iteration's accuracy with its seconds.
+python3 - "$tmp/union.txt" <<'PY'
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+it = {int(m.group(1)): l for l in lines if (m := re.match(r"iter +(\d+)/3 ", l))}
+assert "mask" not in it[1] and it[2].endswith("(mask freezes)") and it[3].endswith("(mask frozen)"), it
+est = [l for l in lines if l.startswith("estimate: ")]
+assert len(est) == 1 and lines.index(est[0]) == lines.index(it[1]) + 1, lines
+assert re.search(r"for the other 2 iterations at iteration 1's pace$", est[0]), est
+assert re.search(r"acc +\d+\.\d\d% \(eval \d+\.\d s\)", it[3]), it[3]
+assert any(re.match(r"test accuracy: .*\(the evaluations took \d+\.\d s", l) for l in lines), lines
+PY
 python3 - "$tmp/union/metrics.json" "$tmp/union_sim/metrics.json" <<'PY'
 import json, sys
 live, sim = (json.load(open(p))["iterations"] for p in sys.argv[1:])

@@ -112,12 +112,29 @@ int resume_run(const CheckpointManifest& resume, const TrainConfig& cfg, TrainSe
   return resume.iteration + 1;
 }
 
-void print_iteration(const IterationRecord& it, int iterations) {
-  char acc[32] = "   -   ";
-  if (it.accuracy) std::snprintf(acc, sizeof acc, "%6.2f%%", 100.0 * *it.accuracy);
+// One line per iteration: its loss, the test accuracy when it was evaluated (and the
+// evaluation's seconds, which are not in the iteration's), the inter-node bytes, its time,
+// and the mask: "frozen" when the iteration ran on a frozen mask, "freezes" when it froze it.
+void print_iteration(const IterationRecord& it, int iterations, bool mask_was_frozen) {
+  char acc[64] = "   -   ";
+  if (it.accuracy) {
+    const auto eval = it.extra.find("evaluation_seconds");
+    std::snprintf(acc, sizeof acc, "%6.2f%% (eval %.1f s)", 100.0 * *it.accuracy,
+                  eval != it.extra.end() ? eval->get<double>() : 0.0);
+  }
+  const char* mask =
+      it.mask_frozen ? (mask_was_frozen ? "  (mask frozen)" : "  (mask freezes)") : "";
   std::printf("iter %3d/%d  loss %.4f  acc %s  inter %.3f MB  %.1f s%s\n", it.iteration, iterations,
-              *it.loss, acc, it.bytes.inter / 1e6, it.wall_seconds,
-              it.mask_frozen ? "  (mask frozen)" : "");
+              *it.loss, acc, it.bytes.inter / 1e6, it.wall_seconds, mask);
+  std::fflush(stdout);
+}
+
+// After the first iteration this run times: the rest at its pace (evaluations apart).
+void print_estimate(const IterationRecord& it, int iterations) {
+  const int rest = iterations - it.iteration;
+  if (rest <= 0) return;
+  std::printf("estimate: about %.0f s for the other %d iterations at iteration %d's pace\n",
+              rest * it.wall_seconds, rest, it.iteration);
   std::fflush(stdout);
 }
 
@@ -141,9 +158,11 @@ IterationRecord train_iteration(int k, const TrainConfig& cfg, const TrainBacken
   if (k % cfg.eval_every == 0 || k == cfg.iterations || local.converged) {
     const double t = now_seconds();
     const EvalResult ev = evaluate(strategy.eval_model(), setup, comm);
-    eval_seconds += now_seconds() - t;
+    const double seconds = now_seconds() - t;
+    eval_seconds += seconds;
     it.accuracy = ev.accuracy;
     it.extra["test_loss"] = ev.loss;
+    it.extra["evaluation_seconds"] = seconds;
   }
   it.extra["lr"] = lr;
   converged = local.converged;
@@ -189,7 +208,11 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
     bool converged = false;
     IterationRecord it =
         train_iteration(k, cfg, backend, setup, *strategy, clock, eval_seconds, converged);
-    if (root) print_iteration(it, cfg.iterations);
+    if (root) {
+      print_iteration(it, cfg.iterations,
+                      !run.iterations.empty() && run.iterations.back().mask_frozen);
+      if (k == first) print_estimate(it, cfg.iterations);
+    }
     run.iterations.push_back(std::move(it));
     if (root && on_iteration) on_iteration(run);
     if (cfg.checkpoint_every > 0 && k % cfg.checkpoint_every == 0) {
