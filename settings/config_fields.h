@@ -88,7 +88,8 @@ inline const std::set<std::string>& recorded_config_keys() {
   return keys;
 }
 
-// Applies a JSON object (keys = field names) to cfg; unknown keys and bad values are
+// Applies a JSON object (keys = field names) to cfg, in the table's order (a setting that sets
+// others, like simulate's --dataset, comes before them); unknown keys and bad values are
 // UsageErrors naming `origin` and the key. Recorded keys (above) are skipped unless a field
 // of the table has that name. A null value leaves a setting unset: in a run's record
 // (`record`) any setting the run did not use; in a hand-written file only a setting whose
@@ -106,12 +107,17 @@ void apply_config_json(const std::vector<ConfigField<Config>>& fields, Config& c
     PRUNEX_USAGE(!value.is_null() || record || (field != nullptr && field->get(Config{}).is_null()),
                  origin, ": key '", key,
                  "' is null (give it a value, or leave it out for the default)");
-    if (field == nullptr || value.is_null()) continue;  // a fact of the run; an unset setting
-    PRUNEX_USAGE(!value.is_array() || field->type == FieldType::text, origin, ": key '", key,
-                 "' expects ", field->type == FieldType::boolean ? "true or false" : "a number",
-                 ", got the list ", value.dump());
+    PRUNEX_USAGE(
+        field == nullptr || !value.is_array() || field->type == FieldType::text, origin, ": key '",
+        key, "' expects ",
+        field != nullptr && field->type == FieldType::boolean ? "true or false" : "a number",
+        ", got the list ", value.dump());
+  }
+  for (const auto& field : fields) {
+    const auto it = j.find(field.name);
+    if (it == j.end() || it->is_null()) continue;  // not given; an unset setting
     try {
-      field->set(cfg, config_value_text(value, origin, key));
+      field.set(cfg, config_value_text(*it, origin, field.name));
     } catch (const UsageError& e) {
       const std::string what = e.what();
       throw UsageError(what.rfind(origin + ": ", 0) == 0 ? what : origin + ": " + what);

@@ -9,23 +9,10 @@ namespace prunex::sim {
 
 namespace {
 
-// The data set whose shape the workload has, if any.
+// The workload: the data set whose shape it has, if any, and the shape.
 std::string workload(const SimulateConfig& c) {
-  struct Known {
-    const char* name;
-    int input, channels, classes;
-    long samples;
-  };
-  // CIFAR-10 (Krizhevsky 2009), ImageNet-1k's training set (ILSVRC 2012), Fashion-MNIST
-  // (Xiao et al. 2017).
-  static constexpr Known known[] = {{"CIFAR-10's shape", 32, 3, 10, kCifar10TrainSamples},
-                                    {"ImageNet's shape", 224, 3, 1000, 1281167},
-                                    {"Fashion-MNIST's shape", 28, 1, 10, 60000}};
-  std::string name = "a custom shape";
-  for (const Known& k : known)
-    if (c.input == k.input && c.input_channels == k.channels && c.classes == k.classes &&
-        c.samples == k.samples)
-      name = k.name;
+  const std::string dataset = shaped_dataset_of(c);
+  const std::string name = dataset.empty() ? "a custom workload" : "dataset " + dataset;
   return fmt::format("{} ({} x {} x {}, {} classes, {} samples)", name, c.input, c.input,
                      c.input_channels, c.classes, c.samples);
 }

@@ -17,6 +17,7 @@
 #include "simulate/footprint.h"
 #include "topologies/topology_io.h"
 #include "topologies/topology_names.h"
+#include "workloads/data/dataset_spec.h"
 #include "workloads/layers/model_zoo.h"
 
 namespace prunex::sim {
@@ -239,6 +240,20 @@ SimulateSpec make_spec(const SimulateConfig& cfg_in, bool records) {
   refuse_tree_allgather(cfg, s);
   s.config = spec_record(cfg, s);
   return s;
+}
+
+}  // namespace prunex::sim
+
+namespace prunex::sim {
+
+std::string shaped_dataset_of(const SimulateConfig& c) {
+  for (const std::string& name : shaped_dataset_names()) {
+    const DatasetSpec d = dataset_shape(name);
+    if (c.input == d.image_size && c.input_channels == d.channels && c.classes == d.classes &&
+        c.samples == d.train_samples)
+      return name;
+  }
+  return "";
 }
 
 }  // namespace prunex::sim

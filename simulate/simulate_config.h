@@ -85,6 +85,10 @@ using SimulateField = ConfigField<SimulateConfig>;
 // Every field; sweep_fields() (simulate/sweep.h) takes the ones sweep shares.
 const std::vector<SimulateField>& simulate_fields();
 
+// The data set (shaped_dataset_names()) whose shape the run's workload has (input, channels,
+// classes and samples all its own), or "" for a shape of none.
+std::string shaped_dataset_of(const SimulateConfig& c);
+
 // The spec of one run of cfg (cfg.nodes, cfg.gpus_per_node and cfg.strategy used as given,
 // 0 meaning the topology's), with its recorded config: the fields (the shape as used) plus
 // what the run was. UsageError on any bad or inconsistent value, and on a platform whose

@@ -1,5 +1,6 @@
 // The options of `prunex simulate` (and sweep, reproduce): one table, each option with its
 // metavariable, help text, parser with bounds and recorded value (simulate_config.h).
+#include <algorithm>
 #include <string>
 
 #include "engine/text_parse.h"
@@ -9,6 +10,7 @@
 #include "simulate/simulate_config.h"
 #include "topologies/topology_io.h"
 #include "topologies/topology_names.h"
+#include "workloads/data/dataset_spec.h"
 
 namespace prunex::sim {
 namespace {
@@ -45,6 +47,20 @@ std::vector<SimulateField> shape_fields() {
               kMaxScaledNodes),
       integer("gpus-per-node", "P", "GPUs per node (0: the topology's; at most the topology's)",
               &C::gpus_per_node, 0, 1 << 20),
+      {"dataset", "D",
+       "the data set whose shape the workload takes: cifar10, fashion-mnist or imagenet (sets "
+       "--input, --input-channels, --classes and --samples, which override it when given)",
+       [](C& c, const std::string& v) {
+         const DatasetSpec d = dataset_shape(v);
+         c.input = d.image_size;
+         c.input_channels = d.channels;
+         c.classes = d.classes;
+         c.samples = static_cast<long>(d.train_samples);
+       },
+       [](const C& c) {
+         const std::string name = shaped_dataset_of(c);
+         return name.empty() ? nlohmann::json() : nlohmann::json(name);
+       }},
       integer("input", "N", "input size (square)", &C::input, 1, kMaxCount),
       integer("input-channels", "N", "input channels (3 for CIFAR-10, 1 for Fashion-MNIST)",
               &C::input_channels, 1, kMaxCount),
@@ -163,9 +179,12 @@ std::vector<SimulateField> what_if_fields() {
 const std::vector<SimulateField>& simulate_fields() {
   static const std::vector<SimulateField> fields = [] {
     std::vector<SimulateField> f = shape_fields();
-    // The settings train shares, declared once (settings/run_fields.h), after the shape.
+    // The settings train shares, declared once (settings/run_fields.h), after the data set,
+    // which sets --classes: a flag given beside it applies after it.
     const auto shared = fields::shared_run_fields<C>();
-    f.insert(f.begin() + 3, shared.begin(), shared.end());
+    const auto dataset = std::find_if(f.begin(), f.end(),
+                                      [](const SimulateField& x) { return x.name == "dataset"; });
+    f.insert(dataset + 1, shared.begin(), shared.end());
     // The simulated platform, declared once (platform_fields.h) for every command.
     for (const auto& pf : platform_fields()) f.push_back(fields::base_field<C>(pf));
     for (auto group : {mechanism_fields(), what_if_fields()})

@@ -13,14 +13,39 @@ cd "$work"
 [[ -s "$work/sim/trace.json" ]] || fail "no trace.json"
 # The header names what the run assumed beyond what was typed: CIFAR-10's shape, the batch,
 # the precision, the algorithm and platform settings, the mechanisms, no what-if.
-grep -qxF "assumes: CIFAR-10's shape (32 x 32 x 3, 10 classes, 50000 samples), batch 128 per GPU, fp32; collectives: ring, achieved bandwidths, NCCL's base latency per call; mechanisms: interference 1.76271, DDP overhead 26.4115 passes, sync skew 0.0185; what-if: none" "$work/log" ||
+grep -qxF "assumes: dataset cifar10 (32 x 32 x 3, 10 classes, 50000 samples), batch 128 per GPU, fp32; collectives: ring, achieved bandwidths, NCCL's base latency per call; mechanisms: interference 1.76271, DDP overhead 26.4115 passes, sync skew 0.0185; what-if: none" "$work/log" ||
   fail "no assumptions line: $(head -3 "$work/log")"
 "$prunex" simulate --topology puhti --nodes 2 --gpus-per-node 4 --model resnet50 --iterations 1 \
-  --input 224 --classes 1000 --samples 1281167 --batch 64 --precision amp --algo tree \
+  --dataset imagenet --batch 64 --precision amp --algo tree \
   --achieved-bandwidth false --straggler-gpus 3 --degrade-nic 1=0.5 --out "$work/sim_whatif" \
   > "$work/log_whatif" 2>&1 || fail "simulate (what-if) exited $?: $(cat "$work/log_whatif")"
-grep -qxF "assumes: ImageNet's shape (224 x 224 x 3, 1000 classes, 1281167 samples), batch 64 per GPU, amp; collectives: tree, signalling rates, NCCL's base latency per call; mechanisms: interference 1.76271, DDP overhead 26.4115 passes, sync skew 0.0185; what-if: --straggler-gpus 3 x2, --degrade-nic 1=0.5" "$work/log_whatif" ||
+grep -qxF "assumes: dataset imagenet (224 x 224 x 3, 1000 classes, 1281167 samples), batch 64 per GPU, amp; collectives: tree, signalling rates, NCCL's base latency per call; mechanisms: interference 1.76271, DDP overhead 26.4115 passes, sync skew 0.0185; what-if: --straggler-gpus 3 x2, --degrade-nic 1=0.5" "$work/log_whatif" ||
   fail "the what-if's assumptions line: $(head -3 "$work/log_whatif")"
+# --dataset imagenet is --input 224 --input-channels 3 --classes 1000 --samples 1281167 (ILSVRC
+# 2012's training set): the same record. A flag beside it wins (--classes 100: a custom
+# workload), also from a config file, whatever the order of its keys.
+"$prunex" simulate --topology puhti --nodes 2 --gpus-per-node 4 --model resnet50 --iterations 1 \
+  --input 224 --input-channels 3 --classes 1000 --samples 1281167 --batch 64 --precision amp \
+  --algo tree --achieved-bandwidth false --straggler-gpus 3 --degrade-nic 1=0.5 \
+  --out "$work/sim_flags" > /dev/null 2>&1 || fail "simulate with the shape's four flags"
+echo '{"classes": 100, "dataset": "imagenet", "topology": "puhti", "nodes": 2}' > "$work/c100.json"
+"$prunex" simulate --config "$work/c100.json" --model resnet50 --iterations 1 \
+  --out "$work/sim_c100" > "$work/log_c100" 2>&1 || fail "simulate --config c100.json"
+grep -qF "assumes: a custom workload (224 x 224 x 3, 100 classes, 1281167 samples)" \
+  "$work/log_c100" || fail "--dataset with --classes: $(sed -n 2p "$work/log_c100")"
+python3 - "$work" <<'PY' || fail "--dataset's records"
+import json, sys
+w = sys.argv[1]
+a, b, c = (json.load(open(f"{w}/{d}/metrics.json")) for d in ("sim_whatif", "sim_flags", "sim_c100"))
+ca, cb = dict(a["config"]), dict(b["config"])
+ca.pop("out"), cb.pop("out")
+assert ca == cb, {k: (ca.get(k), cb.get(k)) for k in set(ca) | set(cb) if ca.get(k) != cb.get(k)}
+assert ca["dataset"] == "imagenet" and ca["input"] == 224 and ca["samples"] == 1281167, ca
+assert a["summary"]["time_per_iteration_s"] == b["summary"]["time_per_iteration_s"]
+assert c["config"]["dataset"] is None and c["config"]["classes"] == 100, c["config"]
+PY
+expect_refused "unknown data set 'mnist' (known: cifar10, fashion-mnist, imagenet)" "$work/bad" \
+  "$prunex" simulate --topology puhti --dataset mnist --out "$work/bad"
 python3 - "$work/sim" <<'PY' || fail "metrics.json check"
 import json, sys
 d = sys.argv[1]

@@ -3,6 +3,15 @@
 #include "engine/error.h"
 
 namespace prunex {
+namespace {
+
+std::string names_text(const std::vector<std::string>& names) {
+  std::string text;
+  for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+  return text;
+}
+
+}  // namespace
 
 const std::vector<std::string>& dataset_names() {
   static const std::vector<std::string> names{"cifar10", "fashion-mnist", "synthetic"};
@@ -16,9 +25,21 @@ DatasetSpec dataset_spec(const std::string& name) {
   if (name == "fashion-mnist")
     return {name, 1, 28, 10, 60000, 10000, false, fashion_mnist_normalization()};
   if (name == "synthetic") return {name, 3, 32, 10, 8192, 2048, false, {}};
-  std::string known;
-  for (const auto& n : dataset_names()) known += (known.empty() ? "" : ", ") + n;
-  throw UsageError("unknown data set '" + name + "' (known: " + known + ")");
+  throw UsageError("unknown data set '" + name + "' (known: " + names_text(dataset_names()) + ")");
+}
+
+const std::vector<std::string>& shaped_dataset_names() {
+  static const std::vector<std::string> names{"cifar10", "fashion-mnist", "imagenet"};
+  return names;
+}
+
+DatasetSpec dataset_shape(const std::string& name) {
+  // ImageNet-1k (ILSVRC 2012, Russakovsky et al. 2015): 1,281,167 training and 50,000
+  // validation images of 1000 classes, trained at 224 x 224 crops.
+  if (name == "imagenet") return {name, 3, 224, 1000, 1281167, 50000, true, {}};
+  if (name == "cifar10" || name == "fashion-mnist") return dataset_spec(name);
+  throw UsageError("unknown data set '" + name + "' (known: " + names_text(shaped_dataset_names()) +
+                   ")");
 }
 
 }  // namespace prunex

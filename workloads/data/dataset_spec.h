@@ -27,4 +27,11 @@ const std::vector<std::string>& dataset_names();
 // channels, image_size, classes and sample counts before loading.
 DatasetSpec dataset_spec(const std::string& name);
 
+// The data sets a simulated run can take the shape of (no files needed): "cifar10",
+// "fashion-mnist" and "imagenet" (ILSVRC 2012: 3 x 224 x 224 as trained, 1000 classes).
+const std::vector<std::string>& shaped_dataset_names();
+// The shape of one of them (channels, image size, classes, sample counts); unknown name ->
+// UsageError listing the names.
+DatasetSpec dataset_shape(const std::string& name);
+
 }  // namespace prunex
