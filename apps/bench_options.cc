@@ -90,10 +90,12 @@ SimBench parse_sim_bench(const Args& args) {
   }
   b.config.nodes = static_cast<int>(nodes);
   b.config.gpus_per_node = static_cast<int>(gpus);
-  b.stated = b.topology;
   sim::PlatformSettings platform;
   read_platform(args, platform);
+  b.topology = apply_link_what_if(b.topology, platform.link_what_if());
+  b.stated = b.topology;
   if (platform.achieved_bandwidth) b.topology = achieved_bandwidths(b.topology);
+  b.config.plan_algo = platform.algo;  // a calibration runs the algorithm its fits assume
   if (!platform.calibration.empty())
     sim::apply_calibration_file(platform.calibration, b.topology, b.config);
   b.config.network_model = platform.network_model;
@@ -102,7 +104,7 @@ SimBench parse_sim_bench(const Args& args) {
   sim::check_fabric_routing(b.topology, b.config.fabric_routing);
   b.config.nccl_protocols = platform.nccl_protocols;
   b.config.call_latency = platform.call_latency;
-  b.algo = platform.algo;
+  b.algo = b.config.plan_algo;
   const std::string op = args.get_or("op", "allreduce");
   if (op == "iteration")
     b.ops = {};

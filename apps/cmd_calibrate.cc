@@ -32,6 +32,14 @@
 namespace prunex::cli {
 namespace {
 
+// The platform options calibrate takes (--algo): it fits the ring's closed form unless told
+// mpi, not the simulating commands' default (NCCL's pick, which has no closed form to invert).
+sim::PlatformSettings fit_defaults() {
+  sim::PlatformSettings p;
+  p.algo = sim::Algo::ring;
+  return p;
+}
+
 // "3.000 GB/s", or the latency-only fit's unbounded bandwidth.
 std::string bandwidth_text(double Bps) {
   if (Bps >= 1e29) return "unbounded (latency only)";
@@ -74,7 +82,7 @@ sim::FitOptions fit_options(const Args& args) {
       args.has("max-bytes") ? static_cast<double>(args.get_size("max-bytes", 0)) : 1e300;
   PRUNEX_USAGE(opt.max_bytes >= opt.min_bytes, "--max-bytes is below --min-bytes");
   opt.mode = sim::parse_fit_mode(args.get_or("fit", "piecewise"), "--fit");
-  sim::PlatformSettings platform;
+  sim::PlatformSettings platform = fit_defaults();
   read_platform(args, platform);
   opt.algo = platform.algo;
   PRUNEX_USAGE(opt.algo == sim::Algo::ring || opt.algo == sim::Algo::mpi,
@@ -238,7 +246,7 @@ std::vector<Option> calibrate_options() {
   };
   // --algo, as every command that simulates declares it; calibrate fits ring or mpi.
   const auto algo = platform_options(
-      {}, {"algo"},
+      fit_defaults(), {"algo"},
       {{"algo",
         "calibrate fits ring (the ring's closed form) or mpi (the collectives Open MPI "
         "runs itself); simulations with the file then run them"}});

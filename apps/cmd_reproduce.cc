@@ -294,10 +294,8 @@ std::vector<Option> reproduce_options() {
       {"skip-projection", "", "no projection (same as --max-gpus 0)", ""},
   };
   // The simulated platform, as simulate takes it; every run gets what is given.
-  sim::PlatformSettings defaults;
-  defaults.algo = sim::Algo::nccl;  // the paper ran NCCL
   const auto platform = platform_options(
-      defaults, {},
+      {}, {},
       {{"algo",
         "reproduce runs nccl (NCCL's pick per collective, the default: the paper ran "
         "NCCL) or ring (a tree has no all-gather)"}});

@@ -6,6 +6,7 @@
 
 #include "calibration/calibration.h"
 #include "netmodel/closed_form.h"
+#include "netmodel/platform_settings.h"
 
 namespace prunex::sim {
 
@@ -129,12 +130,14 @@ void apply_calibration_file(const Calibration& c, const std::string& file, Topol
   cfg.op_costs = op_costs(c, t, cfg.nodes, cfg.gpus_per_node);
   cfg.op_costs_warm = op_costs(c, t, cfg.nodes, cfg.gpus_per_node, /*warm=*/true);
   cfg.memory_Bps = memory_costs(c, cfg.nodes * cfg.gpus_per_node);
-  // Op costs fitted to Open MPI's algorithms only hold for those algorithms.
-  if (c.algo == Algo::mpi && cfg.plan_algo != Algo::mpi) {
-    std::fprintf(stderr, "note: %s fitted Open MPI's algorithms: collectives run as --algo mpi\n",
-                 file.c_str());
-    cfg.plan_algo = Algo::mpi;
-  }
+  // Op costs and tiers fitted to one algorithm (the ring's closed form, or Open MPI's
+  // algorithms) only hold for it: the run takes it (the header says so), with a note when
+  // another than the default was asked for.
+  if (cfg.plan_algo != c.algo && cfg.plan_algo != PlatformSettings{}.algo)
+    std::fprintf(stderr, "note: %s fitted %s: collectives run as --algo %s\n", file.c_str(),
+                 c.algo == Algo::mpi ? "Open MPI's algorithms" : "the ring's closed form",
+                 algo_name(c.algo));
+  cfg.plan_algo = c.algo;
   // A fitted inter tier is one path per node (set_tier): it stands for the node's rails.
   if (c.tiers.count("inter")) cfg.pooled_rails = rails;
 }

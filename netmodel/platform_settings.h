@@ -7,6 +7,7 @@
 #include <string>
 
 #include "netmodel/sim_config.h"
+#include "topologies/link_what_if.h"
 
 namespace prunex::sim {
 
@@ -20,7 +21,15 @@ struct PlatformSettings {
   // microbenchmarks) times the signalling rates.
   bool achieved_bandwidth = true;
   std::string calibration;  // calibration.json (empty: the topology's numbers)
-  Algo algo = Algo::ring;
+  // NCCL's pick per collective, as real clusters run; a calibration runs the algorithm its
+  // op fits assume (calibration_apply.cc).
+  Algo algo = Algo::nccl;
+  // What-ifs on the topology's links (topologies/link_what_if.h); 0 / empty: as the file says.
+  int nic_rails = 0;
+  double nic_gbits = 0;
+  std::string nic_transport;
+  double intra_gbs = 0;
+  LinkWhatIf link_what_if() const { return {nic_rails, nic_gbits, nic_transport, intra_gbs}; }
 };
 
 }  // namespace prunex::sim

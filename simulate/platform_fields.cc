@@ -42,6 +42,30 @@ const std::vector<PlatformField>& platform_fields() {
           "nic.achieved_fraction (published microbenchmarks) times the signalling rate "
           "(false: signalling rates)",
           &C::achieved_bandwidth),
+      fields::whole<C>("nic-rails", "N",
+                       "what-if: NICs per node, each with the topology's NIC (or --nic-gbits); "
+                       "0: the topology's",
+                       &C::nic_rails, 0, 64),
+      fields::real<C>("nic-gbits", "G",
+                      "what-if: each NIC's signalling rate in Gbit/s, the fabric's switch links "
+                      "at the same rate; 0: the topology's",
+                      &C::nic_gbits, 0, 1e6, false),
+      {"nic-transport", "T",
+       "what-if: the NICs' transport, rdma (NCCL's network hop 2.7 us, src/graph/tuning.cc; "
+       "0.976 of the rate, nccl-tests#29) or tcp (NCCL's sockets: a 37.42 us hop, "
+       "nccl-tests#82; 0.544 of the rate below 50 Gbit/s, nccl-tests#83, 0.4 above, "
+       "nccl#450); empty: the topology's latency and achieved fraction",
+       [](C& c, const std::string& v) {
+         if (!v.empty()) check_nic_transport(v);
+         c.nic_transport = v;
+       },
+       [](const C& c) {
+         return c.nic_transport.empty() ? nlohmann::json() : nlohmann::json(c.nic_transport);
+       }},
+      fields::real<C>("intra-gbs", "G",
+                      "what-if: each intra-node link's (NVLink, PCIe or switch port) GB/s per "
+                      "direction; 0: the topology's",
+                      &C::intra_gbs, 0, 1e6, false),
       fields::text<C>("calibration", "FILE",
                       "calibration.json from prunex calibrate: its latencies, bandwidths, "
                       "compute and memory speeds replace the topology's",
@@ -49,9 +73,9 @@ const std::vector<PlatformField>& platform_fields() {
       {"algo", "A",
        "collective algorithm: ring, tree (all-reduce: NCCL's tree, a chain in each node and a "
        "double binary tree over the nodes; broadcast: a binary tree; no all-gather), "
-       "hierarchical, mpi (Open MPI's own choice per size; a calibration fitted with --algo "
-       "mpi sets it), nccl (ring or tree per collective, whichever NCCL's tuning model, "
-       "v2.25.1, predicts faster for its size and ranks, as NCCL picks)",
+       "hierarchical, mpi (Open MPI's own choice per size), nccl (ring or tree per collective, "
+       "whichever NCCL's tuning model, v2.25.1, predicts faster for its size and ranks, as "
+       "NCCL picks); with --calibration, the algorithm its fits assume (ring or mpi)",
        [](C& c, const std::string& v) { c.algo = parse_algo(v); },
        [](const C& c) { return nlohmann::json(algo_name(c.algo)); }},
   };

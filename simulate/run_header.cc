@@ -26,6 +26,7 @@ std::string what_ifs(const SimulateConfig& c) {
     add(fmt::format("--straggler-fraction {:g} x{:g}", c.straggler_fraction, c.straggler_factor));
   if (!c.degrade_nic.empty()) add("--degrade-nic " + c.degrade_nic);
   if (c.mtbf_hours > 0) add(fmt::format("--mtbf-hours {:g}", c.mtbf_hours));
+  if (c.link_what_if().any()) add(link_what_if_text(c.link_what_if()));
   return s.empty() ? "none" : s;
 }
 
@@ -33,6 +34,7 @@ std::string what_ifs(const SimulateConfig& c) {
 
 std::string assumptions_line(const SimulateConfig& c) {
   std::string collectives = algo_name(c.algo);
+  if (c.algo == Algo::nccl) collectives += " (ring or tree per collective, as NCCL picks)";
   if (c.calibration.empty()) {
     collectives += c.achieved_bandwidth ? ", achieved bandwidths" : ", signalling rates";
     if (c.nccl_protocols)

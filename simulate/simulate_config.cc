@@ -109,6 +109,7 @@ void apply_model(const SimulateConfig& cfg, Topology& topology, SimulateSpec& s)
   s.plan.activation_bytes = cfg.precision == Precision::amp ? 2 : 4;
   if (cfg.strategy == Strategy::ddp || cfg.strategy == Strategy::fp16)
     s.plan.cycle_wait_s = cfg.horovod_cycle_ms / 1000 / 2;
+  topology = apply_link_what_if(topology, cfg.link_what_if());
   if (cfg.achieved_bandwidth) topology = achieved_bandwidths(topology);
   topology = apply_precision(topology, cfg.precision);
 }

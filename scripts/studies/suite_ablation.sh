@@ -63,7 +63,7 @@ variants=(
   "no-horovod-cycle|--suite $out/suite-no-horovod-cycle|the defaults without the entries' Horovod cycle"
   "nccl-protocols|--set nccl-protocols=true|defaults + \`--nccl-protocols true\`"
   "tree|--set algo=tree|defaults + \`--algo tree\`"
-  "nccl-algo|--set algo=nccl|defaults + \`--algo nccl\`"
+  "ring|--set algo=ring|defaults + \`--algo ring\`"
   "layers|--set compute-cost=layers|defaults + \`--compute-cost layers\`"
 )
 labels=()

@@ -13,7 +13,7 @@ cd "$work"
 [[ -s "$work/sim/trace.json" ]] || fail "no trace.json"
 # The header names what the run assumed beyond what was typed: CIFAR-10's shape, the batch,
 # the precision, the algorithm and platform settings, the mechanisms, no what-if.
-grep -qxF "assumes: dataset cifar10 (32 x 32 x 3, 10 classes, 50000 samples), batch 128 per GPU, fp32; collectives: ring, achieved bandwidths, NCCL's base latency per call; mechanisms: interference 1.76271, DDP overhead 26.4115 passes, sync skew 0.0185; what-if: none" "$work/log" ||
+grep -qxF "assumes: dataset cifar10 (32 x 32 x 3, 10 classes, 50000 samples), batch 128 per GPU, fp32; collectives: nccl (ring or tree per collective, as NCCL picks), achieved bandwidths, NCCL's base latency per call; mechanisms: interference 1.76271, DDP overhead 26.4115 passes, sync skew 0.0185; what-if: none" "$work/log" ||
   fail "no assumptions line: $(head -3 "$work/log")"
 "$prunex" simulate --topology puhti --nodes 2 --gpus-per-node 4 --model resnet50 --iterations 1 \
   --dataset imagenet --batch 64 --precision amp --algo tree \

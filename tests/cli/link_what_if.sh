@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Link what-ifs as platform options (--nic-rails, --nic-gbits, --nic-transport, --intra-gbs):
+# a 1 GiB ring all-reduce on 2 ranks moves S each way, so its bus bandwidth is the link's rate
+# times the transport's published achieved fraction (arithmetic below, not the code's numbers);
+# simulate's header and record name the what-if; bad values are refused up front.
+set -euo pipefail
+prunex=$(realpath "$1")
+source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
+
+busbw() {  # topology nodes gpus-per-node what-if options... -> the 1 GiB row's bus GB/s
+  local topology=$1 nodes=$2 gpus=$3
+  shift 3
+  "$prunex" bench --backend sim --topology "$topology" --nodes "$nodes" --gpus-per-node "$gpus" \
+    --op allreduce --group world --algo ring -b 1G -e 1G --json "$work/b.json" "$@" >/dev/null ||
+    fail "bench $*"
+  python3 -c "import json; print(json.load(open('$work/b.json'))[0]['busbw_gbs'])"
+}
+near() {  # got expected what: within 0.5% (the hops' latencies are ~0.04% of 1 GiB's time)
+  python3 -c "import sys; g, e = float(sys.argv[1]), float(sys.argv[2]); sys.exit(abs(g / e - 1) > 0.005)" \
+    "$1" "$2" || fail "$3: $1 GB/s, expected $2"
+}
+# Over nodes: Gbit/s / 8 x fraction. TCP: 0.4 at 100 Gbit/s (nccl#450), 0.544 at 25
+# (nccl-tests#83); RDMA: 0.976 (nccl-tests#29). One rail: a rank's flow crosses one NIC.
+near "$(busbw puhti 2 1 --nic-rails 1 --nic-gbits 100 --nic-transport tcp)" 5.0 "100G TCP"
+near "$(busbw puhti 2 1 --nic-rails 1 --nic-gbits 25 --nic-transport tcp)" 1.7 "25G TCP"
+near "$(busbw puhti 2 1 --nic-rails 1 --nic-gbits 200 --nic-transport rdma)" 24.4 "200G RDMA"
+near "$(busbw cloud-v100-25gbe 2 1 --nic-transport rdma)" 3.05 "the 25G preset on RDMA"
+# Inside a node: puhti's pairs have 2 NVLinks at 0.8 achieved (nccl-tests#149): 2 x 10 x 0.8.
+near "$(busbw puhti 1 2 --intra-gbs 10)" 16.0 "--intra-gbs 10"
+
+# simulate: the header's what-if and the record; the answer to "one 100 Gbit/s Ethernet NIC".
+"$prunex" simulate --topology puhti --nodes 4 --gpus-per-node 4 --model resnet50 --strategy ddp \
+  --iterations 1 --nic-rails 1 --nic-gbits 100 --nic-transport tcp --out "$work/tcp" \
+  >"$work/tcp.txt" || fail "simulate with the what-if"
+"$prunex" simulate --topology puhti --nodes 4 --gpus-per-node 4 --model resnet50 --strategy ddp \
+  --iterations 1 --out "$work/base" >"$work/base.txt" || fail "simulate, the baseline"
+grep -q "what-if: --nic-rails 1, --nic-gbits 100, --nic-transport tcp$" "$work/tcp.txt" ||
+  fail "header: $(sed -n 2p "$work/tcp.txt")"
+python3 - "$work" <<'PY' || fail "records"
+import json, sys
+w = sys.argv[1]
+t, b = (json.load(open(f"{w}/{d}/metrics.json")) for d in ("tcp", "base"))
+c = t["config"]
+assert (c["nic-rails"], c["nic-gbits"], c["nic-transport"], c["intra-gbs"]) == (1, 100, "tcp", 0), c
+assert b["config"]["nic-transport"] is None and b["config"]["nic-rails"] == 0, b["config"]
+# One 100G TCP NIC (5 GB/s achieved) against two HDR100 rails (24.4): DDP's step grows.
+assert t["summary"]["time_per_iteration_s"] > b["summary"]["time_per_iteration_s"], (t["summary"], b["summary"])
+PY
+"$prunex" simulate --config "$work/tcp/metrics.json" --out "$work/again" >/dev/null ||
+  fail "--config of the what-if's record"
+cmp <(python3 -c "import json; print(json.load(open('$work/tcp/metrics.json'))['iterations'])") \
+  <(python3 -c "import json; print(json.load(open('$work/again/metrics.json'))['iterations'])") ||
+  fail "the record's rerun differs"
+
+expect_refused "unknown NIC transport 'udp'" "$work/bad" \
+  "$prunex" simulate --topology puhti --nic-transport udp --out "$work/bad"
+expect_refused "connects at most 800 NIC ports, but nodes x nic.rails = 5120" "$work/bad" \
+  "$prunex" simulate --topology puhti --nodes 80 --nic-rails 64 --out "$work/bad"
+expect_refused "--nic-gbits" "$work/bad" \
+  "$prunex" sweep --topology puhti --gpus 8 --nic-gbits -5 --out "$work/bad"
+echo "link_what_if: ok"
