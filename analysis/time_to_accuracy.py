@@ -14,7 +14,7 @@ import sys
 
 def common_accuracy(runs):
     """The highest accuracy every run reaches (runs: metrics.json objects)."""
-    return min(max(i["accuracy"] for i in m["iterations"]) for m in runs)
+    return min(max(i.get("accuracy") or 0.0 for i in m["iterations"]) for m in runs)
 
 
 def time_to(m, accuracy):
@@ -22,7 +22,7 @@ def time_to(m, accuracy):
     t = 0.0
     for i in m["iterations"]:
         t += i["wall_seconds"]
-        if i["accuracy"] >= accuracy:
+        if (i.get("accuracy") or 0.0) >= accuracy:  # not evaluated: null
             return t
     return None
 
@@ -48,4 +48,7 @@ def main(dirs):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]) if len(sys.argv) > 1 else (print(__doc__), 2)[1])
+    if len(sys.argv) > 1 and sys.argv[1] in ("-h", "--help"):
+        print(__doc__)
+        sys.exit(0)
+    sys.exit(main(sys.argv[1:]) if len(sys.argv) > 1 else (print(__doc__, file=sys.stderr), 2)[1])

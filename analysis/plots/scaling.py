@@ -39,7 +39,8 @@ def load_scaling(path):
 
 def setting_labels(paths):
     """Per file, the settings its config holds that another file's differs in (its out and
-    the lists every sweep has aside), as "key=value, ..."; the path where none differ."""
+    the lists every sweep has aside), as "key=value, ...", unset ones left out ("defaults"
+    when all are); the path where none differ."""
     configs = []
     for path in paths:
         c = common.load_json(path).get("config", {})
@@ -49,9 +50,10 @@ def setting_labels(paths):
     differ = [k for k in keys if len({json.dumps(c.get(k), sort_keys=True) for c in configs}) > 1]
     labels = {}
     for path, c in zip(paths, configs):
+        # An unset setting (null: the topology's or the command's own) is not named.
         parts = [f"{k}={v if isinstance(v, str) else json.dumps(v)}"
-                 for k, v in ((k, c.get(k)) for k in differ)]
-        labels[path] = ", ".join(parts) if parts else path
+                 for k, v in ((k, c.get(k)) for k in differ) if v is not None]
+        labels[path] = ", ".join(parts) if parts else ("defaults" if differ else path)
     return labels
 
 

@@ -123,12 +123,13 @@ render() {
 
 render scaling "$tmp/scaling.json"
 exts=png
-# Two sweeps that differ in a setting: each curve is named by it, not by its file.
+# Two sweeps that differ in a setting: each curve is named by it, not by its file (an unset
+# one, null, as "defaults").
 python3 -c "import json, sys; s = json.load(open(sys.argv[1])); s['config']['topology'] = 'ethernet-1g'; json.dump(s, open(sys.argv[2], 'w'))" \
   "$tmp/scaling.json" "$tmp/scaling_eth.json"
 "$PRUNEX" plot scaling "$tmp/scaling.json" "$tmp/scaling_eth.json" --out "$tmp/out/two.png" \
   >"$tmp/two.txt" 2>&1 || err "scaling of two files: $(cat "$tmp/two.txt")"
-grep -qF "hsadmm (topology=null)" "$tmp/two.txt" && grep -qF "hsadmm (topology=ethernet-1g)" "$tmp/two.txt" ||
+grep -qF "hsadmm (defaults)" "$tmp/two.txt" && grep -qF "hsadmm (topology=ethernet-1g)" "$tmp/two.txt" ||
   err "scaling of two files: curves not named by the setting that differs: $(cat "$tmp/two.txt")"
 render comm-latency "$tmp/hs.json" "$tmp/ddp.json" "$tmp/topk.json"
 render comm-breakdown "$tmp/hs.json" "$tmp/ddp.json" "$tmp/topk.json"
