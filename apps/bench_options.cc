@@ -104,7 +104,6 @@ SimBench parse_sim_bench(const Args& args) {
   sim::check_fabric_routing(b.topology, b.config.fabric_routing);
   b.config.nccl_protocols = platform.nccl_protocols;
   b.config.call_latency = platform.call_latency;
-  b.algo = b.config.plan_algo;
   const std::string op = args.get_or("op", "allreduce");
   if (op == "iteration")
     b.ops = {};
@@ -113,7 +112,7 @@ SimBench parse_sim_bench(const Args& args) {
   else
     b.ops = {sim::parse_op(op)};
   for (CollectiveOp o : b.ops)
-    PRUNEX_USAGE(sim::algo_runs(b.algo, o),
+    PRUNEX_USAGE(sim::algo_runs(b.config.plan_algo, o),
                  "allgather has no tree algorithm (use --algo ring or hierarchical)");
   b.groups = parse_groups(args);
   b.sizes = parse_sizes(args);

@@ -63,7 +63,6 @@ int run_iteration_probe(const SimBench& b) {
   const IterationPlan plan = build_plan(in);
   const auto wall0 = std::chrono::steady_clock::now();
   sim::SimConfig cfg = b.config;
-  cfg.plan_algo = b.algo;
   sim::SimCluster cluster(b.topology, cfg);
   const double build_s =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -75,7 +74,7 @@ int run_iteration_probe(const SimBench& b) {
       "algo %s, model %s\n# %s iteration (engine plan, one local step) of a synthetic model: "
       "8 convolutions, dense %lld B, channel keep %.3f, %.3g flops per GPU\n#%16s %14s %14s\n",
       b.topology.name.c_str(), b.scaled ? " (scaled out)" : "", cfg.nodes, cfg.gpus_per_node,
-      sim::algo_name(b.algo), cluster.model_description().c_str(),
+      sim::algo_name(b.config.plan_algo), cluster.model_description().c_str(),
       std::string(strategy_name(strategy)).c_str(), static_cast<long long>(layout.fp32_bytes()),
       keep, flops, "phase", "start (s)", "seconds");
   nlohmann::json steps = nlohmann::json::array();
@@ -138,12 +137,13 @@ int run_sim_bench(const SimBench& b) {
   if (b.ops.empty()) return run_iteration_probe(b);
   sim::SimCluster cluster(b.topology, b.config);
   print_bench_header(
-      stdout, detail::concat("prunex bench --backend sim: topology ", b.topology.name,
-                             b.scaled ? " (scaled out)" : "", ", ", b.config.nodes, " nodes x ",
-                             b.config.gpus_per_node, " GPUs, algo ", sim::algo_name(b.algo),
-                             ", network model ", cluster.model_description(),
-                             "; simulated time, no data carried: #wrong counts collectives whose "
-                             "delivered bytes differ from the algorithm's total"));
+      stdout,
+      detail::concat("prunex bench --backend sim: topology ", b.topology.name,
+                     b.scaled ? " (scaled out)" : "", ", ", b.config.nodes, " nodes x ",
+                     b.config.gpus_per_node, " GPUs, algo ", sim::algo_name(b.config.plan_algo),
+                     ", network model ", cluster.model_description(),
+                     "; simulated time, no data carried: #wrong counts collectives whose "
+                     "delivered bytes differ from the algorithm's total"));
   std::vector<BenchRow> rows;
   std::vector<sim::NcclEstimate> nccl;
   nlohmann::json extra = nlohmann::json::array();
@@ -160,7 +160,7 @@ int run_sim_bench(const SimBench& b) {
         const std::size_t count = op == CollectiveOp::allgather ? bytes / (4 * n) : bytes / 4;
         if (count == 0) continue;
         const std::size_t per_rank = count * 4;
-        const auto r = cluster.run_collective(op, b.algo, g, per_rank);
+        const auto r = cluster.run_collective(op, b.config.plan_algo, g, per_rank);
         const sim::Algo algo = r.algo;  // --algo nccl: the one picked
         const double want = sim::expected_total_bytes(op, algo, g, b.config.nodes,
                                                       b.config.gpus_per_node, per_rank);

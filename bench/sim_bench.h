@@ -20,8 +20,7 @@ struct SimBench {
   // The topology as the file states it (signalling rates): NCCL's own model reads link speeds
   // the way NCCL does, from the devices, not the achieved rates `topology` runs at.
   Topology stated;
-  sim::SimConfig config;
-  sim::Algo algo = sim::Algo::ring;
+  sim::SimConfig config;  // config.plan_algo: the collectives' algorithm
   std::vector<CollectiveOp> ops;
   std::vector<Group> groups;
   std::vector<std::size_t> sizes;

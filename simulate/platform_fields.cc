@@ -51,10 +51,10 @@ const std::vector<PlatformField>& platform_fields() {
                       "at the same rate; 0: the topology's",
                       &C::nic_gbits, 0, 1e6, false),
       {"nic-transport", "T",
-       "what-if: the NICs' transport, rdma (NCCL's network hop 2.7 us, src/graph/tuning.cc; "
-       "0.976 of the rate, nccl-tests#29) or tcp (NCCL's sockets: a 37.42 us hop, "
-       "nccl-tests#82; 0.544 of the rate below 50 Gbit/s, nccl-tests#83, 0.4 above, "
-       "nccl#450); empty: the topology's latency and achieved fraction",
+       "what-if: the NICs' transport, its hop latency and achieved fraction a preset's: rdma "
+       "(puhti's HDR100 InfiniBand: NCCL's network hop, src/graph/tuning.cc; nccl-tests#29) or "
+       "tcp (NCCL's sockets: cloud-v100-25gbe's below 50 Gbit/s, cloud-v100-100gbe's above; "
+       "nccl-tests#82, #83, nccl#450); empty: the topology's own",
        [](C& c, const std::string& v) {
          if (!v.empty()) check_nic_transport(v);
          c.nic_transport = v;

@@ -3,27 +3,21 @@
 #include <fmt/core.h>
 
 #include "engine/error.h"
+#include "records/json_fields.h"
 #include "topologies/topology_io.h"
 
 namespace prunex {
 namespace {
 
-constexpr double kGigaBits = 1e9 / 8;  // bytes per second in a Gbit/s
-constexpr double kGigaBytes = 1e9;
-constexpr double kMicro = 1e-6;
-
-// A NIC hop over NCCL's IB/RDMA transport: NCCL's network latency per hop (src/graph/tuning.cc,
-// ring, LL) and an HDR100 port's achieved share (nccl-tests#29: 12.2 of 12.5 GB/s), as the
-// puhti preset states them.
-constexpr double kRdmaLatencyUs = 2.7;
-constexpr double kRdmaAchieved = 0.976;
-// Over NCCL's socket transport: the TCP presets' hop, nccl-tests#82's 8 B broadcast between
-// two Azure VMs (45.82 us) less NCCL's Simple base latency (8.4 us); the achieved share of the
-// published row nearest in speed (by ratio, the two meet at 50 Gbit/s): 25 Gbit/s 0.544
-// (nccl-tests#83: 1.7 of 3.125 GB/s), 100 Gbit/s 0.4 (nccl#450: 4-6 of 12.5 GB/s).
-constexpr double kTcpLatencyUs = 37.42;
-constexpr double kTcpAchievedAt25 = 0.544;
-constexpr double kTcpAchievedAt100 = 0.4;
+// The preset whose NIC a transport takes its hop latency and achieved fraction from, with
+// their sources: RDMA, puhti's HDR100 InfiniBand (NCCL's network hop, tuning.cc; nccl-tests#29);
+// TCP, NCCL's sockets on the Ethernet presets, the one nearest in speed (by ratio, the two meet
+// at 50 Gbit/s): cloud-v100-25gbe (nccl-tests#82, #83) or cloud-v100-100gbe (nccl-tests#82,
+// nccl#450).
+std::string transport_preset(const std::string& transport, double gbits) {
+  if (transport == "rdma") return "puhti";
+  return gbits < 50 ? "cloud-v100-25gbe" : "cloud-v100-100gbe";
+}
 
 }  // namespace
 
@@ -49,18 +43,13 @@ Topology apply_link_what_if(const Topology& t, const LinkWhatIf& w) {
   }
   if (!w.nic_transport.empty()) {
     check_nic_transport(w.nic_transport);
-    const bool tcp = w.nic_transport == "tcp";
-    const double gbits = a.nic.link.bandwidth_Bps / kGigaBits;
-    a.nic.link.latency_s = (tcp ? kTcpLatencyUs : kRdmaLatencyUs) * kMicro;
-    a.nic.achieved = !tcp ? kRdmaAchieved : gbits < 50 ? kTcpAchievedAt25 : kTcpAchievedAt100;
-    a.sources["nic.latency_us"] =
-        what + (tcp ? ": NCCL's sockets, nccl-tests#82 (45.82 us) less the Simple base latency "
-                      "(8.4 us)"
-                    : ": NCCL's network hop, src/graph/tuning.cc");
-    a.sources["nic.achieved_fraction"] =
-        what + (!tcp         ? ": nccl-tests#29, 12.2 of 12.5 GB/s"
-                : gbits < 50 ? ": nccl-tests#83 at 25 Gbit/s, 1.7 of 3.125 GB/s"
-                             : ": nccl#450 at 100 Gbit/s, 5 of 12.5 GB/s");
+    const std::string preset =
+        transport_preset(w.nic_transport, a.nic.link.bandwidth_Bps / kGigaBits);
+    const Topology from = load_topology(preset);
+    a.nic.link.latency_s = from.nic.link.latency_s;
+    a.nic.achieved = from.nic.achieved;
+    for (const char* key : {"nic.latency_us", "nic.achieved_fraction"})
+      a.sources[key] = what + ": preset " + preset + "'s: " + from.source_of(key);
   }
   if (w.intra_gbs > 0) {
     a.intra.link.bandwidth_Bps = w.intra_gbs * kGigaBytes;

@@ -23,9 +23,10 @@ struct LinkWhatIf {
 // "rdma", "tcp"; anything else: UsageError naming both.
 void check_nic_transport(const std::string& name);
 
-// t with the what-if's links. A transport sets the NIC hop's latency and achieved fraction from
-// published measurements (link_what_if.cc names them); a new rail count drops a stated NIC
-// affinity. The result is checked (a fat tree too small for the new ports: UsageError).
+// t with the what-if's links. A transport sets the NIC hop's latency and achieved fraction to a
+// preset's, with its sources (rdma: puhti's; tcp: cloud-v100-25gbe's below 50 Gbit/s,
+// cloud-v100-100gbe's above); a new rail count drops a stated NIC affinity. The result is checked
+// (a fat tree too small for the new ports: UsageError).
 Topology apply_link_what_if(const Topology& t, const LinkWhatIf& w);
 
 // "--nic-rails 1, --nic-gbits 100, --nic-transport tcp" (empty when none), for run headers.
