@@ -53,7 +53,7 @@ long count_wrong(const ModelLayout& layout, const ModelMask& mask,
   return wrong;
 }
 
-BenchRow make_row(const std::string& op, double bytes, double us, long wrong) {
+BenchRow cpu_row(const std::string& op, double bytes, double us, long wrong) {
   return memory_bench_row(op, "cpu", bytes, us, wrong);
 }
 
@@ -119,10 +119,10 @@ int run_compaction_bench(const ModelBenchConfig& cfg) {
   const long copy_wrong =
       static_cast<long>(copy_bytes - std::count(dst.begin(), dst.end(), char(1)));
 
-  std::vector<BenchRow> rows = {make_row("pack", pack_bytes, pack_us, 0),
-                                make_row("unpack", unpack_bytes, unpack_us, wrong),
-                                make_row("pack+unpack", moved, both_us, wrong),
-                                make_row("memcpy", 2.0 * copy_bytes, memcpy_us, copy_wrong)};
+  std::vector<BenchRow> rows = {cpu_row("pack", pack_bytes, pack_us, 0),
+                                cpu_row("unpack", unpack_bytes, unpack_us, wrong),
+                                cpu_row("pack+unpack", moved, both_us, wrong),
+                                cpu_row("memcpy", 2.0 * copy_bytes, memcpy_us, copy_wrong)};
   const double pu_gbs = rows[2].algbw_gbs, mc_gbs = rows[3].algbw_gbs;
   const double ratio = mc_gbs > 0 ? pu_gbs / mc_gbs : 0.0;
 

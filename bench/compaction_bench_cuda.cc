@@ -40,7 +40,7 @@ long count_bit_diffs(const float* a, const float* b, int64_t n) {
   return wrong;
 }
 
-BenchRow make_row(const std::string& op, double bytes, double us, long wrong) {
+BenchRow cuda_row(const std::string& op, double bytes, double us, long wrong) {
   return memory_bench_row(op, "cuda", bytes, us, wrong);
 }
 
@@ -167,11 +167,11 @@ int run_compaction_cuda_bench(const ModelBenchConfig& cfg) {
 
   const double dense_weights = d_bytes;  // projection reads and writes the pruned layers
   std::vector<BenchRow> rows = {
-      make_row("pack", pack_bytes, median(t_pack), pack_wrong),
-      make_row("unpack", unpack_bytes, median(t_unpack), unpack_wrong),
-      make_row("pack+unpack", moved, median(t_both), pack_wrong + unpack_wrong),
-      make_row("memcpyD2D", 2.0 * copy_bytes, median(t_copy), 0),
-      make_row("projection", dense_weights, median(t_proj), proj_wrong)};
+      cuda_row("pack", pack_bytes, median(t_pack), pack_wrong),
+      cuda_row("unpack", unpack_bytes, median(t_unpack), unpack_wrong),
+      cuda_row("pack+unpack", moved, median(t_both), pack_wrong + unpack_wrong),
+      cuda_row("memcpyD2D", 2.0 * copy_bytes, median(t_copy), 0),
+      cuda_row("projection", dense_weights, median(t_proj), proj_wrong)};
   const double ratio = rows[3].algbw_gbs > 0 ? rows[2].algbw_gbs / rows[3].algbw_gbs : 0.0;
   cudaDeviceProp prop{};
   int dev = 0;
