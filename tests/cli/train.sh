@@ -50,16 +50,24 @@ mpirun -q --oversubscribe -np 4 "$prunex" "${common[@]}" --iterations 3 --gpus-p
   --strategy hsadmm --iterations 3 --t-freeze 2 \
   --masks "$tmp/union/metrics.json" --out "$tmp/union_sim" >"$tmp/union_sim.txt"
 # The progress lines say what the mask did: none before the freeze, "(mask freezes)" on the
-# iteration after which it froze (2), "(mask frozen)" on those that ran on it; after the first
-# iteration, an estimate of the rest; an evaluated iteration's accuracy with its seconds.
+# iteration after which it froze (2), "(mask frozen)" on those that ran on it; before the first
+# iteration an estimate of the computing, after it one of the rest; an evaluated iteration's
+# accuracy with its seconds.
 python3 - "$tmp/union.txt" <<'PY'
 import re, sys
 lines = open(sys.argv[1]).read().splitlines()
 it = {int(m.group(1)): l for l in lines if (m := re.match(r"iter +(\d+)/3 ", l))}
 assert "mask" not in it[1] and it[2].endswith("(mask freezes)") and it[3].endswith("(mask frozen)"), it
 est = [l for l in lines if l.startswith("estimate: ")]
-assert len(est) == 1 and lines.index(est[0]) == lines.index(it[1]) + 1, lines
-assert re.search(r"for the other 2 iterations at iteration 1's pace$", est[0]), est
+assert len(est) == 2, lines
+# Before the start: the computing of 3 iterations at a step's timed pace, adding up.
+m = re.match(r"estimate: about (\d+) s of computing for 3 iterations of (\d+) steps at "
+             r"(\d+\.\d{3}) s a step \(timed here before the start\)", est[0])
+assert m and lines.index(est[0]) < lines.index(it[1]), (est[0], lines)
+total, steps, step = int(m.group(1)), int(m.group(2)), float(m.group(3))
+assert steps >= 1 and abs(total - 3 * steps * step) <= 0.5 + 3 * steps * 0.0005, est[0]
+assert lines.index(est[1]) == lines.index(it[1]) + 1, lines
+assert re.search(r"for the other 2 iterations at iteration 1's pace$", est[1]), est
 assert re.search(r"acc +\d+\.\d\d% \(eval \d+\.\d s\)", it[3]), it[3]
 assert any(re.match(r"test accuracy: .*\(the evaluations took \d+\.\d s", l) for l in lines), lines
 PY

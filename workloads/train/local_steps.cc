@@ -1,5 +1,6 @@
 #include "workloads/train/local_steps.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <optional>
@@ -22,6 +23,25 @@ std::vector<torch::nn::BatchNorm2dImpl*> batch_norms(torch::nn::Module& model) {
 int64_t steps_per_iteration(const TrainSetup& s) {
   if (s.cfg.local_steps > 0) return s.cfg.local_steps;
   return s.cfg.local_epochs * s.loader->batches_per_epoch();
+}
+
+double probe_step_seconds(TrainSetup& s) {
+  torch::nn::Module& model = *s.model;
+  const bool training = model.is_training();
+  model.eval();
+  const int64_t n = std::min<int64_t>(s.cfg.batch, s.train_shard.images.size(0));
+  const torch::Tensor images = s.train_shard.images.narrow(0, 0, n).to(s.device);
+  const torch::Tensor labels = s.train_shard.labels.narrow(0, 0, n).to(s.device);
+  double seconds = 0;
+  for (int pass = 0; pass < 2; ++pass) {
+    const double start = now_seconds();
+    torch::nn::functional::cross_entropy(s.model->forward(images), labels).backward();
+    device_sync(s);
+    seconds = now_seconds() - start;
+  }
+  for (auto& p : model.parameters()) p.mutable_grad() = torch::Tensor();
+  model.train(training);
+  return seconds;
 }
 
 double run_local_steps(TrainSetup& s, PhaseClock& clock,

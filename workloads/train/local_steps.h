@@ -19,6 +19,12 @@ double run_local_steps(TrainSetup& s, PhaseClock& clock,
                        const std::function<void()>& after_step = {});
 // Steps run_local_steps takes per outer iteration on this rank.
 int64_t steps_per_iteration(const TrainSetup& s);
+// The seconds of one step's forward and backward pass on a batch of this rank's shard, timed
+// before training for the run's first estimate: two passes, the second timed (the first
+// carries the kernels' one-time set-up). In eval mode, gradients cleared after: the model,
+// its batch-norm statistics and every random stream are as they were. Call it before a
+// strategy registers gradient hooks (make_live_strategy).
+double probe_step_seconds(TrainSetup& s);
 
 // Batch-norm running statistics of a model, averaged over the world (so every rank
 // evaluates the same model).

@@ -129,6 +129,18 @@ void print_iteration(const IterationRecord& it, int iterations, bool mask_was_fr
   std::fflush(stdout);
 }
 
+// Before the first iteration: the local steps' computing alone, at the pace of a step timed
+// on this rank (probe_step_seconds); the estimate after the first iteration includes the rest.
+void print_start_estimate(double step_seconds, int64_t steps, int iterations) {
+  if (iterations <= 0) return;
+  std::printf(
+      "estimate: about %.0f s of computing for %d iterations of %lld steps at %.3f s a step "
+      "(timed here before the start); communication and evaluations come on top\n",
+      step_seconds * static_cast<double>(steps) * iterations, iterations,
+      static_cast<long long>(steps), step_seconds);
+  std::fflush(stdout);
+}
+
 // After the first iteration this run times: the rest at its pace (evaluations apart).
 void print_estimate(const IterationRecord& it, int iterations) {
   const int rest = iterations - it.iteration;
@@ -189,12 +201,17 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
   const std::string checkpoint_dir =
       cfg.checkpoint_dir.empty() ? cfg.out + "/checkpoint" : cfg.checkpoint_dir;
   TrainSetup setup = make_setup(cfg, backend);
+  const double step_seconds = probe_step_seconds(setup);  // before any gradient hook
   // The strategy's payload travels on backend.data, whose calls are the iteration's bytes.
   auto strategy = make_live_strategy(setup, *backend.data);
   run.config.update(run_facts(setup));  // what the run was, beside its settings
   run.summary_extra["strategy"] = std::string(strategy_name(cfg.strategy));
   record_environment(run.config);
-  if (root) print_header(cfg, setup, comm, run.ranks);
+  if (root) {
+    print_header(cfg, setup, comm, run.ranks);
+    print_start_estimate(step_seconds, steps_per_iteration(setup),
+                         cfg.iterations - (resume ? resume->iteration : 0));
+  }
 
   comm.barrier(Group::world);
   PhaseClock clock(now_seconds(), cfg.sync_phases);
