@@ -82,6 +82,17 @@ ConfigField<C> real(std::string name, std::string vn, std::string help, double C
           open_low};
 }
 
+// A field whose 0 means "unset" (a what-if's "the topology's own"): recorded as null, as an
+// empty text field is, so a record names only the settings a run changed.
+template <typename C>
+ConfigField<C> zero_is_unset(ConfigField<C> f) {
+  f.get = [get = f.get](const C& c) {
+    nlohmann::json v = get(c);
+    return v == 0 ? nlohmann::json() : v;
+  };
+  return f;
+}
+
 // A field of the base part of a config (RunSettings inside TrainConfig or SimulateConfig).
 template <typename Derived, typename Base>
 ConfigField<Derived> base_field(const ConfigField<Base>& f) {

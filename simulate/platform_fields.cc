@@ -42,14 +42,16 @@ const std::vector<PlatformField>& platform_fields() {
           "nic.achieved_fraction (published microbenchmarks) times the signalling rate "
           "(false: signalling rates)",
           &C::achieved_bandwidth),
-      fields::whole<C>("nic-rails", "N",
-                       "what-if: NICs per node, each with the topology's NIC (or --nic-gbits); "
-                       "0: the topology's",
-                       &C::nic_rails, 0, 64),
-      fields::real<C>("nic-gbits", "G",
-                      "what-if: each NIC's signalling rate in Gbit/s, the fabric's switch links "
-                      "at the same rate; 0: the topology's",
-                      &C::nic_gbits, 0, 1e6, false),
+      fields::zero_is_unset(fields::whole<C>(
+          "nic-rails", "N",
+          "what-if: NICs per node, each with the topology's NIC (or --nic-gbits); 0: the "
+          "topology's",
+          &C::nic_rails, 0, 64)),
+      fields::zero_is_unset(fields::real<C>(
+          "nic-gbits", "G",
+          "what-if: each NIC's signalling rate in Gbit/s, the fabric's switch links at the same "
+          "rate; 0: the topology's",
+          &C::nic_gbits, 0, 1e6, false)),
       {"nic-transport", "T",
        "what-if: the NICs' transport, its hop latency and achieved fraction a preset's: rdma "
        "(puhti's HDR100 InfiniBand: NCCL's network hop, src/graph/tuning.cc; nccl-tests#29) or "
@@ -62,10 +64,11 @@ const std::vector<PlatformField>& platform_fields() {
        [](const C& c) {
          return c.nic_transport.empty() ? nlohmann::json() : nlohmann::json(c.nic_transport);
        }},
-      fields::real<C>("intra-gbs", "G",
-                      "what-if: each intra-node link's (NVLink, PCIe or switch port) GB/s per "
-                      "direction; 0: the topology's",
-                      &C::intra_gbs, 0, 1e6, false),
+      fields::zero_is_unset(fields::real<C>(
+          "intra-gbs", "G",
+          "what-if: each intra-node link's (NVLink, PCIe or switch port) GB/s per direction; 0: "
+          "the topology's",
+          &C::intra_gbs, 0, 1e6, false)),
       fields::text<C>("calibration", "FILE",
                       "calibration.json from prunex calibrate: its latencies, bandwidths, "
                       "compute and memory speeds replace the topology's",

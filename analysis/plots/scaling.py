@@ -48,11 +48,17 @@ def setting_labels(paths):
                        if isinstance(c, dict) else {})
     keys = sorted({k for c in configs for k in c})
     differ = [k for k in keys if len({json.dumps(c.get(k), sort_keys=True) for c in configs}) > 1]
+    def text(v):
+        if isinstance(v, str):
+            return v
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return f"{v:g}"
+        return json.dumps(v)
+
     labels = {}
     for path, c in zip(paths, configs):
         # An unset setting (null: the topology's or the command's own) is not named.
-        parts = [f"{k}={v if isinstance(v, str) else json.dumps(v)}"
-                 for k, v in ((k, c.get(k)) for k in differ) if v is not None]
+        parts = [f"{k}={text(v)}" for k, v in ((k, c.get(k)) for k in differ) if v is not None]
         labels[path] = ", ".join(parts) if parts else ("defaults" if differ else path)
     return labels
 

@@ -2,7 +2,8 @@
 # Link what-ifs as platform options (--nic-rails, --nic-gbits, --nic-transport, --intra-gbs):
 # a 1 GiB ring all-reduce on 2 ranks moves S each way, so its bus bandwidth is the link's rate
 # times the transport's published achieved fraction (arithmetic below, not the code's numbers);
-# simulate's header and record name the what-if; bad values are refused up front.
+# simulate's header and record name the what-if (unset ones null); plot scaling names a
+# what-if's curve by its settings; bad values are refused up front.
 set -euo pipefail
 prunex=$(realpath "$1")
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -41,8 +42,9 @@ import json, sys
 w = sys.argv[1]
 t, b = (json.load(open(f"{w}/{d}/metrics.json")) for d in ("tcp", "base"))
 c = t["config"]
-assert (c["nic-rails"], c["nic-gbits"], c["nic-transport"], c["intra-gbs"]) == (1, 100, "tcp", 0), c
-assert b["config"]["nic-transport"] is None and b["config"]["nic-rails"] == 0, b["config"]
+assert (c["nic-rails"], c["nic-gbits"], c["nic-transport"], c["intra-gbs"]) == (1, 100, "tcp", None), c
+# Unset what-ifs (the topology's own) are null in the record, not 0.
+assert all(b["config"][k] is None for k in ("nic-rails", "nic-gbits", "nic-transport", "intra-gbs")), b["config"]
 # One 100G TCP NIC (5 GB/s achieved) against two HDR100 rails (24.4): DDP's step grows.
 assert t["summary"]["time_per_iteration_s"] > b["summary"]["time_per_iteration_s"], (t["summary"], b["summary"])
 PY
@@ -51,6 +53,22 @@ PY
 cmp <(python3 -c "import json; print(json.load(open('$work/tcp/metrics.json'))['iterations'])") \
   <(python3 -c "import json; print(json.load(open('$work/again/metrics.json'))['iterations'])") ||
   fail "the record's rerun differs"
+
+# A sweep with the what-if beside its baseline: plot scaling names each curve by the settings
+# it changed (none for the baseline: its unset what-ifs are not named).
+for w in base tcp; do
+  extra=()
+  [[ $w == tcp ]] && extra=(--nic-rails 1 --nic-gbits 100 --nic-transport tcp)
+  "$prunex" sweep --topology puhti --model resnet50 --gpus 8,16 --strategy ddp --iterations 1 \
+    "${extra[@]}" --out "$work/sweep_$w" >/dev/null 2>&1 || fail "sweep $w"
+done
+if python3 -c "import matplotlib" 2>/dev/null; then
+  "$prunex" plot scaling "$work/sweep_base/scaling.json" "$work/sweep_tcp/scaling.json" \
+    --out "$work/two.png" >"$work/plot.txt" 2>&1 || fail "plot scaling: $(cat "$work/plot.txt")"
+  grep -qF "ddp (defaults)" "$work/plot.txt" &&
+    grep -qF "ddp (nic-gbits=100, nic-rails=1, nic-transport=tcp)" "$work/plot.txt" ||
+    fail "plot scaling's curve names: $(cat "$work/plot.txt")"
+fi
 
 expect_refused "unknown NIC transport 'udp'" "$work/bad" \
   "$prunex" simulate --topology puhti --nic-transport udp --out "$work/bad"
