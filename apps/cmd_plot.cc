@@ -4,6 +4,7 @@
 // input, with one line on stderr and no output file).
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -15,6 +16,9 @@
 #include "host/process.h"
 #include "host/source_tree.h"
 #include "records/output_dir.h"
+#include "settings/config_fields.h"
+#include "simulate/simulate_config.h"
+#include "workloads/train/train_config.h"
 
 #ifndef PRUNEX_PLOTS_DIR
 #error "PRUNEX_PLOTS_DIR must be defined (CMakeLists.txt does it for the prunex target)"
@@ -57,6 +61,10 @@ const std::vector<PlotKind>& kinds() {
        true},
       {"published", "published.py",
        "published.json from `prunex validate`: predicted against published, log-log", false},
+      {"compare", "compare.py",
+       "two or more metrics.json (the first the baseline): each named by the settings it "
+       "differs in; time per iteration by phase and inter-node bytes, a table and two panels",
+       false},
       {"stragglers", "stragglers.py",
        "stragglers.json from scripts/studies/straggler_study.sh: slowdown by one slow GPU per "
        "strategy",
@@ -98,6 +106,18 @@ int run_plot(const Args& args) {
     throw std::runtime_error(std::string(kPython) +
                              " not found: scripts/setup.sh installs python3-matplotlib");
 
+  // The keys a record's config holds beside its settings (the run's facts: its links, world
+  // size, trace steps...): the figures name runs by their settings only.
+  std::string facts;
+  for (const auto& key : recorded_config_keys()) {
+    const auto named = [&key](const auto& fields) {
+      return std::any_of(fields.begin(), fields.end(),
+                         [&](const auto& f) { return f.name == key; });
+    };
+    if (!named(sim::simulate_fields()) && !named(train_fields()))
+      facts += (facts.empty() ? "" : ",") + key;
+  }
+  setenv("PRUNEX_RECORD_FACTS", facts.c_str(), 1);
   // -B: no __pycache__ written into the source tree.
   std::vector<std::string> argv = {kPython, "-B", (scripts_dir() / kind->script).string()};
   argv.insert(argv.end(), pos.begin() + 1, pos.end());
@@ -124,7 +144,8 @@ PRUNEX_REGISTER_COMMAND(Command{
         "  prunex plot comm-breakdown out/hsadmm/metrics.json out/ddp/metrics.json "
         "--out fig8.png\n"
         "  prunex plot residuals out/hsadmm/metrics.json --layer features.3.weight "
-        "--out fig11.svg",
+        "--out fig11.svg\n"
+        "  prunex plot compare out/base/metrics.json out/tcp/metrics.json --out compare.png",
     {
         {"out", "FILE", "output image; .png or .svg", ""},
         {"layer", "NAME", "residuals: one layer instead of the whole model; mask: one layer", ""},

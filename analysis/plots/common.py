@@ -127,6 +127,38 @@ def run_labels(runs):
     return labels
 
 
+def record_facts():
+    """The keys a record's config holds beside its settings (its links, world size...), as
+    `prunex plot` passes them (settings/config_fields.h's recorded keys that no command's
+    option carries)."""
+    return {k for k in os.environ.get("PRUNEX_RECORD_FACTS", "").split(",") if k}
+
+
+def setting_labels(paths, configs, aside=()):
+    """Per path, the settings of its config (a dict) that another config differs in, as
+    "key=value, ...": its out, the run's facts and the keys `aside` left out, unset ones (null:
+    the topology's or the command's own) not named; "defaults" when all it differs in are
+    unset; the path where no setting differs."""
+    skip = set(aside) | record_facts() | {"out"}
+    configs = [{k: v for k, v in c.items() if k not in skip}
+               if isinstance(c, dict) else {} for c in configs]
+    keys = sorted({k for c in configs for k in c})
+    differ = [k for k in keys if len({json.dumps(c.get(k), sort_keys=True) for c in configs}) > 1]
+
+    def text(v):
+        if isinstance(v, str):
+            return v
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return f"{v:g}"
+        return json.dumps(v)
+
+    labels = {}
+    for path, c in zip(paths, configs):
+        parts = [f"{k}={text(v)}" for k, v in ((k, c.get(k)) for k in differ) if v is not None]
+        labels[path] = ", ".join(parts) if parts else ("defaults" if differ else path)
+    return labels
+
+
 def comm_seconds(it):
     """Communication time of one iteration: sum of the communication phases' critical paths."""
     phases = it.get("_comm_phases", LEGACY_COMM_PHASES)

@@ -6,7 +6,6 @@ Efficiency is a fraction (1 = ideal); it is drawn in percent. A point's time_ban
 prediction's error band, simulate/error_band.h: the measured time lies in
 time x (1 + low) .. time x (1 + high) at that level) is shaded around the time curve."""
 
-import json
 import sys
 
 import common
@@ -37,35 +36,10 @@ def load_scaling(path):
     return curves
 
 
-def setting_labels(paths):
-    """Per file, the settings its config holds that another file's differs in (its out and
-    the lists every sweep has aside), as "key=value, ...", unset ones left out ("defaults"
-    when all are); the path where none differ."""
-    configs = []
-    for path in paths:
-        c = common.load_json(path).get("config", {})
-        configs.append({k: v for k, v in c.items() if k not in ("out", "strategy", "gpus")}
-                       if isinstance(c, dict) else {})
-    keys = sorted({k for c in configs for k in c})
-    differ = [k for k in keys if len({json.dumps(c.get(k), sort_keys=True) for c in configs}) > 1]
-    def text(v):
-        if isinstance(v, str):
-            return v
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            return f"{v:g}"
-        return json.dumps(v)
-
-    labels = {}
-    for path, c in zip(paths, configs):
-        # An unset setting (null: the topology's or the command's own) is not named.
-        parts = [f"{k}={text(v)}" for k, v in ((k, c.get(k)) for k in differ) if v is not None]
-        labels[path] = ", ".join(parts) if parts else ("defaults" if differ else path)
-    return labels
-
-
 def draw(inputs, out, layer=None):
     loaded = [(path, load_scaling(path)) for path in inputs]
-    names = setting_labels(inputs)
+    names = common.setting_labels(
+        inputs, [common.load_json(p).get("config", {}) for p in inputs], ("strategy", "gpus"))
     # Speedups are over each file's smallest GPU count: files must share it to share axes.
     bases = {min(p["gpus"] for pts in c.values() for p in pts) for _, c in loaded}
     if len(bases) > 1:

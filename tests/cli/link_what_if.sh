@@ -2,8 +2,8 @@
 # Link what-ifs as platform options (--nic-rails, --nic-gbits, --nic-transport, --intra-gbs):
 # a 1 GiB ring all-reduce on 2 ranks moves S each way, so its bus bandwidth is the link's rate
 # times the transport's published achieved fraction (arithmetic below, not the code's numbers);
-# simulate's header and record name the what-if (unset ones null); plot scaling names a
-# what-if's curve by its settings; bad values are refused up front.
+# simulate's header and record name the what-if (unset ones null); plot scaling and plot
+# compare name a what-if's run by its settings; bad values are refused up front.
 set -euo pipefail
 prunex=$(realpath "$1")
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -68,6 +68,27 @@ if python3 -c "import matplotlib" 2>/dev/null; then
   grep -qF "ddp (defaults)" "$work/plot.txt" &&
     grep -qF "ddp (nic-gbits=100, nic-rails=1, nic-transport=tcp)" "$work/plot.txt" ||
     fail "plot scaling's curve names: $(cat "$work/plot.txt")"
+fi
+
+# plot compare: the what-if against its baseline, named by what it changed, its ratio the
+# records' time per iteration divided (arithmetic on the records, not on the table).
+if python3 -c "import matplotlib" 2>/dev/null; then
+  "$prunex" plot compare "$work/base/metrics.json" "$work/tcp/metrics.json" --out "$work/cmp.png" \
+    >"$work/cmp.txt" 2>&1 || fail "plot compare: $(cat "$work/cmp.txt")"
+  [[ -s $work/cmp.png ]] || fail "plot compare wrote no figure"
+  python3 - "$work" <<'PY' || fail "plot compare's table: $(cat "$work/cmp.txt")"
+import json, re, sys
+w = sys.argv[1]
+t = {d: json.load(open(f"{w}/{d}/metrics.json"))["summary"]["time_per_iteration_s"] for d in ("base", "tcp")}
+rows = {l.split()[0]: l for l in open(f"{w}/cmp.txt").read().splitlines()[2:]}
+assert set(rows) == {"defaults", "nic-gbits=100,"}, rows
+assert re.search(r"\b1\.00x", rows["defaults"]), rows["defaults"]
+ratio = float(re.search(r"(\d+\.\d\d)x", rows["nic-gbits=100,"]).group(1))
+assert "nic-rails=1, nic-transport=tcp" in rows["nic-gbits=100,"], rows
+assert abs(ratio - t["tcp"] / t["base"]) <= 0.005, (ratio, t)
+PY
+  expect_refused "two or more" "$work/one.png" "$prunex" plot compare "$work/base/metrics.json" \
+    --out "$work/one.png"
 fi
 
 expect_refused "unknown NIC transport 'udp'" "$work/bad" \
