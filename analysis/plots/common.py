@@ -117,10 +117,20 @@ def run_label(m, with_keep=False):
 
 def run_labels(runs):
     """Labels for several runs, made distinct: 'model / strategy', then the keep rate, then
-    the run's folder name where two runs would still read the same."""
+    the settings in which the runs that would still read the same differ (a what-if against
+    its baseline), then the run's folder name."""
     labels = [run_label(m) for m in runs]
-    if len(set(labels)) < len(labels):
-        labels = [run_label(m, with_keep=True) for m in runs]
+    kept = [run_label(m, with_keep=True) for m in runs]
+    if len(set(kept)) > len(set(labels)):
+        labels = kept
+    same = [i for i, label in enumerate(labels) if labels.count(label) > 1]
+    if same:
+        paths = [runs[i]["_path"] for i in same]
+        named = setting_labels(paths, [runs[i]["config"] for i in same],
+                               aside=("model", "strategy", "keep"))
+        for i, path in zip(same, paths):
+            if named[path] != path:
+                labels[i] = f"{labels[i]} ({named[path]})"
     if len(set(labels)) < len(labels):
         labels = [f"{label} ({os.path.basename(os.path.dirname(os.path.abspath(m['_path'])))})"
                   for label, m in zip(labels, runs)]

@@ -89,6 +89,12 @@ assert abs(ratio - t["tcp"] / t["base"]) <= 0.005, (ratio, t)
 PY
   expect_refused "two or more" "$work/one.png" "$prunex" plot compare "$work/base/metrics.json" \
     --out "$work/one.png"
+  # The paper's figures of the same two: named by the setting, not by their folders.
+  "$prunex" plot comm-breakdown "$work/base/metrics.json" "$work/tcp/metrics.json" \
+    --out "$work/bd.png" >"$work/bd.txt" 2>&1 || fail "plot comm-breakdown: $(cat "$work/bd.txt")"
+  grep -qF "resnet50 / ddp (defaults): " "$work/bd.txt" &&
+    grep -qF "resnet50 / ddp (nic-gbits=100, nic-rails=1, nic-transport=tcp): " "$work/bd.txt" ||
+    fail "plot comm-breakdown's names: $(cat "$work/bd.txt")"
 fi
 
 expect_refused "unknown NIC transport 'udp'" "$work/bad" \
