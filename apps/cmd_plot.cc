@@ -39,12 +39,14 @@ struct PlotKind {
   const char* script;
   const char* needs;
   bool takes_layer;
+  bool takes_reference = false;  // --reference: published values drawn beside ours
 };
 
 const std::vector<PlotKind>& kinds() {
   static const std::vector<PlotKind> k = {
       {"scaling", "scaling.py",
-       "scaling.json from `prunex sweep`: speedup and efficiency against GPUs (Fig. 9)", false},
+       "scaling.json from `prunex sweep`: speedup and efficiency against GPUs (Fig. 9)", false,
+       true},
       {"comm-latency", "comm_latency.py",
        "metrics.json per strategy: communication time per iteration (Fig. 7)", false},
       {"comm-breakdown", "comm_breakdown.py",
@@ -100,6 +102,10 @@ int run_plot(const Args& args) {
                "--layer applies only to residuals "
                "and mask, not ",
                kind->name);
+  PRUNEX_USAGE(kind->takes_reference || !args.has("reference"),
+               "--reference applies only to scaling, not ", kind->name);
+  if (const auto ref = args.get("reference"))
+    PRUNEX_USAGE(fs::is_regular_file(*ref), "--reference ", *ref, ": no such file");
   for (size_t i = 1; i < pos.size(); ++i)
     PRUNEX_USAGE(fs::is_regular_file(pos[i]), "input ", pos[i], ": no such file");
   if (access(kPython, X_OK) != 0)
@@ -123,6 +129,7 @@ int run_plot(const Args& args) {
   argv.insert(argv.end(), pos.begin() + 1, pos.end());
   argv.insert(argv.end(), {"--out", *out});
   if (const auto layer = args.get("layer")) argv.insert(argv.end(), {"--layer", *layer});
+  if (const auto ref = args.get("reference")) argv.insert(argv.end(), {"--reference", *ref});
   return run_subprocess(argv);
 }
 
@@ -135,7 +142,7 @@ std::string kinds_help() {
 PRUNEX_REGISTER_COMMAND(Command{
     "plot",
     "the paper's figures (PNG or SVG) from metrics.json, scaling.json or masks.json",
-    "prunex plot KIND INPUT... --out FILE.png|FILE.svg [--layer NAME]",
+    "prunex plot KIND INPUT... --out FILE.png|FILE.svg [--layer NAME] [--reference FILE]",
     "Draws one figure with matplotlib (/usr/bin/python3 analysis/plots/KIND.py) and prints\n"
     "one line summarising what it drew. The format follows the extension of --out; the file\n"
     "is written whole or not at all. Runs are labelled 'model / strategy' from their config.\n\n" +
@@ -149,6 +156,11 @@ PRUNEX_REGISTER_COMMAND(Command{
     {
         {"out", "FILE", "output image; .png or .svg", ""},
         {"layer", "NAME", "residuals: one layer instead of the whole model; mask: one layer", ""},
+        {"reference", "FILE",
+         "scaling: published values drawn as hollow stars beside the curves, a JSON object "
+         "{\"label\": TEXT, \"speedup\": {STRATEGY: {GPUS: x}}, \"efficiency\": {...}} "
+         "(reproduce writes the paper's Fig. 9 as runs/paper_fig9.json)",
+         ""},
     },
     run_plot,
     "KIND INPUT..."});

@@ -203,6 +203,20 @@ void combine_sweeps(const ReproduceOptions& o) {
   combine_scaling(parts, runs_dir(o) + "/projection_scaling.json");
 }
 
+// The paper's Fig. 9 numbers (analysis/paper_numbers.h) for plot scaling --reference: drawn
+// beside ours on fig9_scaling.png.
+void write_paper_fig9(const std::string& path) {
+  const nlohmann::json ref = {{"label", "paper"},
+                              {"speedup",
+                               {{"hsadmm", {{"64", paper::kSpeedup64Hsadmm}}},
+                                {"ddp", {{"64", paper::kSpeedup64Ddp}}},
+                                {"topk", {{"64", paper::kSpeedup64Topk}}}}},
+                              {"efficiency",
+                               {{"hsadmm", {{"64", paper::kEfficiency64Hsadmm}}},
+                                {"ddp", {{"64", paper::kEfficiency64Ddp}}}}}};
+  write_file_atomic(path, ref.dump(2) + "\n");
+}
+
 // The figures, as steps to run once combine_sweeps has written their inputs.
 std::vector<Step> plot_steps(const ReproduceOptions& o, std::vector<std::string>& figures) {
   auto metrics = [&](const std::string& run) { return run_path(o, run) + "/metrics.json"; };
@@ -215,7 +229,8 @@ std::vector<Step> plot_steps(const ReproduceOptions& o, std::vector<std::string>
     s.push_back({"plot_" + file.substr(0, file.size() - 4), a});
     figures.push_back(o.out + "/" + file);
   };
-  plot("fig9_scaling.png", "scaling", {runs_dir(o) + "/fig9_scaling.json"});
+  plot("fig9_scaling.png", "scaling",
+       {runs_dir(o) + "/fig9_scaling.json", "--reference", runs_dir(o) + "/paper_fig9.json"});
   // Beyond the paper: the peer systems (docs/peers.md) on the same sweep.
   plot("peers_scaling.png", "scaling", {run_path(o, "fig9_sweep") + "/scaling.json"});
   plot("fig7_comm_latency.png", "comm-latency",
@@ -271,6 +286,7 @@ int run_reproduce(const Args& args) {
   std::size_t done = 0;
   run_steps(o, sims, done, total, exe);
   combine_sweeps(o);
+  write_paper_fig9(runs_dir(o) + "/paper_fig9.json");
   run_steps(o, plot, done, total, exe);
   sims.insert(sims.end(), plot.begin(), plot.end());
   write_reproduction_report(o, sims, figures, [&] { return seconds_since(t0); });

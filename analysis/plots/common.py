@@ -233,18 +233,22 @@ class _Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def main(kind, draw, takes_layer=False, argv=None):
-    """Command line of one figure script: INPUT... --out FILE [--layer NAME]."""
+def main(kind, draw, takes_layer=False, argv=None, takes_reference=False):
+    """Command line of one figure script: INPUT... --out FILE [--layer NAME] [--reference
+    FILE] (published values drawn beside the figure's, where the kind takes them)."""
     p = _Parser(prog=f"prunex plot {kind}")
     p.add_argument("inputs", nargs="+")
     p.add_argument("--out", required=True)
     if takes_layer:
         p.add_argument("--layer")
+    if takes_reference:
+        p.add_argument("--reference")
     a = p.parse_args(argv)
     if os.path.splitext(a.out)[1].lower() not in (".png", ".svg"):
         p.error(f"--out {a.out}: the file must end in .png or .svg")
     try:
-        summary = draw(a.inputs, a.out, getattr(a, "layer", None))
+        extra = {"reference": a.reference} if takes_reference else {}
+        summary = draw(a.inputs, a.out, getattr(a, "layer", None), **extra)
     except InputError as e:
         print(f"prunex plot {kind}: {e}", file=sys.stderr)
         return 2

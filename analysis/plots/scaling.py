@@ -36,7 +36,28 @@ def load_scaling(path):
     return curves
 
 
-def draw(inputs, out, layer=None):
+def load_reference(path):
+    """--reference: {"label": TEXT, "speedup": {STRATEGY: {GPUS: x}}, "efficiency": {...}}
+    (efficiency as a fraction), e.g. the paper's Fig. 9 numbers that `prunex reproduce`
+    writes. Every value a finite number, every GPU count a whole number."""
+    r = common.load_json(path)
+    common.require(isinstance(r, dict) and isinstance(r.get("label"), str), path,
+                   "a reference needs a 'label' text")
+    points = {}
+    for quantity in ("speedup", "efficiency"):
+        by_strategy = r.get(quantity, {})
+        common.require(isinstance(by_strategy, dict), path, f"'{quantity}' must be an object")
+        for strategy, by_gpus in by_strategy.items():
+            common.require(isinstance(by_gpus, dict), path, f"{quantity}.{strategy}: an object")
+            for gpus, value in by_gpus.items():
+                common.require(gpus.isdigit() and common.finite(value), path,
+                               f"{quantity}.{strategy}: '{gpus}': {value!r} is not GPUs: number")
+                points.setdefault(quantity, []).append((strategy, int(gpus), float(value)))
+    return r["label"], points
+
+
+def draw(inputs, out, layer=None, reference=None):
+    ref_label, ref = load_reference(reference) if reference else (None, {})
     loaded = [(path, load_scaling(path)) for path in inputs]
     names = common.setting_labels(
         inputs, [common.load_json(p).get("config", {}) for p in inputs], ("strategy", "gpus"))
@@ -72,8 +93,16 @@ def draw(inputs, out, layer=None):
             time.fill_between([x for x, _, _ in banded], [y * (1 + b["low"]) for _, y, b in banded],
                               [y * (1 + b["high"]) for _, y, b in banded],
                               color=line.get_color(), alpha=0.2, lw=0)
-        speed.plot(g, [p["speedup"] for p in pts], "o-", label=strategy)
-        eff.plot(g, [100 * p["efficiency"] for p in pts], "o-", label=strategy)
+        speed.plot(g, [p["speedup"] for p in pts], "o-", label=strategy, color=line.get_color())
+        eff.plot(g, [100 * p["efficiency"] for p in pts], "o-", label=strategy,
+                 color=line.get_color())
+    # The reference's values, each a hollow star in its strategy's colour (black where no
+    # curve has that name).
+    colours = {s: ln.get_color() for s, ln in zip(curves, time.get_lines())}
+    for quantity, ax, scale in (("speedup", speed, 1), ("efficiency", eff, 100)):
+        for strategy, gpus, value in ref.get(quantity, []):
+            ax.plot([gpus], [value * scale], "*", ms=13, mfc="none", mew=1.5, ls="none",
+                    color=colours.get(strategy, "black"), label=f"{strategy}: {ref_label}")
     if all_gpus[-1] > 64 * base:  # beyond 64x the ideal line would flatten every curve
         speed.set_yscale("log", base=2)
     for ax in (time, speed, eff):
@@ -96,8 +125,10 @@ def draw(inputs, out, layer=None):
     parts = ", ".join(f"{s} {p['speedup']:.2f}x ({100 * p['efficiency']:.1f}%)" for s, p in at_top)
     plural = "" if len(curves) == 1 else "s"
     banded = " (error bands shaded)" if levels else ""
-    return f"scaling: {len(curves)} curve{plural}{banded}, speedup at {top} GPUs: {parts}"
+    drawn = "; ".join(f"{ref_label}: {s} {v:g}x at {g} GPUs" for s, g, v in ref.get("speedup", []))
+    return (f"scaling: {len(curves)} curve{plural}{banded}, speedup at {top} GPUs: {parts}"
+            + (f"; {drawn}" if drawn else ""))
 
 
 if __name__ == "__main__":
-    sys.exit(common.main("scaling", draw))
+    sys.exit(common.main("scaling", draw, takes_reference=True))

@@ -131,6 +131,13 @@ python3 -c "import json, sys; s = json.load(open(sys.argv[1])); s['config']['top
   >"$tmp/two.txt" 2>&1 || err "scaling of two files: $(cat "$tmp/two.txt")"
 grep -qF "hsadmm (defaults)" "$tmp/two.txt" && grep -qF "hsadmm (topology=ethernet-1g)" "$tmp/two.txt" ||
   err "scaling of two files: curves not named by the setting that differs: $(cat "$tmp/two.txt")"
+# --reference: published values drawn beside the curves, named in the summary as given.
+echo '{"label": "paper", "speedup": {"hsadmm": {"64": 6.75}}, "efficiency": {"hsadmm": {"64": 0.844}}}' \
+  >"$tmp/ref.json"
+"$PRUNEX" plot scaling "$tmp/scaling.json" --reference "$tmp/ref.json" --out "$tmp/out/ref.png" \
+  >"$tmp/ref.txt" 2>&1 || err "scaling --reference: $(cat "$tmp/ref.txt")"
+grep -qF "; paper: hsadmm 6.75x at 64 GPUs" "$tmp/ref.txt" || err "scaling --reference: $(cat "$tmp/ref.txt")"
+echo '{"label": "paper", "speedup": {"hsadmm": {"sixty-four": 6.75}}}' >"$tmp/badref.json"
 render comm-latency "$tmp/hs.json" "$tmp/ddp.json" "$tmp/topk.json"
 render comm-breakdown "$tmp/hs.json" "$tmp/ddp.json" "$tmp/topk.json"
 render message-size "$tmp/hs.json" "$tmp/ddp.json" "$tmp/topk.json"
@@ -245,6 +252,9 @@ echo '{not json' >"$tmp/broken.json"
 echo '{"layers": {"a": {"shape": [4, 2], "keep_out": [1, 0, 1], "keep_in": [1, 1]}}}' >"$tmp/m3.json"
 bad_case "missing file" accuracy "$tmp/nope.json"
 bad_case "unknown kind" pie "$tmp/hs.json"
+bad_case "a reference of no GPU count" scaling "$tmp/scaling.json" --reference "$tmp/badref.json"
+bad_case "a reference for another kind" comm-latency "$tmp/hs.json" --reference "$tmp/ref.json"
+bad_case "a missing reference" scaling "$tmp/scaling.json" --reference "$tmp/nope.json"
 bad_case "not JSON" comm-latency "$tmp/broken.json"
 bad_case "metrics without iterations" comm-breakdown "$tmp/noiter.json"
 bad_case "scaling fed a metrics.json" scaling "$tmp/hs.json"

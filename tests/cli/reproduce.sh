@@ -17,6 +17,10 @@ out="$work/r"
 "$prunex" reproduce --out "$out" --iterations 3 --t-freeze 2 --max-gpus 128 --union-growth 0.01 \
   > "$work/log" 2>&1 || fail "reproduce exited $?: $(tail -20 "$work/log")"
 grep -q "REPORT.md" "$work/log" || fail "no pointer to REPORT.md on stdout"
+# Fig. 9 draws the paper's speedups at 64 GPUs beside ours (analysis/paper_numbers.h).
+grep -qF "paper: hsadmm 6.75x at 64 GPUs" "$out/logs/plot_fig9_scaling.log" &&
+  grep -qF "paper: ddp 5.81x at 64 GPUs" "$out/logs/plot_fig9_scaling.log" ||
+  fail "fig9_scaling.png without the paper's values: $(cat "$out/logs/plot_fig9_scaling.log")"
 
 python3 - "$out" "$work" <<'PY' || fail "report.json check"
 import json, math, os, sys
