@@ -48,9 +48,9 @@ const std::vector<PlotKind>& kinds() {
        "scaling.json from `prunex sweep`: speedup and efficiency against GPUs (Fig. 9)", false,
        true},
       {"comm-latency", "comm_latency.py",
-       "metrics.json per strategy: communication time per iteration (Fig. 7)", false},
+       "metrics.json per strategy: communication time per iteration (Fig. 7)", false, true},
       {"comm-breakdown", "comm_breakdown.py",
-       "metrics.json per strategy: communication time by phase (Fig. 8)", false},
+       "metrics.json per strategy: communication time by phase (Fig. 8)", false, true},
       {"message-size", "message_size.py",
        "metrics.json per model/strategy: bytes per iteration, total inter-node (Fig. 6)", false},
       {"residuals", "residuals.py",
@@ -102,8 +102,12 @@ int run_plot(const Args& args) {
                "--layer applies only to residuals "
                "and mask, not ",
                kind->name);
-  PRUNEX_USAGE(kind->takes_reference || !args.has("reference"),
-               "--reference applies only to scaling, not ", kind->name);
+  if (!kind->takes_reference && args.has("reference")) {
+    std::string takers;
+    for (const auto& k : kinds())
+      if (k.takes_reference) takers += (takers.empty() ? "" : ", ") + std::string(k.name);
+    throw UsageError("--reference applies only to " + takers + ", not " + kind->name);
+  }
   if (const auto ref = args.get("reference"))
     PRUNEX_USAGE(fs::is_regular_file(*ref), "--reference ", *ref, ": no such file");
   for (size_t i = 1; i < pos.size(); ++i)
@@ -157,9 +161,11 @@ PRUNEX_REGISTER_COMMAND(Command{
         {"out", "FILE", "output image; .png or .svg", ""},
         {"layer", "NAME", "residuals: one layer instead of the whole model; mask: one layer", ""},
         {"reference", "FILE",
-         "scaling: published values drawn as hollow stars beside the curves, a JSON object "
-         "{\"label\": TEXT, \"speedup\": {STRATEGY: {GPUS: x}}, \"efficiency\": {...}} "
-         "(reproduce writes the paper's Fig. 9 as runs/paper_fig9.json)",
+         "published values drawn beside ours: a JSON object {\"label\": TEXT, \"speedup\": "
+         "{STRATEGY: {GPUS: x}}, \"efficiency\": {STRATEGY: {GPUS: fraction}} (scaling: hollow "
+         "stars), \"comm_seconds\": {STRATEGY: s} (comm-latency: dashed lines), "
+         "\"phase_share\": {PHASE: fraction} (comm-breakdown: a bar of hsadmm's total in those "
+         "shares)}; reproduce writes the paper's as runs/paper.json",
          ""},
     },
     run_plot,

@@ -15,11 +15,21 @@ def phase_means(m):
             / len(its) for p in present}
 
 
-def draw(inputs, out, layer=None):
+def draw(inputs, out, layer=None, reference=None):
+    ref_label, ref = common.load_reference(reference) if reference else (None, {})
     runs = [common.load_metrics(p) for p in inputs]
     means = [(label, phase_means(m)) for label, m in zip(common.run_labels(runs), runs)]
     for (label, ph), m in zip(means, runs):
         common.require(ph, m["_path"], "no communication phases recorded")
+    # The reference's shares (the paper's Fig. 8: H-SADMM's phases): one more bar, its
+    # shares of the first hsadmm run's total, so the split compares at a glance.
+    shares = {phase: v for phase, _, v in ref.get("phase_share", [])}
+    if shares:
+        hs = [i for i, m in enumerate(runs) if m["config"].get("strategy") == "hsadmm"]
+        common.require(hs, reference, "phase shares to draw, but no hsadmm run among the inputs")
+        total = sum(means[hs[0]][1].values())
+        means.append((f"hsadmm: {ref_label}'s shares", {p: f * total for p, f in shares.items()}))
+        runs.append(runs[hs[0]])
     scale, unit = common.time_unit(max(sum(ph.values()) for _, ph in means) or 1.0)
     fig, axes = common.new_figure(width=max(5.0, 1.6 * len(runs) + 3))
     ax = axes[0][0]
@@ -45,6 +55,7 @@ def draw(inputs, out, layer=None):
         bottoms = [b + h for b, h in zip(bottoms, heights)]
     for i, top in enumerate(bottoms):
         ax.text(i, top, f"{top:.3g} {unit}", ha="center", va="bottom", fontsize=9)
+    ax.set_ylim(0, 1.1 * tallest)  # room for the totals above the bars
     ax.set_xticks(list(x), [label for label, _ in means], rotation=15 if len(runs) > 3 else 0)
     ax.set_ylabel(f"exposed communication per iteration ({unit})")
     ax.set_title("Communication breakdown by phase (mean critical path)")
@@ -59,4 +70,4 @@ def draw(inputs, out, layer=None):
 
 
 if __name__ == "__main__":
-    sys.exit(common.main("comm-breakdown", draw))
+    sys.exit(common.main("comm-breakdown", draw, takes_reference=True))

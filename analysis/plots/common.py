@@ -137,6 +137,40 @@ def run_labels(runs):
     return labels
 
 
+# What a --reference file may hold (published values drawn beside a figure's own), and the
+# kind that draws each: per strategy and GPU count, or per strategy or phase.
+REFERENCE_QUANTITIES = {"speedup": "per_gpus", "efficiency": "per_gpus", "comm_seconds": "value",
+                        "phase_share": "value"}
+
+
+def load_reference(path):
+    """--reference: {"label": TEXT, "speedup": {STRATEGY: {GPUS: x}}, "efficiency": {STRATEGY:
+    {GPUS: fraction}}, "comm_seconds": {STRATEGY: s}, "phase_share": {PHASE: fraction}}, e.g.
+    the paper's numbers `prunex reproduce` writes. Returns (label, {quantity: [(key, gpus or
+    None, value)]}); every value a finite number, every GPU count a whole number."""
+    r = load_json(path)
+    require(isinstance(r, dict) and isinstance(r.get("label"), str), path,
+            "a reference needs a 'label' text")
+    unknown = sorted(set(r) - set(REFERENCE_QUANTITIES) - {"label"})
+    require(not unknown, path, f"unknown key '{unknown[0] if unknown else ''}' (label, "
+            + ", ".join(REFERENCE_QUANTITIES) + ")")
+    points = {}
+    for quantity, shape in REFERENCE_QUANTITIES.items():
+        by_key = r.get(quantity, {})
+        require(isinstance(by_key, dict), path, f"'{quantity}' must be an object")
+        for key, v in by_key.items():
+            if shape == "value":
+                require(finite(v), path, f"{quantity}.{key}: {v!r} is not a number")
+                points.setdefault(quantity, []).append((key, None, float(v)))
+                continue
+            require(isinstance(v, dict), path, f"{quantity}.{key}: an object of GPUS: number")
+            for gpus, value in v.items():
+                require(gpus.isdigit() and finite(value), path,
+                        f"{quantity}.{key}: '{gpus}': {value!r} is not GPUS: number")
+                points.setdefault(quantity, []).append((key, int(gpus), float(value)))
+    return r["label"], points
+
+
 def record_facts():
     """The keys a record's config holds beside its settings (its links, world size...), as
     `prunex plot` passes them (settings/config_fields.h's recorded keys that no command's

@@ -36,28 +36,8 @@ def load_scaling(path):
     return curves
 
 
-def load_reference(path):
-    """--reference: {"label": TEXT, "speedup": {STRATEGY: {GPUS: x}}, "efficiency": {...}}
-    (efficiency as a fraction), e.g. the paper's Fig. 9 numbers that `prunex reproduce`
-    writes. Every value a finite number, every GPU count a whole number."""
-    r = common.load_json(path)
-    common.require(isinstance(r, dict) and isinstance(r.get("label"), str), path,
-                   "a reference needs a 'label' text")
-    points = {}
-    for quantity in ("speedup", "efficiency"):
-        by_strategy = r.get(quantity, {})
-        common.require(isinstance(by_strategy, dict), path, f"'{quantity}' must be an object")
-        for strategy, by_gpus in by_strategy.items():
-            common.require(isinstance(by_gpus, dict), path, f"{quantity}.{strategy}: an object")
-            for gpus, value in by_gpus.items():
-                common.require(gpus.isdigit() and common.finite(value), path,
-                               f"{quantity}.{strategy}: '{gpus}': {value!r} is not GPUs: number")
-                points.setdefault(quantity, []).append((strategy, int(gpus), float(value)))
-    return r["label"], points
-
-
 def draw(inputs, out, layer=None, reference=None):
-    ref_label, ref = load_reference(reference) if reference else (None, {})
+    ref_label, ref = common.load_reference(reference) if reference else (None, {})
     loaded = [(path, load_scaling(path)) for path in inputs]
     names = common.setting_labels(
         inputs, [common.load_json(p).get("config", {}) for p in inputs], ("strategy", "gpus"))

@@ -138,6 +138,23 @@ echo '{"label": "paper", "speedup": {"hsadmm": {"64": 6.75}}, "efficiency": {"hs
   >"$tmp/ref.txt" 2>&1 || err "scaling --reference: $(cat "$tmp/ref.txt")"
 grep -qF "; paper: hsadmm 6.75x at 64 GPUs" "$tmp/ref.txt" || err "scaling --reference: $(cat "$tmp/ref.txt")"
 echo '{"label": "paper", "speedup": {"hsadmm": {"sixty-four": 6.75}}}' >"$tmp/badref.json"
+# comm-latency: a dashed line per strategy; comm-breakdown: a bar of hsadmm's total split in the
+# reference's shares (0.6 x the hsadmm run's mean, to the printed precision).
+echo '{"label": "paper", "comm_seconds": {"ddp": 0.5}, "phase_share": {"inter_allreduce": 0.6, "intra_allreduce": 0.4}}' \
+  >"$tmp/ref78.json"
+"$PRUNEX" plot comm-latency "$tmp/hs.json" "$tmp/ddp.json" --reference "$tmp/ref78.json" \
+  --out "$tmp/out/ref7.png" >"$tmp/ref7.txt" 2>&1 || err "comm-latency --reference: $(cat "$tmp/ref7.txt")"
+grep -qF "; paper: ddp 500 ms" "$tmp/ref7.txt" || err "comm-latency --reference: $(cat "$tmp/ref7.txt")"
+"$PRUNEX" plot comm-breakdown "$tmp/hs.json" "$tmp/ddp.json" --reference "$tmp/ref78.json" \
+  --out "$tmp/out/ref8.png" >"$tmp/ref8.txt" 2>&1 || err "comm-breakdown --reference: $(cat "$tmp/ref8.txt")"
+grep -qE "hsadmm: paper's shares: [0-9.]+ [mµ]?s \((inter_allreduce 60.0% intra_allreduce 40.0%|intra_allreduce 40.0% inter_allreduce 60.0%)\)" \
+  "$tmp/ref8.txt" || err "comm-breakdown --reference: $(cat "$tmp/ref8.txt")"
+python3 - "$tmp/ref8.txt" <<'PY' || err "comm-breakdown --reference: the paper's bar is not the hsadmm run's total"
+import re, sys
+line = open(sys.argv[1]).read()
+totals = re.findall(r"(resnet\S* / hsadmm|hsadmm: paper's shares): ([0-9.]+ [mµ]?s)", line)
+assert len(totals) == 2 and totals[0][1] == totals[1][1], totals
+PY
 render comm-latency "$tmp/hs.json" "$tmp/ddp.json" "$tmp/topk.json"
 render comm-breakdown "$tmp/hs.json" "$tmp/ddp.json" "$tmp/topk.json"
 render message-size "$tmp/hs.json" "$tmp/ddp.json" "$tmp/topk.json"
@@ -253,7 +270,8 @@ echo '{"layers": {"a": {"shape": [4, 2], "keep_out": [1, 0, 1], "keep_in": [1, 1
 bad_case "missing file" accuracy "$tmp/nope.json"
 bad_case "unknown kind" pie "$tmp/hs.json"
 bad_case "a reference of no GPU count" scaling "$tmp/scaling.json" --reference "$tmp/badref.json"
-bad_case "a reference for another kind" comm-latency "$tmp/hs.json" --reference "$tmp/ref.json"
+bad_case "a reference for another kind" message-size "$tmp/hs.json" --reference "$tmp/ref.json"
+bad_case "shares without an hsadmm run" comm-breakdown "$tmp/ddp.json" --reference "$tmp/ref78.json"
 bad_case "a missing reference" scaling "$tmp/scaling.json" --reference "$tmp/nope.json"
 bad_case "not JSON" comm-latency "$tmp/broken.json"
 bad_case "metrics without iterations" comm-breakdown "$tmp/noiter.json"

@@ -17,10 +17,15 @@ out="$work/r"
 "$prunex" reproduce --out "$out" --iterations 3 --t-freeze 2 --max-gpus 128 --union-growth 0.01 \
   > "$work/log" 2>&1 || fail "reproduce exited $?: $(tail -20 "$work/log")"
 grep -q "REPORT.md" "$work/log" || fail "no pointer to REPORT.md on stdout"
-# Fig. 9 draws the paper's speedups at 64 GPUs beside ours (analysis/paper_numbers.h).
+# Figs. 7-9 draw the paper's values beside ours (analysis/paper_numbers.h): Fig. 9's speedups
+# at 64 GPUs, Fig. 7's 0.10 and 0.50 s, Fig. 8's shares of H-SADMM's phases.
 grep -qF "paper: hsadmm 6.75x at 64 GPUs" "$out/logs/plot_fig9_scaling.log" &&
   grep -qF "paper: ddp 5.81x at 64 GPUs" "$out/logs/plot_fig9_scaling.log" ||
   fail "fig9_scaling.png without the paper's values: $(cat "$out/logs/plot_fig9_scaling.log")"
+grep -qF "paper: ddp 500 ms; paper: hsadmm 100 ms" "$out/logs/plot_fig7_comm_latency.log" ||
+  fail "fig7_comm_latency.png without the paper's values: $(cat "$out/logs/plot_fig7_comm_latency.log")"
+grep -qF "inter_allreduce 68.4%" "$out/logs/plot_fig8_comm_breakdown.log" ||
+  fail "fig8_comm_breakdown.png without the paper's shares: $(cat "$out/logs/plot_fig8_comm_breakdown.log")"
 
 python3 - "$out" "$work" <<'PY' || fail "report.json check"
 import json, math, os, sys
