@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,19 @@ void print_run_summary(std::FILE* f, const RunRecord& run, const std::string& ou
       s["inter_node_bytes_per_iteration"].get<double>() / 1e6,
       s["dense_inter_node_bytes_per_iteration"].get<double>() / 1e6,
       s["world_bytes_per_iteration"].get<double>() / 1e6);
+  // A simulated run's busiest links (simulate/simulate_run.cc): where a what-if moves the
+  // bottleneck; metrics.json's summary.links lists them (the busiest 4,096 of links_total).
+  if (const auto l = s.find("links"); l != s.end() && l->is_array() && !l->empty()) {
+    fmt::print(f, "busiest links (of {}; bytes per iteration, share of the link's bandwidth):",
+               s.value("links_total", l->size()));
+    for (std::size_t i = 0; i < std::min<std::size_t>(3, l->size()); ++i) {
+      const auto& x = (*l)[i];
+      fmt::print(f, "{} {} {:.3f} MB {:.1f}%", i ? ";" : "", x["link"].get<std::string>(),
+                 x["bytes_per_iteration"].get<double>() / 1e6,
+                 100 * x["utilisation"].get<double>());
+    }
+    fmt::print(f, "\n");
+  }
   // A simulated run's error band (simulate/error_band.h): where the measured time may lie.
   if (const auto b = s.find("time_per_iteration_band"); b != s.end() && b->is_object()) {
     const double lo = (*b)["low"].get<double>(), hi = (*b)["high"].get<double>();

@@ -157,11 +157,19 @@ struct StepTiming {
   std::vector<double> rank_seconds;
 };
 
+// What one simulated link (one direction of a cable, a switch port, a NIC) carried.
+struct LinkLoad {
+  std::string name;          // the platform's (backends/simgrid/platform.cc): node3_nic0_UP, ...
+  double bytes = 0;          // on the wire, its flows' bytes (protocol overhead included)
+  double bandwidth_Bps = 0;  // the link's own
+};
+
 struct PlanTiming {
   std::vector<StepTiming> steps;
   double iteration_seconds = 0;
   std::map<Phase, double> phase_seconds;  // summed over steps of each phase
   std::string network_model;              // model_description()
+  std::vector<LinkLoad> links;            // every link a collective's flow crossed, by name
 };
 
 }  // namespace prunex::sim

@@ -169,6 +169,13 @@ nlohmann::json trace_json(const RunRecord& run) {
                       {"tid", e.rank},
                       {"ts", e.start_s * 1e6},
                       {"dur", e.duration_s * 1e6}});
+  for (const auto& c : run.counters)
+    events.push_back({{"name", c.track},
+                      {"cat", "counter"},
+                      {"ph", "C"},
+                      {"pid", 0},
+                      {"ts", c.time_s * 1e6},
+                      {"args", {{c.series, c.value}}}});
   return {{"traceEvents", events}, {"displayTimeUnit", "ms"}};
 }
 

@@ -44,11 +44,21 @@ struct TraceEvent {
   double duration_s = 0;
 };
 
+// A value over time on a track of its own in trace.json (a Chrome counter event, "ph": "C"):
+// a simulated link's utilisation, each value holding until the next.
+struct TraceCounter {
+  std::string track;   // e.g. "link n0_nic0_UP"
+  std::string series;  // e.g. "utilisation %"
+  double time_s = 0;
+  double value = 0;
+};
+
 struct RunRecord {
   nlohmann::json config = nlohmann::json::object();  // everything needed to rerun
   int ranks = 1;
   std::vector<IterationRecord> iterations;
   std::vector<TraceEvent> trace;
+  std::vector<TraceCounter> counters;
   nlohmann::json summary_extra = nlohmann::json::object();  // merged into "summary"
   // Further JSON files written next to metrics.json (e.g. "masks.json").
   std::map<std::string, nlohmann::json> extra_files;

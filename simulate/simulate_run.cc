@@ -153,6 +153,61 @@ void record_facts(const SimulateSpec& spec, const SimCluster& cluster, const Pla
   config["trace-steps"] = repeats > 1 ? "first local step of each iteration" : "all";
 }
 
+// The links a record lists at most: a cluster of thousands of nodes has tens of thousands
+// (8,192 GPUs on puhti: about 40,000, 5 MB of JSON); beyond this the busiest are kept and
+// summary.links_total says how many there were.
+constexpr std::size_t kRecordedLinks = 4096;
+
+// Every link a collective crossed over the run, busiest first: its bytes per iteration and
+// the share of its bandwidth they take over the run's time (bytes / (bandwidth x time)).
+nlohmann::json link_loads(const SimulateSpec& spec, PlanCache& plans, long repeats, double run_s,
+                          std::size_t& total) {
+  std::map<std::string, LinkLoad> sum;
+  for (int k = 1; k <= spec.iterations; ++k)
+    for (const LinkLoad& l : plans.of(k).timing.links) {
+      LinkLoad& x = sum[l.name];
+      x.name = l.name;
+      x.bandwidth_Bps = l.bandwidth_Bps;
+      x.bytes += static_cast<double>(repeats) * l.bytes;
+    }
+  std::vector<LinkLoad> links;
+  for (auto& [name, l] : sum) links.push_back(l);
+  auto utilisation = [run_s](const LinkLoad& l) {
+    return run_s > 0 && l.bandwidth_Bps > 0 ? l.bytes / (l.bandwidth_Bps * run_s) : 0.0;
+  };
+  std::stable_sort(links.begin(), links.end(), [&](const LinkLoad& a, const LinkLoad& b) {
+    return utilisation(a) > utilisation(b);
+  });
+  total = links.size();
+  if (links.size() > kRecordedLinks) links.resize(kRecordedLinks);
+  nlohmann::json out = nlohmann::json::array();
+  for (const LinkLoad& l : links)
+    out.push_back({{"link", l.name},
+                   {"bytes_per_iteration", l.bytes / spec.iterations},
+                   {"bandwidth_Bps", l.bandwidth_Bps},
+                   {"utilisation", utilisation(l)}});
+  return out;
+}
+
+// The busiest links get a counter track in trace.json: each iteration's utilisation, from its
+// start (the iteration's bytes on the link over its bandwidth x the iteration's time).
+constexpr std::size_t kTracedLinks = 8;
+
+void add_link_counters(const Simulated& s, double t0, const nlohmann::json& busiest,
+                       std::vector<TraceCounter>& out) {
+  std::map<std::string, const LinkLoad*> by_name;
+  for (const LinkLoad& l : s.timing.links) by_name[l.name] = &l;
+  for (std::size_t i = 0; i < std::min(kTracedLinks, busiest.size()); ++i) {
+    const std::string name = busiest[i]["link"].get<std::string>();
+    const auto it = by_name.find(name);
+    const double t = s.timing.iteration_seconds;
+    const double u = it != by_name.end() && it->second->bandwidth_Bps > 0 && t > 0
+                         ? it->second->bytes / (it->second->bandwidth_Bps * t)
+                         : 0.0;
+    out.push_back({"link " + name, "utilisation %", t0, 100 * u});
+  }
+}
+
 nlohmann::json failures_summary(const FailureEstimate& e) {
   return {{"model",
            "independent exponential node failures; expected wall time with checkpoints (Daly "
@@ -212,13 +267,21 @@ SimulationResult simulate_run(const SimulateSpec& spec, bool records) {
   run.ranks = cluster.world_size();
   const auto ranks = traced_ranks(spec);
   record_facts(spec, cluster, plans.inputs(), repeats, ranks.size(), run.config);
+  std::size_t links_total = 0;
+  run.summary_extra["links"] = link_loads(spec, plans, repeats, out.run_s, links_total);
+  run.summary_extra["links_total"] = links_total;
   double t0 = 0;
   for (int k = 1; k <= spec.iterations; ++k) {
     const Simulated& s = plans.of(k);
     run.iterations.push_back(make_record(spec, s, k, plans.frozen_after(k), repeats));
     add_trace(s, t0, ranks, NodeGrouping{cluster.world_size(), spec.sim.gpus_per_node}, run.trace);
+    add_link_counters(s, t0, run.summary_extra["links"], run.counters);
     t0 += static_cast<double>(repeats) * s.timing.iteration_seconds;
   }
+  const nlohmann::json& busiest = run.summary_extra["links"];
+  for (std::size_t i = 0; i < std::min(kTracedLinks, busiest.size()); ++i)  // tracks end here
+    run.counters.push_back(
+        {"link " + busiest[i]["link"].get<std::string>(), "utilisation %", t0, 0});
   run.summary_extra["strategy"] = std::string(strategy_name(spec.plan.run.strategy));
   run.summary_extra["time_per_epoch_s"] = out.time_per_epoch_s;
   run.summary_extra["run_s"] = out.run_s;

@@ -53,6 +53,7 @@ std::vector<FlowTiming> SimCluster::run_flows(const std::vector<Flow>& flows,
     for (const auto* l : impl_->platform.route_links(f.src, f.dst)) {
       auto [it, fresh] = user.emplace(l, i);
       if (!fresh) sets.join(i, it->second);
+      impl_->link_bytes[l] += static_cast<double>(static_cast<uint64_t>(f.bytes + 0.5));
     }
   }
   // Components, then batches of whole components.

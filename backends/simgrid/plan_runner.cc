@@ -4,13 +4,14 @@
 // synchronisation skew, interference).
 #include <algorithm>
 
-#include "backends/simgrid/sim_cluster.h"
+#include "backends/simgrid/sim_cluster_impl.h"
 #include "engine/plan_builder.h"
 #include "netmodel/plan_timeline.h"
 
 namespace prunex::sim {
 
 PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
+  impl_->link_bytes.clear();
   std::vector<StepDuration> own(plan.steps.size());
   for (std::size_t i = 0; i < plan.steps.size(); ++i) {
     const PlanStep& step = plan.steps[i];
@@ -34,6 +35,10 @@ PlanTiming SimCluster::run_plan(const IterationPlan& plan) {
   }
   PlanTiming timing = place_on_timeline(plan, own, timeline_model(config()));
   timing.network_model = model_description();
+  for (const auto& [link, bytes] : impl_->link_bytes)
+    timing.links.push_back({link->get_name(), bytes, link->get_bandwidth()});
+  std::sort(timing.links.begin(), timing.links.end(),
+            [](const LinkLoad& a, const LinkLoad& b) { return a.name < b.name; });
   return timing;
 }
 

@@ -15,6 +15,8 @@ struct SimCluster::Impl {
   std::unique_ptr<sg4::Engine> engine;
   Platform platform;
   std::unordered_map<long long, double> latency_cache;
+  // Bytes each link carried since run_plan began (run_flows adds every flow on its route).
+  std::unordered_map<const sg4::Link*, double> link_bytes;
 
   double route_latency(int src, int dst) {
     const long long key = static_cast<long long>(src) * platform.gpus.size() + dst;

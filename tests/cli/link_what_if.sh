@@ -2,8 +2,9 @@
 # Link what-ifs as platform options (--nic-rails, --nic-gbits, --nic-transport, --intra-gbs):
 # a 1 GiB ring all-reduce on 2 ranks moves S each way, so its bus bandwidth is the link's rate
 # times the transport's published achieved fraction (arithmetic below, not the code's numbers);
-# simulate's header and record name the what-if (unset ones null); plot scaling and plot
-# compare name a what-if's run by its settings; bad values are refused up front.
+# simulate's header and record name the what-if (unset ones null); every link's load is in the
+# record and as counter tracks in trace.json (checked against a ring's arithmetic); plot scaling and plot compare name a what-if's
+# run by its settings; bad values are refused up front.
 set -euo pipefail
 prunex=$(realpath "$1")
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -53,6 +54,40 @@ PY
 cmp <(python3 -c "import json; print(json.load(open('$work/tcp/metrics.json'))['iterations'])") \
   <(python3 -c "import json; print(json.load(open('$work/again/metrics.json'))['iterations'])") ||
   fail "the record's rerun differs"
+
+# Which links bind: on 2 nodes of 1 GPU with one NIC each, a ring all-reduce of S bytes sends S
+# each way over each NIC (2 (n - 1) / n S, n = 2), so every NIC link carries the record's
+# inter-node bytes per iteration, at bytes / (bandwidth x time per iteration) of its rate; the
+# console names the busiest.
+"$prunex" simulate --topology puhti --nodes 2 --gpus-per-node 1 --nic-rails 1 --algo ring \
+  --nccl-protocols false --model resnet18 --strategy ddp --iterations 2 --out "$work/links" \
+  >"$work/links.txt" || fail "simulate for the links"
+grep -qE "^busiest links \(of 4; .*\): n[01]_nic0_(UP|DOWN) [0-9.]+ MB [0-9.]+%" "$work/links.txt" ||
+  fail "no busiest links line: $(cat "$work/links.txt")"
+python3 - "$work/links/metrics.json" <<'PY' || fail "the links' loads"
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"]
+links = {l["link"]: l for l in s["links"]}
+assert sorted(links) == ["n0_nic0_DOWN", "n0_nic0_UP", "n1_nic0_DOWN", "n1_nic0_UP"], sorted(links)
+for l in links.values():
+    assert abs(l["bytes_per_iteration"] - s["inter_node_bytes_per_iteration"]) <= 1, (l, s)
+    want = l["bytes_per_iteration"] / (l["bandwidth_Bps"] * s["time_per_iteration_s"])
+    assert abs(l["utilisation"] - want) <= 1e-9 and 0 < want < 1, (l, want)
+# trace.json: a counter track per busy link (Perfetto), each iteration's utilisation from its
+# start (both iterations alike here, so the run's), then 0 at the run's end.
+t = json.load(open(sys.argv[1].replace("metrics.json", "trace.json")))["traceEvents"]
+tracks = {}
+for e in t:
+    if e["ph"] == "C":
+        tracks.setdefault(e["name"], []).append((e["ts"], e["args"]["utilisation %"]))
+assert sorted(tracks) == ["link " + n for n in sorted(links)], sorted(tracks)
+end = 1e6 * 2 * s["time_per_iteration_s"]
+for name, points in tracks.items():
+    u = 100 * links[name[5:]]["utilisation"]
+    assert len(points) == 3 and points[-1] == (points[-1][0], 0), points
+    assert abs(points[-1][0] - end) <= 1e-3 * end, (points, end)
+    assert all(abs(v - u) <= 1e-6 * u for _, v in points[:2]), (name, points, u)
+PY
 
 # A sweep with the what-if beside its baseline: plot scaling names each curve by the settings
 # it changed (none for the baseline: its unset what-ifs are not named).
