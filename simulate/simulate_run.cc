@@ -195,15 +195,16 @@ constexpr std::size_t kTracedLinks = 8;
 
 void add_link_counters(const Simulated& s, double t0, const nlohmann::json& busiest,
                        std::vector<TraceCounter>& out) {
-  std::map<std::string, const LinkLoad*> by_name;
-  for (const LinkLoad& l : s.timing.links) by_name[l.name] = &l;
+  const auto& links = s.timing.links;  // sorted by name (SimCluster::run_plan)
+  const double t = s.timing.iteration_seconds;
   for (std::size_t i = 0; i < std::min(kTracedLinks, busiest.size()); ++i) {
     const std::string name = busiest[i]["link"].get<std::string>();
-    const auto it = by_name.find(name);
-    const double t = s.timing.iteration_seconds;
-    const double u = it != by_name.end() && it->second->bandwidth_Bps > 0 && t > 0
-                         ? it->second->bytes / (it->second->bandwidth_Bps * t)
-                         : 0.0;
+    const auto it =
+        std::lower_bound(links.begin(), links.end(), name,
+                         [](const LinkLoad& l, const std::string& n) { return l.name < n; });
+    const bool found = it != links.end() && it->name == name;
+    const double u =
+        found && it->bandwidth_Bps > 0 && t > 0 ? it->bytes / (it->bandwidth_Bps * t) : 0.0;
     out.push_back({"link " + name, "utilisation %", t0, 100 * u});
   }
 }
