@@ -1,19 +1,33 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages the project needs. Idempotent, and silent when everything
 # is already there. CUDA and NCCL are not Debian packages: they are used when present.
+#   scripts/setup.sh          everything
+#   scripts/setup.sh build    what scripts/build.sh needs (compilers and libraries)
+#   scripts/setup.sh run      what the tests and studies need beyond that (data set, Python
+#                             references and plots, SLURM, network tools); test.sh installs
+#                             these while the build runs
 set -euo pipefail
 
-packages=(
-  cmake g++ make pkg-config ccache clang-format
+build_packages=(
+  cmake g++ make pkg-config ccache
   libopenmpi-dev openmpi-bin
   libsimgrid-dev
   libtorch-dev
   nlohmann-json3-dev libfmt-dev libgtest-dev zlib1g-dev libcli11-dev
+)
+run_packages=(
+  clang-format
   dataset-fashion-mnist
   python3 python3-matplotlib python3-torchvision time
   iproute2
   slurmctld slurmd slurm-client munge libpmix-dev  # scripts/slurm/local_cluster.sh
 )
+case "${1:-all}" in
+  build) packages=("${build_packages[@]}") ;;
+  run) packages=("${run_packages[@]}") ;;
+  all) packages=("${build_packages[@]}" "${run_packages[@]}") ;;
+  *) echo "setup.sh: unknown group '$1' (build, run or none for all)" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${packages[@]}"; do
@@ -36,6 +50,9 @@ if [ ! -e "$policy" ]; then
   "${sudo_cmd[@]}" chmod 755 "$policy"
   trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT
 fi
-"${sudo_cmd[@]}" apt-get update -qq
+# The package lists, unless an update within the hour fetched them (test.sh's second group).
+if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages*' -newermt '-60 min' 2>/dev/null | head -1)" ]; then
+  "${sudo_cmd[@]}" apt-get update -qq
+fi
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "setup: done"

@@ -10,8 +10,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
-scripts/setup.sh
+# The compilers and libraries first; the tests' own packages (SLURM, the data set, Python)
+# install while the build runs.
+scripts/setup.sh build
+setup_log=$(mktemp)
+trap 'rm -f "$setup_log"' EXIT
+scripts/setup.sh run >"$setup_log" 2>&1 &
+setup_run=$!
 scripts/build.sh
+wait $setup_run || { cat "$setup_log" >&2; echo "test.sh: scripts/setup.sh run failed" >&2; exit 1; }
+cat "$setup_log"
 echo "build: $(( $(date +%s) - start )) s"
 cd build
 # One slot more than the cores: the SLURM test mostly waits (tests/CMakeLists.txt, PROCESSORS).

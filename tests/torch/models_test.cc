@@ -58,8 +58,13 @@ TEST(TorchModels, ParametersEqualLayerTableCifarShape) {
     expect_matches_layout(name, {10, input_for(name, 32), 3});
 }
 
+// The channels and classes reach a model through its family's first convolution and
+// classifier (workloads/torch/*_module.cc), the same code for every depth and width: one
+// model of each family and block kind checks them, beside every model at the shape above.
 TEST(TorchModels, ParametersEqualLayerTableOneChannelOtherClassCount) {
-  for (const auto& name : torch_model_names())
+  for (const std::string name :
+       {"small_cnn", "resnet20", "resnet18", "resnet50", "resnext50_32x4d", "vgg11", "vgg11_bn",
+        "alexnet", "densenet121", "mobilenet_v2", "inception_v3"})
     expect_matches_layout(name, {7, input_for(name, 28), 1});
 }
 
