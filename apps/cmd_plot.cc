@@ -67,6 +67,10 @@ const std::vector<PlotKind>& kinds() {
        "two or more metrics.json (the first the baseline): each named by the settings it "
        "differs in; time per iteration by phase and inter-node bytes, a table and two panels",
        false},
+      {"winners", "winners.py",
+       "winners.json from `prunex winners`: the fastest strategy per GPU count and NIC "
+       "bandwidth, with margins and where hsadmm beats ddp",
+       false},
       {"stragglers", "stragglers.py",
        "stragglers.json from scripts/studies/straggler_study.sh: slowdown by one slow GPU per "
        "strategy",

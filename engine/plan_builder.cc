@@ -65,6 +65,8 @@ IterationPlan strategy_plan(const PlanInputs& in) {
       return plan_detail::pactrain_plan(in);
     case Strategy::cgx:
       return plan_detail::cgx_plan(in);
+    case Strategy::powersgd:
+      return plan_detail::powersgd_plan(in);
   }
   return {};
 }

@@ -26,9 +26,10 @@ void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward
                           DType dtype, IterationPlan& plan);
 IterationPlan ddp_plan(const PlanInputs& in);
 IterationPlan topk_plan(const PlanInputs& in);
-// plan_fp16.cc, plan_pactrain.cc, plan_cgx.cc
+// plan_fp16.cc, plan_pactrain.cc, plan_cgx.cc, plan_powersgd.cc
 IterationPlan fp16_plan(const PlanInputs& in);
 IterationPlan pactrain_plan(const PlanInputs& in);
 IterationPlan cgx_plan(const PlanInputs& in);
+IterationPlan powersgd_plan(const PlanInputs& in);
 
 }  // namespace prunex::plan_detail

@@ -11,6 +11,7 @@
 
 #include "engine/compaction.h"
 #include "engine/ddp_buckets.h"
+#include "engine/powersgd.h"
 #include "engine/strategy.h"
 #include "engine/types.h"
 
@@ -27,7 +28,7 @@ struct HsadmmSettings {
   bool pipeline_buckets = false;          // bucket b's all-reduce while b + 1 packs
 };
 
-// ddp and the bucketed peers (fp16, pactrain, cgx): PyTorch DDP's bucket_cap_mb.
+// ddp and the bucketed peers (fp16, pactrain, cgx, powersgd): PyTorch DDP's bucket_cap_mb.
 struct DdpSettings {
   double bucket_cap_mb = kDdpBucketMib;
 };
@@ -48,6 +49,13 @@ struct CgxSettings {
   int bucket_size = 1024;
 };
 
+// PowerSGD (engine/powersgd.h): PyTorch's PowerSGDState, what shapes the bytes; the rest of
+// its state (start iteration, warm start, error feedback) is train's (TrainConfig).
+struct PowersgdSettings {
+  int matrix_approximation_rank = kPowerSgdRank;
+  double min_compression_rate = kPowerSgdMinCompressionRate;
+};
+
 struct RunSettings {
   Strategy strategy = Strategy::hsadmm;
   std::string model;  // a model of the zoo; each command sets its own default
@@ -61,6 +69,7 @@ struct RunSettings {
   TopkSettings topk;
   PactrainSettings pactrain;
   CgxSettings cgx;
+  PowersgdSettings powersgd;
 };
 
 // The bucket sizes in bytes, as the live strategies compute them.

@@ -22,13 +22,16 @@ std::string_view strategy_name(Strategy s) {
       return "pactrain";
     case Strategy::cgx:
       return "cgx";
+    case Strategy::powersgd:
+      return "powersgd";
   }
   return "?";
 }
 
 std::vector<Strategy> all_strategies() {
-  return {Strategy::hsadmm, Strategy::hsadmm_flat, Strategy::hsadmm_rail, Strategy::ddp,
-          Strategy::topk,   Strategy::fp16,        Strategy::pactrain,    Strategy::cgx};
+  return {Strategy::hsadmm,   Strategy::hsadmm_flat, Strategy::hsadmm_rail,
+          Strategy::ddp,      Strategy::topk,        Strategy::fp16,
+          Strategy::pactrain, Strategy::cgx,         Strategy::powersgd};
 }
 
 Strategy parse_strategy(std::string_view name) {
@@ -36,7 +39,7 @@ Strategy parse_strategy(std::string_view name) {
     if (strategy_name(s) == name) return s;
   throw UsageError(detail::concat(
       "unknown strategy '", name,
-      "' (expected hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain or cgx)"));
+      "' (expected hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain, cgx or powersgd)"));
 }
 
 }  // namespace prunex

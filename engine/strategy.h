@@ -18,6 +18,7 @@ enum class Strategy {
   fp16,         // ddp with the buckets cast to fp16 for the all-reduce (PyTorch's fp16 hook)
   pactrain,     // pruned once, masked gradients, compact buckets once the mask is stable
   cgx,          // max-min quantized buckets, scatter-reduce-allgather and ring over send/recv
+  powersgd,     // low-rank factors of each bucket's gradients (PyTorch's PowerSGD hook)
 };
 
 std::string_view strategy_name(Strategy s);
@@ -42,9 +43,10 @@ constexpr bool is_consensus(Strategy s) {
   return s == Strategy::hsadmm || s == Strategy::hsadmm_flat || s == Strategy::hsadmm_rail;
 }
 // Strategies built on DDP's gradient buckets, all-reduced every step as backward produces
-// them (ddp, fp16, pactrain; cgx uses the same buckets with its own reduction).
+// them (ddp, fp16, pactrain; cgx and powersgd use the same buckets, reduced after backward).
 constexpr bool uses_ddp_buckets(Strategy s) {
-  return s == Strategy::ddp || s == Strategy::fp16 || s == Strategy::pactrain || s == Strategy::cgx;
+  return s == Strategy::ddp || s == Strategy::fp16 || s == Strategy::pactrain ||
+         s == Strategy::cgx || s == Strategy::powersgd;
 }
 // Strategies whose collectives all run on the world group (cgx reduces on intra and inter).
 constexpr bool synchronises_on_world(Strategy s) {

@@ -60,6 +60,10 @@ PlanInputs plan_inputs_of_config(const nlohmann::json& config, const std::string
   run.pactrain.ternary = setting(config, "ternary", where, run.pactrain.ternary);
   run.cgx.bits = setting(config, "bits", where, run.cgx.bits);
   run.cgx.bucket_size = setting(config, "bucket-size", where, run.cgx.bucket_size);
+  PowersgdSettings& p = run.powersgd;
+  p.matrix_approximation_rank =
+      setting(config, "matrix-approximation-rank", where, p.matrix_approximation_rank);
+  p.min_compression_rate = setting(config, "min-compression-rate", where, p.min_compression_rate);
   return in;
 }
 

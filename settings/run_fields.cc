@@ -16,7 +16,8 @@ namespace {
 using R = RunSettings;
 
 ConfigField<R> strategy_field() {
-  return {"strategy", "S", "hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain or cgx",
+  return {"strategy", "S",
+          "hsadmm, hsadmm-flat, hsadmm-rail, ddp, topk, fp16, pactrain, cgx or powersgd",
           [](R& c, const std::string& v) { c.strategy = parse_strategy(v); },
           [](const R& c) { return nlohmann::json(std::string(strategy_name(c.strategy))); }};
 }
@@ -88,6 +89,18 @@ std::vector<ConfigField<R>> peer_fields() {
                             "cgx: values per quantization bucket (two fp32 metadata each)",
                             &X::bucket_size, 1, kMaxCount),
                    &R::cgx),
+      nested_field(
+          whole<PowersgdSettings>("matrix-approximation-rank", "R",
+                                  "powersgd: rank of the low-rank factors P and Q (PyTorch's "
+                                  "matrix_approximation_rank)",
+                                  &PowersgdSettings::matrix_approximation_rank, 1, kMaxCount),
+          &R::powersgd),
+      nested_field(real<PowersgdSettings>(
+                       "min-compression-rate", "F",
+                       "powersgd: a matrix travels as P and Q only when its floats are more than "
+                       "F times theirs (PyTorch's min_compression_rate)",
+                       &PowersgdSettings::min_compression_rate, 0, 1e12, false),
+                   &R::powersgd),
   };
 }
 
@@ -111,12 +124,12 @@ const std::vector<ConfigField<R>>& run_fields() {
     };
     const auto hsadmm = hsadmm_fields();
     f.insert(f.end(), hsadmm.begin(), hsadmm.end());
-    f.push_back(
-        nested_field(real<DdpSettings>("bucket-cap-mb", "MB",
-                                       "ddp, fp16, pactrain, cgx: PyTorch DDP's bucket_cap_mb, the "
-                                       "gradient buckets' size in MiB after the first (1 MiB) one",
-                                       &DdpSettings::bucket_cap_mb, 0, 4096, true),
-                     &R::ddp));
+    f.push_back(nested_field(
+        real<DdpSettings>("bucket-cap-mb", "MB",
+                          "ddp, fp16, pactrain, cgx, powersgd: PyTorch DDP's bucket_cap_mb, the "
+                          "gradient buckets' size in MiB after the first (1 MiB) one",
+                          &DdpSettings::bucket_cap_mb, 0, 4096, true),
+        &R::ddp));
     for (const auto& group : {payload_fields(), peer_fields()})
       f.insert(f.end(), group.begin(), group.end());
     return f;

@@ -133,11 +133,14 @@ strategy_specific_settings() {
        {S::hsadmm, S::hsadmm_flat, S::hsadmm_rail}},
       {{"bucket-mib", "wire-dtype", "pipeline-buckets"}, {S::hsadmm, S::hsadmm_rail}},
       {{"bucket-cap-mb", "ddp-overlap", "ddp-overhead-passes"},
-       {S::ddp, S::fp16, S::pactrain, S::cgx}},
+       {S::ddp, S::fp16, S::pactrain, S::cgx, S::powersgd}},
       {{"horovod-cycle-ms"}, {S::ddp, S::fp16}},
       {{"topk-ratio"}, {S::topk}},
       {{"prune-ratio", "ternary", "prune-method", "init", "stable-steps"}, {S::pactrain}},
       {{"bits", "bucket-size", "stochastic-rounding", "adaptive-bits", "adapt-every"}, {S::cgx}},
+      {{"matrix-approximation-rank", "min-compression-rate", "start-powersgd-iter", "warm-start",
+        "use-error-feedback", "orthogonalization-epsilon"},
+       {S::powersgd}},
   };
   return table;
 }

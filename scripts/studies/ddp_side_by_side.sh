@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Our ddp against PyTorch's own DistributedDataParallel (scripts/studies/pytorch_ddp.py, gloo), and
-# with --strategies ddp,fp16 our fp16 against DDP with PyTorch's fp16_compress_hook, on the
+# with --strategies ddp,fp16,powersgd our fp16 against DDP with PyTorch's fp16_compress_hook and
+# our powersgd against its powerSGD_hook (rank 1, compressed from step 10 of each rank), on the
 # same work: Fashion-MNIST, small_cnn, 4 ranks, batch 32 per rank, SGD with the cosine
 # schedule, one local epoch per iteration. Twice: on shared memory (mpirun on this host, 4
 # ranks) and on an emulated slow cluster (prunex emulate, puhti's links divided by
@@ -31,8 +32,8 @@ done
 for v in "$nodes" "$train" "$test" "$epochs"; do
   [[ $v =~ ^[0-9]+$ ]] || { echo "ddp_side_by_side.sh: '$v' is not a count" >&2; exit 2; }
 done
-[[ $strategies =~ ^(ddp|fp16)(,(ddp|fp16))*$ ]] ||
-  { echo "ddp_side_by_side.sh: --strategies takes ddp and fp16, got '$strategies'" >&2; exit 2; }
+[[ $strategies =~ ^(ddp|fp16|powersgd)(,(ddp|fp16|powersgd))*$ ]] ||
+  { echo "ddp_side_by_side.sh: --strategies takes ddp, fp16 and powersgd, got '$strategies'" >&2; exit 2; }
 [[ $slowdown =~ ^[0-9]+([.][0-9]+)?$ ]] || { echo "ddp_side_by_side.sh: --slowdown '$slowdown' is not a number" >&2; exit 2; }
 prunex=build/bin/prunex
 [[ -x $prunex ]] || { echo "ddp_side_by_side.sh: build first (scripts/build.sh)" >&2; exit 2; }
@@ -56,12 +57,13 @@ emu=(emulate --topology puhti --nodes "$nodes" --gpus-per-node 1 --slowdown "$sl
 IFS=, read -ra strategy_list <<< "$strategies"
 for s in "${strategy_list[@]}"; do
   hook=none
-  [[ $s == fp16 ]] && hook=fp16
+  [[ $s == ddp ]] || hook=$s
   ours=(train --dataset fashion-mnist --model small_cnn --strategy "$s"
         --config "workloads/configs/fashion_mnist_small_cnn_$s.json"
         --train-samples "$train" --test-samples "$test" --iterations "$epochs")
   theirs=("$py" scripts/studies/pytorch_ddp.py --hook "$hook" --train-samples "$train"
           --test-samples "$test" --epochs "$epochs")
+  [[ $s == powersgd ]] && theirs+=(--matrix-approximation-rank 1 --start-powersgd-iter 10)
   d=$out/shm/$s
   run "$s, shared memory, ours ($nodes ranks)" "$d/prunex" \
     mpirun -q --oversubscribe -np "$nodes" "$prunex" "${ours[@]}" --out "$d/prunex"
@@ -95,8 +97,9 @@ for (setting, where), s in ((p, s) for p in places for s in strategies.split(","
     ratio = statistics.median(o) / statistics.median(t)
     rows.append("| %s | prunex %s | %s | %.2f%% | %.2f |" % (
         label, s, ", ".join("%.2f" % x for x in o), 100 * ours[-1]["accuracy"], ratio))
+    hook = {"fp16": ", fp16_compress_hook", "powersgd": ", powerSGD_hook"}.get(theirs["hook"], "")
     rows.append("| %s | %s DDP (gloo%s) | %s | %.2f%% | |" % (
-        label, theirs["framework"], ", fp16_compress_hook" if theirs["hook"] == "fp16" else "", ", ".join("%.2f" % x for x in t),
+        label, theirs["framework"], hook, ", ".join("%.2f" % x for x in t),
         100 * theirs["epochs"][-1]["accuracy"]))
 table = "\n".join(rows) + "\n"
 open(os.path.join(out, "table.md"), "w").write(table)

@@ -85,7 +85,7 @@ try:
         carry("t-freeze", "keep")
         if s != "hsadmm-flat":
             carry("bucket-mib", "wire-dtype", "pipeline-buckets")
-    if s in ("ddp", "fp16", "pactrain", "cgx"):
+    if s in ("ddp", "fp16", "pactrain", "cgx", "powersgd"):
         # prunex's own trainer with --sync-phases: buckets after backward, no framework overhead
         out += ["--ddp-overlap", "false", "--ddp-overhead-passes", "0"]
         carry("bucket-cap-mb")
@@ -95,6 +95,8 @@ try:
         carry("ternary")
     if s == "cgx":
         carry("bits", "bucket-size")
+    if s == "powersgd":
+        carry("matrix-approximation-rank", "min-compression-rate")
 except (OSError, ValueError, KeyError, TypeError) as e:
     sys.exit(f"predict_cluster.sh: {path}: not a metrics.json of prunex train ({type(e).__name__}: {e})")
 for v in out:

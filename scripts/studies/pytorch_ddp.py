@@ -14,7 +14,9 @@ cluster, where PRUNEX_EMULATION gives the rendezvous address and interface:
   prunex emulate --topology puhti --nodes 4 --slowdown 5000 --program -- \\
       python3 scripts/studies/pytorch_ddp.py --epochs 1
 
---hook fp16 registers PyTorch's fp16_compress_hook, the reference for `--strategy fp16`.
+--hook fp16 registers PyTorch's fp16_compress_hook, the reference for `--strategy fp16`;
+--hook powersgd its powerSGD_hook (PowerSGDState with --matrix-approximation-rank and
+--start-powersgd-iter, the rest at PyTorch's defaults), the reference for `--strategy powersgd`.
 Prints one line per epoch (rank 0) and, with --json FILE, writes
 {"framework", "hook", "world", "epochs": [{"epoch", "train_seconds", "loss", "accuracy"}]}.
 """
@@ -86,8 +88,11 @@ def main():
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--lr", type=float, default=0.05)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--hook", choices=["none", "fp16"], default="none",
-                    help="fp16: PyTorch's fp16_compress_hook (what prunex's fp16 strategy does)")
+    ap.add_argument("--hook", choices=["none", "fp16", "powersgd"], default="none",
+                    help="fp16: PyTorch's fp16_compress_hook (what prunex's fp16 strategy does); "
+                         "powersgd: its powerSGD_hook (prunex's powersgd strategy)")
+    ap.add_argument("--matrix-approximation-rank", type=int, default=1)
+    ap.add_argument("--start-powersgd-iter", type=int, default=1000)
     ap.add_argument("--json", default="")
     a = ap.parse_args()
     if a.epochs < 1 or a.batch < 1 or a.train_samples < 0 or a.test_samples < 0:
@@ -116,6 +121,12 @@ def main():
     if a.hook == "fp16":
         from torch.distributed.algorithms.ddp_comm_hooks import default_hooks
         model.register_comm_hook(None, default_hooks.fp16_compress_hook)
+    if a.hook == "powersgd":
+        from torch.distributed.algorithms.ddp_comm_hooks import powerSGD_hook as powersgd
+        state = powersgd.PowerSGDState(process_group=None,
+                                       matrix_approximation_rank=a.matrix_approximation_rank,
+                                       start_powerSGD_iter=a.start_powersgd_iter)
+        model.register_comm_hook(state, powersgd.powerSGD_hook)
     opt = torch.optim.SGD(model.parameters(), lr=a.lr, momentum=0.9, weight_decay=1e-4)
     gen = torch.Generator().manual_seed(a.seed * 1000 + rank)
     epochs = []

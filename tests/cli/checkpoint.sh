@@ -37,11 +37,13 @@ PY
 # 1. Every strategy: uninterrupted against stopped at 2 and resumed. The H-SADMM strategies
 # on 2 nodes of 2 (their node groups), the flat ones on 2 nodes of 1: every rank's state
 # crosses the inter-node link either way, at half the processes on 2 cores.
-for s in hsadmm hsadmm-flat ddp topk fp16 pactrain cgx; do
+# powersgd compresses from its second step, so its Q (warm start), error and draws cross.
+for s in hsadmm hsadmm-flat ddp topk fp16 pactrain cgx powersgd; do
   case $s in
     hsadmm*) run=(mpirun -q --oversubscribe -np 4 "$prunex" "${common[@]}") ranks=4 ;;
     *) run=(mpirun -q --oversubscribe -np 2 "$prunex" "${common[@]}" --gpus-per-node 1) ranks=2 ;;
   esac
+  [ $s = powersgd ] && run+=(--start-powersgd-iter 1)
   "${run[@]}" --strategy $s --iterations 4 --checkpoint-every 1 \
     --out "$tmp/$s/full" >"$tmp/$s.full.txt" 2>&1 ||
     fail "$s full: $(tail -3 "$tmp/$s.full.txt")"

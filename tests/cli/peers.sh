@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The peer systems (fp16, pactrain, cgx) live on 4 MPI ranks (parts 2 and 3 on 2) and modeled:
+# The peer systems (fp16, pactrain, cgx, powersgd) live on 4 MPI ranks (parts 2 and 3 on 2) and
+# modeled:
 # 1. issue 19's check: 4 ranks x 1 GPU, synthetic small_cnn, batch 32 (1024 samples: 8 steps
 #    per iteration, 3 iterations, so pactrain's 10 stable steps are behind the last one): the
 #    last iteration's inter-node bytes of fp16 are half of ddp's (within 10%), pactrain's at most
-#    0.6 and cgx's at most 0.3 of ddp's;
+#    0.6 and cgx's at most 0.3 of ddp's, powersgd's the low-rank closed form's;
 # 2. pactrain's compact all-reduce equals the masked dense one exactly (--stable-steps 1
 #    against never compact: the same loss and accuracy in every iteration, fewer bytes), and
 #    the pruned weights stay zero (density of every pruned layer <= 1 - ratio);
@@ -11,7 +12,7 @@
 # 4. cgx --adaptive-bits: every rank holds the same per-layer bits (checkpoint sections), and
 #    the clustering gave some layer fewer than 4 bits;
 # 5. bad settings exit 2 with one line and write nothing;
-# 6. simulate --strategy fp16|pactrain|cgx on puhti.
+# 6. simulate --strategy fp16|pactrain|cgx|powersgd on puhti.
 set -euo pipefail
 prunex=$(realpath "$1")
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -24,20 +25,25 @@ tmp=$work
 done_when=(train --gpus-per-node 1 --dataset synthetic --synthetic-samples 1024 --model small_cnn
            --iterations 3 --batch 32)
 
-# 1.
-for s in ddp fp16 pactrain cgx; do
-  "${mpi[@]}" "$prunex" "${done_when[@]}" --strategy $s --out "$tmp/dw/$s" >"$tmp/dw_$s.txt" 2>&1 ||
-    { cat "$tmp/dw_$s.txt"; fail "$s did not run"; }
+# 1. (powersgd compressed from the first step: its bytes are the closed form's every step)
+for s in ddp fp16 pactrain cgx powersgd; do
+  extra=()
+  [ $s = powersgd ] && extra=(--start-powersgd-iter 0)
+  "${mpi[@]}" "$prunex" "${done_when[@]}" --strategy $s "${extra[@]}" --out "$tmp/dw/$s" \
+    >"$tmp/dw_$s.txt" 2>&1 || { cat "$tmp/dw_$s.txt"; fail "$s did not run"; }
 done
 python3 - "$tmp/dw" <<'PY'
 import json, sys
 inter = {s: json.load(open(f"{sys.argv[1]}/{s}/metrics.json"))["iterations"][-1]["bytes"]["inter"]
-         for s in ("ddp", "fp16", "pactrain", "cgx")}
+         for s in ("ddp", "fp16", "pactrain", "cgx", "powersgd")}
 r = {s: inter[s] / inter["ddp"] for s in inter}
 print("inter bytes / ddp:", {s: round(v, 4) for s, v in r.items()})
 assert abs(r["fp16"] - 0.5) <= 0.05, r
 assert r["pactrain"] <= 0.6, r
 assert r["cgx"] <= 0.3, r
+# powersgd at rank 1: small_cnn's four convolutions and fc.weight as factors (59 + 320 + 352 +
+# 640 + 74 floats), its 394 batch-norm and bias floats whole, of 66,410 (docs/peers.md).
+assert abs(r["powersgd"] - 1839 / 66410) < 1e-9, r
 PY
 
 # 2.
@@ -104,7 +110,7 @@ PY
 # 5.
 for bad in "--strategy ddp --ternary true" "--strategy cgx --bits 9" "--strategy pactrain --prune-ratio 1" \
   "--strategy pactrain --prune-method foo" "--strategy pactrain --init $tmp/grasp" \
-  "--strategy ddp --adaptive-bits true"; do
+  "--strategy ddp --adaptive-bits true" "--strategy powersgd --matrix-approximation-rank 0"; do
   set +e
   # shellcheck disable=SC2086
   msg=$(mpirun -q --oversubscribe -np 2 "$prunex" "${small[@]}" $bad --out "$tmp/bad" 2>&1)
@@ -116,7 +122,7 @@ for bad in "--strategy ddp --ternary true" "--strategy cgx --bits 9" "--strategy
 done
 
 # 6.
-for s in fp16 pactrain cgx; do
+for s in fp16 pactrain cgx powersgd; do
   "$prunex" simulate --topology puhti --strategy $s --model resnet152 --nodes 2 --gpus-per-node 4 \
     --iterations 1 --out "$tmp/sim_$s" >/dev/null || fail "simulate $s"
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['iterations'][0]['bytes']['inter'] > 0" \

@@ -205,6 +205,24 @@ TEST(StrategyConformance, PactrainTernaryThreeNodesOfOne) {
             12u);
 }
 
+TEST(StrategyConformance, PowersgdTwoNodesOfTwo) {
+  // Compressed from the first step (the plan is the steady state): per bucket and step the
+  // whole tensors, P, Q; 2 buckets x 3 local steps.
+  EXPECT_EQ(expect_conformance(Strategy::powersgd, 2, 2, false,
+                               [](TrainConfig& c) { c.start_powersgd_iter = 0; }),
+            18u);
+}
+
+TEST(StrategyConformance, PowersgdRankFourColdStartThreeNodesOfOne) {
+  // Rank 4 (QR instead of Gram-Schmidt), a fresh Q every step, no error feedback.
+  expect_conformance(Strategy::powersgd, 3, 1, false, [](TrainConfig& c) {
+    c.start_powersgd_iter = 0;
+    c.powersgd.matrix_approximation_rank = 4;
+    c.warm_start = false;
+    c.use_error_feedback = false;
+  });
+}
+
 TEST(StrategyConformance, CgxTwoNodesOfTwoSendsWhatThePlanCharges) {
   live_sent.clear();
   plan_sent.clear();

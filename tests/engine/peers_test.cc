@@ -357,5 +357,60 @@ TEST(PeerPlans, BytesFollowTheLiveSizes) {
   EXPECT_NEAR(world_bytes(Strategy::cgx), 2 * 3 * wire / 4, 64);
 }
 
+// PowerSGD's bytes per step, worked out from the shapes alone as powerSGD_hook.py decides
+// them: each gradient as a matrix of shape[0] rows; r = min(rows, cols, rank); it travels as
+// r (rows + cols) floats when that times the rate is under rows x cols, whole otherwise.
+TEST(PeerPlans, PowerSgdBytesAreTheLowRankClosedForm) {
+  for (const std::string model : {"small_cnn", "resnet20", "resnet18"})
+    for (int rank : {1, 4})
+      for (double rate : {2.0, 100.0}) {
+        SCOPED_TRACE(model + " rank " + std::to_string(rank) + " rate " + std::to_string(rate));
+        const ModelLayout layout = make_layout(model, 10, 32, 3);
+        PlanInputs in;
+        in.layout = &layout;
+        in.nodes = 2;
+        in.gpus_per_node = 2;
+        in.run.strategy = Strategy::powersgd;
+        in.run.powersgd.matrix_approximation_rank = rank;
+        in.run.powersgd.min_compression_rate = rate;
+        double want = 0, whole = 0;
+        for (const auto& l : layout.layers) {
+          const double n = static_cast<double>(l.shape[0]);
+          const double m = static_cast<double>(l.numel()) / n;
+          const double r = std::min({n, m, static_cast<double>(rank)});
+          const bool pays = (n + m) * r * rate < n * m;
+          want += 4 * (pays ? r * (n + m) : n * m);
+          whole += pays ? 0 : 4 * n * m;
+        }
+        double got = 0;
+        for (const auto& c : plan_calls(build_plan(in), {4, 2}, 0)) {
+          EXPECT_EQ(c.group, Group::world);
+          EXPECT_EQ(c.op, CollectiveOp::allreduce);
+          got += static_cast<double>(c.bytes);
+        }
+        EXPECT_DOUBLE_EQ(got, want);
+        // At rate 2 the factors pay for every weight matrix; at 100 only large ones (none of
+        // small_cnn's or resnet20's).
+        if (rate == 2.0) {
+          EXPECT_LT(got, static_cast<double>(layout.fp32_bytes()));
+        }
+        // The 1-D tensors (biases, batch norms) never pay: they travel whole.
+        EXPECT_GT(whole, 0);
+      }
+  // small_cnn at rank 1 and rate 2, by hand (prunex model-info --model small_cnn): the four
+  // convolutions 32 x 27, 32 x 288, 64 x 288, 64 x 576 travel as 59, 320, 352 and 640 floats,
+  // fc.weight 10 x 64 as 74; the batch norms' 384 floats and fc.bias's 10 whole: 1,839 floats
+  // of 66,410.
+  const ModelLayout small = make_layout("small_cnn", 10, 32, 3);
+  PlanInputs in;
+  in.layout = &small;
+  in.nodes = 4;
+  in.gpus_per_node = 1;
+  in.run.strategy = Strategy::powersgd;
+  double got = 0;
+  for (const auto& c : plan_calls(build_plan(in), {4, 1}, 0)) got += static_cast<double>(c.bytes);
+  EXPECT_DOUBLE_EQ(got, 1839.0 * 4);
+}
+
 }  // namespace
 }  // namespace prunex

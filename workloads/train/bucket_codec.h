@@ -7,6 +7,7 @@
 //   fp16      fp16_codec.cc        PyTorch's fp16_compress_hook: averaged, cast, summed in fp16
 //   pactrain  pactrain_codec.cc    masked gradients; compact once stable; TernGrad levels
 //   cgx       cgx_codec.cc         quantized, reduced by CGX's chain of hops after backward
+//   powersgd  powersgd_codec.cc    PyTorch's powerSGD_hook: low-rank P and Q, after backward
 // Every codec is device-native: it works on the bucket where the payload communicator's
 // memory is (the GPU under --backend nccl, host memory on MPI), with LibTorch ops and the
 // peers' kernels (engine/peer_kernels.h), and keeps what it sends there too.
@@ -72,5 +73,7 @@ std::unique_ptr<BucketCodec> make_pactrain_codec(TrainSetup& s, Communicator& co
                                                  const std::vector<GradBucket>& buckets);
 std::unique_ptr<BucketCodec> make_cgx_codec(TrainSetup& s, Communicator& comm,
                                             const std::vector<GradBucket>& buckets);
+std::unique_ptr<BucketCodec> make_powersgd_codec(TrainSetup& s, Communicator& comm,
+                                                 const std::vector<GradBucket>& buckets);
 
 }  // namespace prunex

@@ -60,6 +60,8 @@ std::unique_ptr<BucketCodec> make_codec(TrainSetup& s, Communicator& comm,
       return make_pactrain_codec(s, comm, buckets);
     case Strategy::cgx:
       return make_cgx_codec(s, comm, buckets);
+    case Strategy::powersgd:
+      return make_powersgd_codec(s, comm, buckets);
     default:
       return make_dense_codec(comm);
   }

@@ -157,6 +157,7 @@ std::unique_ptr<LiveStrategy> make_live_strategy(TrainSetup& s, Communicator& co
     case Strategy::fp16:
     case Strategy::pactrain:
     case Strategy::cgx:
+    case Strategy::powersgd:
       return make_ddp(s, comm);
     case Strategy::topk:
       return make_topk(s, comm);

@@ -84,6 +84,22 @@ const std::vector<TrainField>& train_fields() {
                 &C::adaptive_bits),
         whole("adapt-every", "cgx: steps between adaptive bit choices", &C::adapt_every, 1,
               kMaxCount),
+        whole("start-powersgd-iter",
+              "powersgd: local steps all-reduced whole before the compression starts "
+              "(PyTorch's start_powerSGD_iter)",
+              &C::start_powersgd_iter, 0, kMaxCount),
+        boolean("warm-start",
+                "powersgd: each step starts from the last step's Q (PyTorch's warm_start; "
+                "false: a fresh random Q every step)",
+                &C::warm_start),
+        boolean("use-error-feedback",
+                "powersgd: what the compression lost is added to the next step's gradient "
+                "(PyTorch's use_error_feedback)",
+                &C::use_error_feedback),
+        real("orthogonalization-epsilon",
+             "powersgd: added to each column's norm when P and Q are orthogonalized (PyTorch's "
+             "orthogonalization_epsilon; 0 fails on a column of zeros)",
+             &C::orthogonalization_epsilon, 0, 1, false),
         whole("eval-every", "evaluate z on the test set every N iterations", &C::eval_every, 1,
               kMaxCount),
         boolean(

@@ -50,6 +50,11 @@ struct TrainConfig : RunSettings {
   bool stochastic_rounding = false;
   bool adaptive_bits = false;
   int adapt_every = 100;
+  // powersgd (engine/powersgd.h), beside RunSettings::powersgd: PyTorch's PowerSGDState.
+  long start_powersgd_iter = kPowerSgdStartIter;
+  bool warm_start = true;
+  bool use_error_feedback = true;
+  double orthogonalization_epsilon = 0;
   int eval_every = 1;
   // Measurement mode: world barriers before and after every communication phase (their waits
   // recorded as sync_wait), so the phases time communication alone (DDP then all-reduces

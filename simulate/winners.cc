@@ -1,0 +1,146 @@
+#include "simulate/winners.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <utility>
+
+#include <fmt/core.h>
+
+#include "engine/error.h"
+
+namespace prunex::sim {
+
+MeasuredAccuracy read_measured_accuracy(const std::string& path) {
+  std::ifstream in(path);
+  PRUNEX_USAGE(in.good(), "--accuracy ", path, ": cannot be read");
+  nlohmann::json m;
+  try {
+    in >> m;
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError("--accuracy " + path + ": not JSON");
+  }
+  const bool named = m.is_object() && m.contains("config") && m["config"].is_object() &&
+                     m["config"].contains("strategy") && m["config"]["strategy"].is_string();
+  const std::string strategy = named ? m["config"]["strategy"].get<std::string>() : "";
+  PRUNEX_USAGE(!strategy.empty() && m.contains("iterations") && m["iterations"].is_array() &&
+                   !m["iterations"].empty(),
+               "--accuracy ", path,
+               ": not a metrics.json of prunex train (no config.strategy or "
+               "iterations)");
+  const nlohmann::json& last = m["iterations"].back();
+  PRUNEX_USAGE(last.contains("accuracy") && last["accuracy"].is_number(), "--accuracy ", path,
+               ": its last iteration has no accuracy");
+  return {strategy, path, last["accuracy"].get<double>()};
+}
+
+Crossover crossover(int gpus, const std::vector<double>& gbits, const std::vector<double>& ratios) {
+  Crossover c;
+  c.gpus = gpus;
+  const bool all = std::all_of(ratios.begin(), ratios.end(), [](double r) { return r > 1; });
+  if (all || ratios.empty() || ratios.front() <= 1) {
+    c.pays = all && !ratios.empty() ? "everywhere" : "nowhere";
+    return c;
+  }
+  c.pays = "below";
+  for (std::size_t i = 0; i + 1 < ratios.size(); ++i) {
+    const double r1 = ratios[i], r2 = ratios[i + 1];
+    if (r1 > 1 && r2 <= 1) {
+      const double l1 = std::log(gbits[i]), l2 = std::log(gbits[i + 1]);
+      c.below_gbits = std::exp(l1 + (l2 - l1) * (r1 - 1) / (r1 - r2));
+      return c;
+    }
+  }
+  // Faster at the low end, slower somewhere, faster again: the first crossing's bandwidth.
+  c.below_gbits = gbits.back();
+  return c;
+}
+
+namespace {
+
+std::string verdict(const std::string& winner, double margin, const std::string& second,
+                    double vs_ddp, const std::map<std::string, MeasuredAccuracy>& acc) {
+  std::string line;
+  if (second.empty()) return winner + " (the only strategy)";
+  if (winner != "ddp" && vs_ddp > 0) {
+    line = fmt::format("{}: {:.2f}x faster per epoch than ddp", winner, vs_ddp);
+    const auto w = acc.find(winner), d = acc.find("ddp");
+    if (w != acc.end() && d != acc.end())
+      line += fmt::format(", at {:+.1f} points of accuracy in the measured runs",
+                          100 * (w->second.accuracy - d->second.accuracy));
+    if (second != "ddp") line += fmt::format(" (runner-up {}, {:.2f}x)", second, margin);
+    return line;
+  }
+  return fmt::format("{}: {:.2f}x faster per epoch than the runner-up, {}", winner, margin, second);
+}
+
+}  // namespace
+
+nlohmann::json winners_json(const std::vector<GridPoint>& points,
+                            const std::vector<MeasuredAccuracy>& accuracy,
+                            const nlohmann::json& config) {
+  std::map<std::string, MeasuredAccuracy> acc;
+  for (const auto& a : accuracy) acc[a.strategy] = a;
+  std::vector<double> bandwidths;
+  std::vector<int> sizes;
+  std::vector<std::string> strategies;
+  for (const auto& p : points) {
+    if (std::find(bandwidths.begin(), bandwidths.end(), p.nic_gbits) == bandwidths.end())
+      bandwidths.push_back(p.nic_gbits);
+    if (std::find(sizes.begin(), sizes.end(), p.row.gpus) == sizes.end())
+      sizes.push_back(p.row.gpus);
+    if (std::find(strategies.begin(), strategies.end(), p.row.strategy) == strategies.end())
+      strategies.push_back(p.row.strategy);
+  }
+  std::sort(bandwidths.begin(), bandwidths.end());
+  std::sort(sizes.begin(), sizes.end());
+  // cell (bandwidth, gpus) -> strategy -> row
+  std::map<std::pair<double, int>, std::map<std::string, const ScalingPoint*>> cells;
+  for (const auto& p : points) cells[{p.nic_gbits, p.row.gpus}][p.row.strategy] = &p.row;
+
+  nlohmann::json out;
+  out["bandwidths_gbits"] = bandwidths;
+  out["gpus"] = sizes;
+  out["strategies"] = strategies;
+  out["cells"] = nlohmann::json::array();
+  std::map<int, std::vector<double>> ratios;  // gpus -> t_ddp / t_hsadmm per bandwidth
+  for (double b : bandwidths)
+    for (int g : sizes) {
+      const auto& rows = cells[{b, g}];
+      std::vector<std::pair<double, std::string>> order;
+      nlohmann::json times = nlohmann::json::object(), bands = nlohmann::json::object();
+      for (const auto& [s, r] : rows) {
+        order.emplace_back(r->epoch_s, s);
+        times[s] = r->epoch_s;
+        bands[s] = r->time_band;
+      }
+      std::sort(order.begin(), order.end());
+      nlohmann::json cell = {{"nic_gbits", b}, {"gpus", g}, {"epoch_s", times}, {"bands", bands}};
+      const std::string winner = order.front().second;
+      const std::string second = order.size() > 1 ? order[1].second : "";
+      const double margin = order.size() > 1 ? order[1].first / order.front().first : 1;
+      const double vs_ddp = rows.count("ddp") ? rows.at("ddp")->epoch_s / order.front().first : 0;
+      cell["winner"] = winner;
+      cell["runner_up"] = second.empty() ? nlohmann::json() : nlohmann::json(second);
+      cell["margin"] = margin;
+      cell["ddp_over_winner"] = vs_ddp > 0 ? nlohmann::json(vs_ddp) : nlohmann::json();
+      cell["verdict"] = verdict(winner, margin, second, vs_ddp, acc);
+      out["cells"].push_back(cell);
+      if (rows.count("ddp") && rows.count("hsadmm"))
+        ratios[g].push_back(rows.at("ddp")->epoch_s / rows.at("hsadmm")->epoch_s);
+    }
+  out["crossovers"] = nlohmann::json::array();
+  for (const auto& [g, r] : ratios) {
+    const Crossover c = crossover(g, bandwidths, r);
+    nlohmann::json j = {{"gpus", g}, {"hsadmm_pays", c.pays}};
+    j["below_gbits"] = c.pays == "below" ? nlohmann::json(c.below_gbits) : nlohmann::json();
+    out["crossovers"].push_back(j);
+  }
+  out["accuracy"] = nlohmann::json::object();
+  for (const auto& [s, a] : acc) out["accuracy"][s] = {{"accuracy", a.accuracy}, {"run", a.run}};
+  out["config"] = config;
+  return out;
+}
+
+}  // namespace prunex::sim
