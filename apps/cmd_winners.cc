@@ -89,10 +89,13 @@ void print_map(const nlohmann::json& w) {
   }
   for (const auto& x : w["crossovers"]) {
     const std::string pays = x["hsadmm_pays"];
+    std::string at;
+    for (double b : x["crossings_gbits"]) at += fmt::format("{}{:.3g}", at.empty() ? "" : ", ", b);
     fmt::print("{} GPUs: hsadmm faster than ddp {}\n", x["gpus"].get<int>(),
-               pays == "below" ? fmt::format("below {:.3g} Gbit/s", x["below_gbits"].get<double>())
-               : pays == "everywhere" ? std::string("at every bandwidth of the grid")
-                                      : std::string("at no bandwidth of the grid"));
+               pays == "everywhere" ? std::string("at every bandwidth of the grid")
+               : pays == "nowhere"  ? std::string("at no bandwidth of the grid")
+               : pays == "between"  ? "on alternate sides of " + at + " Gbit/s"
+                                    : pays + " " + at + " Gbit/s");
   }
 }
 
@@ -160,8 +163,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "NIC at each bandwidth (--bandwidths, Gbit/s, as --nic-gbits sets one), like `prunex\n"
     "sweep` (same options), and writes OUT/winners.json: per cell the strategies' times per\n"
     "epoch with their 80% error bands, the winner, the runner-up and the margin (its time over\n"
-    "the winner's), and a verdict; per GPU count the bandwidth below which hsadmm beats ddp\n"
-    "(interpolated in log bandwidth between the grid's columns). --accuracy names measured\n"
+    "the winner's), and a verdict; per GPU count the bandwidths where hsadmm's and ddp's times\n"
+    "cross (interpolated in log bandwidth between the grid's columns) and on which side hsadmm\n"
+    "is faster. --accuracy names measured\n"
     "runs, so a verdict carries the winner's accuracy cost against ddp's. `prunex plot\n"
     "winners OUT/winners.json --out map.png` draws the map.\n\n"
     "example:\n"

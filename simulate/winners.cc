@@ -38,22 +38,19 @@ MeasuredAccuracy read_measured_accuracy(const std::string& path) {
 Crossover crossover(int gpus, const std::vector<double>& gbits, const std::vector<double>& ratios) {
   Crossover c;
   c.gpus = gpus;
-  const bool all = std::all_of(ratios.begin(), ratios.end(), [](double r) { return r > 1; });
-  if (all || ratios.empty() || ratios.front() <= 1) {
-    c.pays = all && !ratios.empty() ? "everywhere" : "nowhere";
-    return c;
-  }
-  c.pays = "below";
   for (std::size_t i = 0; i + 1 < ratios.size(); ++i) {
     const double r1 = ratios[i], r2 = ratios[i + 1];
-    if (r1 > 1 && r2 <= 1) {
-      const double l1 = std::log(gbits[i]), l2 = std::log(gbits[i + 1]);
-      c.below_gbits = std::exp(l1 + (l2 - l1) * (r1 - 1) / (r1 - r2));
-      return c;
-    }
+    if ((r1 > 1) == (r2 > 1)) continue;
+    const double l1 = std::log(gbits[i]), l2 = std::log(gbits[i + 1]);
+    c.crossings_gbits.push_back(std::exp(l1 + (l2 - l1) * (r1 - 1) / (r1 - r2)));
   }
-  // Faster at the low end, slower somewhere, faster again: the first crossing's bandwidth.
-  c.below_gbits = gbits.back();
+  const bool low = !ratios.empty() && ratios.front() > 1;
+  if (c.crossings_gbits.empty())
+    c.pays = low ? "everywhere" : "nowhere";
+  else if (c.crossings_gbits.size() == 1)
+    c.pays = low ? "below" : "above";
+  else
+    c.pays = "between";
   return c;
 }
 
@@ -133,9 +130,8 @@ nlohmann::json winners_json(const std::vector<GridPoint>& points,
   out["crossovers"] = nlohmann::json::array();
   for (const auto& [g, r] : ratios) {
     const Crossover c = crossover(g, bandwidths, r);
-    nlohmann::json j = {{"gpus", g}, {"hsadmm_pays", c.pays}};
-    j["below_gbits"] = c.pays == "below" ? nlohmann::json(c.below_gbits) : nlohmann::json();
-    out["crossovers"].push_back(j);
+    out["crossovers"].push_back(
+        {{"gpus", g}, {"hsadmm_pays", c.pays}, {"crossings_gbits", c.crossings_gbits}});
   }
   out["accuracy"] = nlohmann::json::object();
   for (const auto& [s, a] : acc) out["accuracy"][s] = {{"accuracy", a.accuracy}, {"run", a.run}};

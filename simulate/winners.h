@@ -29,13 +29,15 @@ struct MeasuredAccuracy {
 // no accuracy.
 MeasuredAccuracy read_measured_accuracy(const std::string& path);
 
-// Where the ratio t_ddp / t_hsadmm (falling with bandwidth) crosses 1 between two bandwidths
-// of the grid, interpolated in log bandwidth; below it H-SADMM is faster. `pays` tells the
-// grid's edges apart: "everywhere" (faster at every bandwidth), "nowhere", or "below".
+// Where the ratio t_ddp / t_hsadmm crosses 1 between two bandwidths of the grid, each crossing
+// interpolated in log bandwidth. `pays`: "everywhere" or "nowhere" on the grid, "below" the
+// one crossing (faster at the low end: its one synchronisation per epoch against ddp's per
+// step), "above" it (ddp faster at the low end: e.g. its ring over every rail against the
+// leaders' one NIC each), or "between" (several crossings, in `crossings_gbits`).
 struct Crossover {
   int gpus = 0;
   std::string pays;
-  double below_gbits = 0;  // when pays == "below"
+  std::vector<double> crossings_gbits;
 };
 // ratios[i] = t_ddp / t_hsadmm at gbits[i], gbits ascending.
 Crossover crossover(int gpus, const std::vector<double>& gbits, const std::vector<double>& ratios);

@@ -1,8 +1,9 @@
 """Which strategy wins where: the map of `prunex winners`' winners.json. A row per GPU count, a
 column per NIC bandwidth; each cell coloured by the strategy fastest per epoch there and
 labelled with its margin over the runner-up (the runner-up's time / the winner's). A black
-tick in a row marks the bandwidth below which hsadmm beats ddp at that size, placed between
-the columns in log bandwidth."""
+tick in a row marks a bandwidth where hsadmm's and ddp's times cross at that size, placed
+between the columns in log bandwidth (winners.json's crossovers say on which side hsadmm is
+faster)."""
 
 import math
 import sys
@@ -49,16 +50,17 @@ def draw(inputs, out, layer=None):
                                               color=_COLORS.get(s, "#bcbd22"), alpha=0.85))
             ax.text(i, j, f"{s}\n{c['margin']:.2f}x", ha="center", va="center", fontsize=8,
                     color="white")
+    logs = [math.log(b) for b in bw]
     for x in w.get("crossovers", []):
-        if x.get("hsadmm_pays") != "below" or x["gpus"] not in gpus:
+        if x["gpus"] not in gpus:
             continue
         j = gpus.index(x["gpus"])
-        lb = math.log(x["below_gbits"])
-        logs = [math.log(b) for b in bw]
-        pos = next((k + (lb - logs[k]) / (logs[k + 1] - logs[k])
-                    for k in range(len(bw) - 1) if logs[k] <= lb <= logs[k + 1]), None)
-        if pos is not None:
-            ax.plot([pos, pos], [j - 0.45, j + 0.45], color="k", lw=2.5)
+        for b in x.get("crossings_gbits", []):
+            lb = math.log(b)
+            pos = next((k + (lb - logs[k]) / (logs[k + 1] - logs[k])
+                        for k in range(len(bw) - 1) if logs[k] <= lb <= logs[k + 1]), None)
+            if pos is not None:
+                ax.plot([pos, pos], [j - 0.45, j + 0.45], color="k", lw=2.5)
     ax.set_xlim(-0.5, len(bw) - 0.5)
     ax.set_ylim(-0.5, len(gpus) - 0.5)
     ax.set_xticks(range(len(bw)), [f"{b:g}" for b in bw])
@@ -67,7 +69,7 @@ def draw(inputs, out, layer=None):
     ax.set_ylabel("GPUs")
     cfg = w.get("config", {})
     ax.set_title(f"Fastest per epoch: {cfg.get('model', '?')} on {cfg.get('topology', '?')}"
-                 " (tick: hsadmm faster than ddp to its left)")
+                 " (tick: hsadmm and ddp cross)")
     handles = [common.plt.Rectangle((0, 0), 1, 1, color=_COLORS.get(s, "#bcbd22")) for s in seen]
     ax.legend(handles, seen, loc="upper left", bbox_to_anchor=(1.01, 1))
     common.save(fig, out)

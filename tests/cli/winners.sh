@@ -53,13 +53,13 @@ for c in w["cells"]:
         assert "-2.2 points of accuracy" in c["verdict"], c["verdict"]
 for x in w["crossovers"]:
     r1, r2 = ratios[x["gpus"]][1], ratios[x["gpus"]][100]
-    if r1 > 1 and r2 > 1:
-        assert x["hsadmm_pays"] == "everywhere", x
-    elif r1 <= 1:
-        assert x["hsadmm_pays"] == "nowhere", x
+    if (r1 > 1) == (r2 > 1):
+        assert x["hsadmm_pays"] == ("everywhere" if r1 > 1 else "nowhere"), x
+        assert x["crossings_gbits"] == [], x
     else:
         want = math.exp(math.log(1) + (math.log(100) - math.log(1)) * (r1 - 1) / (r1 - r2))
-        assert x["hsadmm_pays"] == "below" and abs(x["below_gbits"] / want - 1) < 1e-9, (x, want)
+        assert x["hsadmm_pays"] == ("below" if r1 > 1 else "above"), x
+        assert abs(x["crossings_gbits"][0] / want - 1) < 1e-9, (x, want)
 assert abs(w["accuracy"]["hsadmm"]["accuracy"] - 0.8965) < 1e-9, w["accuracy"]
 print("winners:", [(c["gpus"], c["nic_gbits"], c["winner"], round(c["margin"], 3)) for c in w["cells"]],
       w["crossovers"])

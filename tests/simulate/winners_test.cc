@@ -13,9 +13,17 @@ TEST(Winners, CrossoverInterpolatesInLogBandwidth) {
   // t_ddp / t_hsadmm 1.5 at 10 Gbit/s, 0.5 at 100: halfway in log10, 10^1.5.
   const Crossover c = crossover(64, {1, 10, 100}, {3.0, 1.5, 0.5});
   EXPECT_EQ(c.pays, "below");
-  EXPECT_NEAR(c.below_gbits, std::pow(10.0, 1.5), 1e-9);
+  ASSERT_EQ(c.crossings_gbits.size(), 1u);
+  EXPECT_NEAR(c.crossings_gbits[0], std::pow(10.0, 1.5), 1e-9);
   // A quarter of the way: ratio 1.25 -> 1 over 1.25 -> 0.25.
-  EXPECT_NEAR(crossover(8, {25, 400}, {1.25, 0.25}).below_gbits, 25 * std::pow(16.0, 0.25), 1e-9);
+  EXPECT_NEAR(crossover(8, {25, 400}, {1.25, 0.25}).crossings_gbits.at(0),
+              25 * std::pow(16.0, 0.25), 1e-9);
+  // ddp faster at the low end (more NICs in its ring), hsadmm above 10^0.5 Gbit/s.
+  const Crossover up = crossover(8, {1, 10}, {0.5, 1.5});
+  EXPECT_EQ(up.pays, "above");
+  EXPECT_NEAR(up.crossings_gbits.at(0), std::pow(10.0, 0.5), 1e-9);
+  EXPECT_EQ(crossover(8, {1, 10, 100}, {0.5, 1.5, 0.5}).pays, "between");
+  EXPECT_EQ(crossover(8, {1, 10, 100}, {0.5, 1.5, 0.5}).crossings_gbits.size(), 2u);
   EXPECT_EQ(crossover(8, {10, 100}, {1.2, 1.01}).pays, "everywhere");
   EXPECT_EQ(crossover(8, {10, 100}, {0.9, 0.8}).pays, "nowhere");
   EXPECT_EQ(crossover(8, {10, 100}, {1.0, 0.8}).pays, "nowhere");  // a tie is not a win
