@@ -42,13 +42,8 @@ IterationPlan cgx_plan(const PlanInputs& in) {
   }
   const double passes =
       (p > 1 ? (5.0 * p - 2) / p : 0) + (m > 1 ? (5.0 * m - 2) / m : 0) + (p > 1 && m > 1 ? 1 : 0);
-  // Quantizing and decoding run inside the hops, which live times as the allreduce phase; their
-  // speed is the compress phase's (a calibration fits it from the peers that time compress).
-  PlanStep codec_passes = memory_step(Phase::allreduce, passes * d);
-  codec_passes.memory_key = "compress";
-  plan.steps.push_back(codec_passes);
-  add_copy_back_and_sgd(in, plan);
-  plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
+  // Quantizing and decoding run inside the hops, which live times as the allreduce phase.
+  finish_codec_in_reduction(in, passes * d, plan);
   return plan;
 }
 

@@ -41,6 +41,14 @@ void add_copy_back_and_sgd(const PlanInputs& in, IterationPlan& plan) {
   plan.steps.push_back(memory_step(Phase::local_compute, (7 + in.framework_passes) * d));
 }
 
+void finish_codec_in_reduction(const PlanInputs& in, double bytes, IterationPlan& plan) {
+  PlanStep codec_passes = memory_step(Phase::allreduce, bytes);
+  codec_passes.memory_key = "compress";
+  plan.steps.push_back(codec_passes);
+  add_copy_back_and_sgd(in, plan);
+  plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
+}
+
 IterationPlan ddp_plan(const PlanInputs& in) {
   IterationPlan plan;
   const int backward = add_forward_backward(in, plan);

@@ -7,8 +7,7 @@
 // factors' bytes: error feedback (add the error 3D, keep a copy 2D, the new error 3D), the
 // whole tensors gathered, averaged and scattered back (6W), the three products at rank r,
 // memory-bound (M Q and M^T P read M, P Q^T writes it: 3C), Q averaged (2Q). They run inside
-// the reduction, which live times as the allreduce phase; their speed is the compress
-// phase's (a calibration fits it from the peers that time compress).
+// the reduction, which live times as the allreduce phase.
 #include "engine/ddp_buckets.h"
 #include "engine/phases.h"
 #include "engine/plan_strategies.h"
@@ -33,11 +32,7 @@ IterationPlan powersgd_plan(const PlanInputs& in) {
     compressed += 4.0 * static_cast<double>(b.floats - p.whole_floats);
     q += 4.0 * static_cast<double>(p.q_floats);
   }
-  PlanStep codec_passes = memory_step(Phase::allreduce, 8 * d + 6 * whole + 3 * compressed + 2 * q);
-  codec_passes.memory_key = "compress";
-  plan.steps.push_back(codec_passes);
-  add_copy_back_and_sgd(in, plan);
-  plan.iterations_per_epoch = 1.0 / static_cast<double>(steps_per_epoch(in));
+  finish_codec_in_reduction(in, 8 * d + 6 * whole + 3 * compressed + 2 * q, plan);
   return plan;
 }
 

@@ -22,6 +22,10 @@ int add_forward_backward(const PlanInputs& in, IterationPlan& plan);
 // The step's end of ddp and the bucketed peers: the copy back (2D) and the SGD step (5D), plus
 // the framework's own per-step overhead (PlanInputs::framework_passes x D), D = fp32 bytes.
 void add_copy_back_and_sgd(const PlanInputs& in, IterationPlan& plan);
+// The end of a step whose codec works inside its reduction (cgx, powersgd): the codec's
+// `bytes` of memory passes, timed as the allreduce phase at the compress phase's speed (a
+// calibration fits it from the peers that time compress), then the copy back and SGD step.
+void finish_codec_in_reduction(const PlanInputs& in, double bytes, IterationPlan& plan);
 void add_bucket_allreduce(const PlanInputs& in, const DdpBucket& b, int backward, int64_t bytes,
                           DType dtype, IterationPlan& plan);
 IterationPlan ddp_plan(const PlanInputs& in);

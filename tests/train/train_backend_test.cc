@@ -12,22 +12,28 @@
 namespace prunex {
 namespace {
 
+// 2 iterations of small_cnn on 256 synthetic images, 2 ranks a node; nothing is written.
+TrainConfig small_run(Strategy strategy, int batch) {
+  TrainConfig c;
+  c.dataset = "synthetic";
+  c.synthetic_samples = 256;
+  c.model = "small_cnn";
+  c.gpus_per_node = 2;
+  c.iterations = 2;
+  c.batch = batch;
+  c.strategy = strategy;
+  c.out = "unused";  // no checkpoints
+  return c;
+}
+
 TEST(LiveTraining, SeparateControlAndPayloadCommunicatorsChangeNothing) {
   auto one = make_mpi_communicator(2);
   if (one->size(Group::world) != 4) GTEST_SKIP() << "written for 4 ranks (2 nodes x 2)";
   auto control = make_mpi_communicator(2), data = make_mpi_communicator(2);
-  for (const char* name :
-       {"hsadmm", "hsadmm-flat", "hsadmm-rail", "ddp", "fp16", "topk", "pactrain", "cgx"}) {
-    SCOPED_TRACE(name);
-    TrainConfig c;
-    c.dataset = "synthetic";
-    c.synthetic_samples = 256;
-    c.model = "small_cnn";
-    c.gpus_per_node = 2;
-    c.iterations = 2;
-    c.batch = 64;
-    c.strategy = parse_strategy(name);
-    c.out = "unused";  // nothing is written: no checkpoints
+  for (Strategy s : all_strategies()) {
+    SCOPED_TRACE(std::string(strategy_name(s)));
+    TrainConfig c = small_run(s, 64);
+    if (s == Strategy::powersgd) c.start_powersgd_iter = 0;
     const RunRecord a = run_training(c, *one);
     TrainBackend split;
     split.control = control.get();
@@ -52,16 +58,8 @@ TEST(LiveTraining, SeparateControlAndPayloadCommunicatorsChangeNothing) {
 TEST(LiveTraining, PowerSgdAtFullRankTrainsAsDdp) {
   auto comm = make_mpi_communicator(2);
   if (comm->size(Group::world) != 4) GTEST_SKIP() << "written for 4 ranks (2 nodes x 2)";
-  TrainConfig c;
-  c.dataset = "synthetic";
-  c.synthetic_samples = 256;
-  c.model = "small_cnn";
-  c.gpus_per_node = 2;
-  c.iterations = 2;
-  c.batch = 32;
+  TrainConfig c = small_run(Strategy::ddp, 32);
   c.lr = 0.05;
-  c.out = "unused";
-  c.strategy = Strategy::ddp;
   const RunRecord ddp = run_training(c, *comm);
   c.strategy = Strategy::powersgd;
   c.start_powersgd_iter = 0;
