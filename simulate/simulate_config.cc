@@ -2,6 +2,10 @@
 
 #include <cstdio>
 #include <optional>
+#include <set>
+#include <string>
+
+#include <fmt/core.h>
 
 #include "calibration/calibration.h"
 #include "engine/error.h"
@@ -24,6 +28,13 @@ namespace prunex::sim {
 
 namespace {
 
+// A note on stderr, once per process: a sweep builds every point's spec here, and the same
+// note for each strategy and bandwidth would say nothing new.
+void note(const std::string& line) {
+  static std::set<std::string> said;
+  if (said.insert(line).second) std::fprintf(stderr, "note: %s\n", line.c_str());
+}
+
 // The topology of the run: its shape filled in where cfg leaves it to the topology (0),
 // checked against the machine's memory (the estimate recorded in s), scaled out to more nodes
 // than it has.
@@ -42,9 +53,8 @@ Topology load_platform(SimulateConfig& cfg, bool records, SimulateSpec& s) {
                            std::to_string(cfg.gpus_per_node) + " GPUs",
                        "fewer nodes or iterations, a bigger machine, or PRUNEX_MAX_MEMORY_GIB");
   if (cfg.nodes > topology.nodes) {
-    std::fprintf(
-        stderr, "note: topology %s has %d nodes; scaled out to %d (the same nodes, more of them)\n",
-        topology.name.c_str(), topology.nodes, cfg.nodes);
+    note(fmt::format("topology {} has {} nodes; scaled out to {} (the same nodes, more of them)",
+                     topology.name, topology.nodes, cfg.nodes));
     topology = scale_to_nodes(topology, cfg.nodes);
   }
   return topology;
@@ -62,10 +72,10 @@ void check_shard(const SimulateConfig& cfg, long shard) {
                cfg.samples, " (", shard,
                " per GPU): give the data set's size (ImageNet: 1281167) "
                "or a smaller --batch");
-  std::fprintf(stderr,
-               "note: --batch %ld on %ld GPUs is %ld samples, more than --samples %ld: an epoch "
-               "is one step of %ld samples per GPU (give the data set's size with --samples)\n",
-               static_cast<long>(cfg.batch), world, world * cfg.batch, cfg.samples, shard);
+  note(fmt::format(
+      "--batch {} on {} GPUs is {} samples, more than --samples {}: an epoch is one step of {} "
+      "samples per GPU (give the data set's size with --samples)",
+      cfg.batch, world, world * cfg.batch, cfg.samples, shard));
 }
 
 // The layout and the plan inputs of the run's settings; what a live run would refuse (so
