@@ -301,15 +301,16 @@ if want train; then
 # 4 x 1 ranks sharing the GPU, each against the same run with --backend mpi on this machine's
 # CPU cores. TF32 is off (NVIDIA_TF32_OVERRIDE=0) so the GPU computes in fp32 as the CPU does.
 # GPU_CHECK_STRATEGIES / GPU_CHECK_VARIANTS narrow the matrix (a rerun of some strategies).
-STRATEGIES="${GPU_CHECK_STRATEGIES:-hsadmm hsadmm-flat hsadmm-rail ddp fp16 topk pactrain cgx}"
+STRATEGIES="${GPU_CHECK_STRATEGIES:-hsadmm hsadmm-flat hsadmm-rail ddp fp16 topk pactrain cgx powersgd}"
 # Beside each strategy's defaults, the peers' other codec paths (on 2 x 2 and 4 x 1 only):
-# pactrain's compact buckets from the second step with TernGrad levels, and cgx's stochastic
-# rounding at 3 bits.
-VARIANTS="${GPU_CHECK_VARIANTS-pactrain-ternary cgx-stochastic}"
+# pactrain's compact buckets from the second step with TernGrad levels, cgx's stochastic
+# rounding at 3 bits, and powersgd's factors from the first step at rank 4 (QR).
+VARIANTS="${GPU_CHECK_VARIANTS-pactrain-ternary cgx-stochastic powersgd-rank4}"
 strategy_args() {  # a name of STRATEGIES or VARIANTS: its prunex train options
   case "$1" in
     pactrain-ternary) echo --strategy pactrain --stable-steps 1 --ternary true ;;
     cgx-stochastic) echo --strategy cgx --stochastic-rounding true --bits 3 ;;
+    powersgd-rank4) echo --strategy powersgd --start-powersgd-iter 0 --matrix-approximation-rank 4 ;;
     *) echo --strategy "$1" ;;
   esac
 }
