@@ -25,20 +25,6 @@ namespace {
 
 using sim::SweepConfig;
 
-std::vector<double> parse_bandwidths(const std::string& text) {
-  std::vector<double> out;
-  for (const auto& item : split_list(text)) {
-    const double b = parse_double(item, "--bandwidths");
-    PRUNEX_USAGE(b > 0, "--bandwidths takes Gbit/s above 0, got '", item, "'");
-    PRUNEX_USAGE(std::find(out.begin(), out.end(), b) == out.end(), "--bandwidths names ", item,
-                 " twice");
-    out.push_back(b);
-  }
-  PRUNEX_USAGE(!out.empty(), "--bandwidths is empty");
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
 // The sweep at each bandwidth, every spec checked before any point runs.
 std::vector<sim::GridPoint> simulate_grid(const SweepConfig& base, const std::vector<double>& bw,
                                           int jobs) {
@@ -100,50 +86,40 @@ void print_map(const nlohmann::json& w) {
 }
 
 int run_winners(const Args& args) {
-  SweepConfig cfg;
-  std::vector<double> bandwidths;
+  sim::WinnersConfig cfg;
+  SweepConfig& sweep = cfg.sweep;
   std::vector<sim::MeasuredAccuracy> accuracy;
   nlohmann::json config;
   std::unique_ptr<OutputDir> out_dir;
   std::vector<sim::GridPoint> grid;
   try {
-    cfg.out = "out/winners";
     const long cores = std::max(1L, static_cast<long>(std::thread::hardware_concurrency()));
     const int jobs = static_cast<int>(args.get_int("jobs", cores, 1, 4096));
     std::set<std::string> given;
-    apply_options(sim::sweep_fields(), args, cfg, &given);
-    PRUNEX_USAGE(cfg.sim.nic_gbits == 0,
-                 "--bandwidths sets each NIC's speed per column: no nic-gbits in --config");
-    bandwidths = parse_bandwidths(args.get_or("bandwidths", "10,25,100,200"));
+    apply_options(sim::winners_fields(), args, cfg, &given);
     for (const auto& path : split_list(args.get_or("accuracy", "")))
       accuracy.push_back(sim::read_measured_accuracy(path));
-    sim::resolve_gpus_per_node(cfg);
-    out_dir = std::make_unique<OutputDir>(cfg.out);
-    config = config_json(sim::sweep_fields(), cfg);
-    config.erase("nic-gbits");
-    config["bandwidths"] = bandwidths;
+    sim::resolve_gpus_per_node(sweep);
+    out_dir = std::make_unique<OutputDir>(sweep.out);
+    config = config_json(sim::winners_fields(), cfg);
     config["executor"] = "simgrid";
-    for (const auto& line : fields::settings_not_applying(given, cfg.strategies))
+    for (const auto& line : fields::settings_not_applying(given, sweep.strategies))
       fmt::print(stderr, "prunex winners: warning: {}\n", line);
-    grid = simulate_grid(cfg, bandwidths, jobs);
+    grid = simulate_grid(sweep, cfg.bandwidths, jobs);
   } catch (const UsageError& e) {
     fmt::print(stderr, "prunex winners: error: {}\n", e.what());
     return 2;
   }
   const nlohmann::json w = sim::winners_json(grid, accuracy, config);
   print_map(w);
-  write_file_atomic(cfg.out + "/winners.json", w.dump(2) + "\n");
-  fmt::print("wrote {}/winners.json (prunex plot winners {}/winners.json --out map.png)\n", cfg.out,
-             cfg.out);
+  write_file_atomic(sweep.out + "/winners.json", w.dump(2) + "\n");
+  fmt::print("wrote {}/winners.json (prunex plot winners {}/winners.json --out map.png)\n",
+             sweep.out, sweep.out);
   return 0;
 }
 
 std::vector<Option> winners_options() {
-  auto opts = field_options(sim::sweep_fields(), SweepConfig{}, {"nic-gbits"}, "winners.json");
-  opts.push_back({"bandwidths", "GBITS,...",
-                  "each NIC's signalling rate in Gbit/s, one sweep per value (the fabric's switch "
-                  "links at the same rate, as --nic-gbits sets them)",
-                  "10,25,100,200"});
+  auto opts = field_options(sim::winners_fields(), sim::WinnersConfig{}, {}, "winners.json");
   opts.push_back({"accuracy", "FILES",
                   "metrics.json of `prunex train` runs: each strategy's measured accuracy (its "
                   "last iteration), named beside the verdicts as the cost against ddp's",
@@ -165,9 +141,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "epoch with their 80% error bands, the winner, the runner-up and the margin (its time over\n"
     "the winner's), and a verdict; per GPU count the bandwidths where hsadmm's and ddp's times\n"
     "cross (interpolated in log bandwidth between the grid's columns) and on which side hsadmm\n"
-    "is faster. --accuracy names measured\n"
-    "runs, so a verdict carries the winner's accuracy cost against ddp's. `prunex plot\n"
-    "winners OUT/winners.json --out map.png` draws the map.\n\n"
+    "is faster. --accuracy names measured runs, so a verdict carries the winner's accuracy\n"
+    "cost against ddp's. `prunex plot winners OUT/winners.json --out map.png` draws the map;\n"
+    "`--config OUT/winners.json` reruns the grid.\n\n"
     "example:\n"
     "  prunex winners --topology puhti --model resnet152 --gpus 8,64,512 \\\n"
     "      --bandwidths 10,25,100,200 --strategy hsadmm,ddp,fp16,powersgd \\\n"

@@ -9,8 +9,43 @@
 #include <fmt/core.h>
 
 #include "engine/error.h"
+#include "engine/text_parse.h"
 
 namespace prunex::sim {
+
+const std::vector<ConfigField<WinnersConfig>>& winners_fields() {
+  static const std::vector<ConfigField<WinnersConfig>> fields = [] {
+    std::vector<ConfigField<WinnersConfig>> f;
+    for (const auto& s : sweep_fields())
+      if (s.name != "nic-gbits") f.push_back(nested_field(s, &WinnersConfig::sweep));
+    f.push_back(
+        {"bandwidths", "GBITS,...",
+         "each NIC's signalling rate in Gbit/s, one sweep per value (the fabric's switch links at "
+         "the same rate, as --nic-gbits sets them)",
+         [](WinnersConfig& c, const std::string& v) {
+           c.bandwidths.clear();
+           for (const auto& item : split_list(v)) {
+             const double b = parse_double(item, "--bandwidths");
+             PRUNEX_USAGE(b > 0, "--bandwidths takes Gbit/s above 0, got '", item, "'");
+             PRUNEX_USAGE(
+                 std::find(c.bandwidths.begin(), c.bandwidths.end(), b) == c.bandwidths.end(),
+                 "--bandwidths names ", item, " twice");
+             c.bandwidths.push_back(b);
+           }
+           PRUNEX_USAGE(!c.bandwidths.empty(), "--bandwidths is empty");
+           std::sort(c.bandwidths.begin(), c.bandwidths.end());
+         },
+         [](const WinnersConfig& c) {
+           nlohmann::json list = nlohmann::json::array();
+           for (double b : c.bandwidths)
+             list.push_back(b == std::floor(b) ? nlohmann::json(static_cast<long>(b))
+                                               : nlohmann::json(b));
+           return list;
+         }});
+    return f;
+  }();
+  return fields;
+}
 
 MeasuredAccuracy read_measured_accuracy(const std::string& path) {
   std::ifstream in(path);

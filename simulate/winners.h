@@ -11,8 +11,20 @@
 #include <nlohmann/json.hpp>
 
 #include "records/scaling_record.h"
+#include "settings/config_fields.h"
+#include "simulate/sweep.h"
 
 namespace prunex::sim {
+
+// What `prunex winners` takes: a sweep's settings (each NIC's speed excepted) and the NIC
+// bandwidths, one sweep each. Its fields: the sweep's but --nic-gbits, and --bandwidths; a
+// winners.json's `config` reruns it.
+struct WinnersConfig {
+  SweepConfig sweep;
+  std::vector<double> bandwidths = {10, 25, 100, 200};  // Gbit/s, ascending
+  WinnersConfig() { sweep.out = "out/winners"; }
+};
+const std::vector<ConfigField<WinnersConfig>>& winners_fields();
 
 // One simulated point of the grid: a sweep row at one bandwidth.
 struct GridPoint {

@@ -5,7 +5,7 @@
 # fastest, its margin the runner-up's time over the winner's; the crossover is recomputed
 # from the times (t_ddp / t_hsadmm crossing 1, interpolated in log bandwidth); --accuracy
 # puts the measured cost in the verdict; the map draws; bad input exits 2 with one line and
-# writes nothing.
+# writes nothing; the record's config reruns the same grid.
 set -euo pipefail
 prunex=$(realpath "$1")
 source "$(dirname "${BASH_SOURCE[0]}")/lib.bash"
@@ -63,6 +63,17 @@ for x in w["crossovers"]:
 assert abs(w["accuracy"]["hsadmm"]["accuracy"] - 0.8965) < 1e-9, w["accuracy"]
 print("winners:", [(c["gpus"], c["nic_gbits"], c["winner"], round(c["margin"], 3)) for c in w["cells"]],
       w["crossovers"])
+PY
+
+# The record's config reruns the grid: the same cells.
+"$prunex" winners --config "$work/w/winners.json" --out "$work/again" >/dev/null 2>&1 ||
+  fail "winners --config its own record: $("$prunex" winners --config "$work/w/winners.json" \
+    --out "$work/again2" 2>&1 | tail -1)"
+python3 - "$work/w/winners.json" "$work/again/winners.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:])
+assert a["bandwidths_gbits"] == b["bandwidths_gbits"] and a["gpus"] == b["gpus"], (a, b)
+assert [c["epoch_s"] for c in a["cells"]] == [c["epoch_s"] for c in b["cells"]]
 PY
 
 "$prunex" plot winners "$work/w/winners.json" --out "$work/map.png" >/dev/null 2>"$work/plot.err" ||
