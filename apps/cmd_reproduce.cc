@@ -112,10 +112,11 @@ std::vector<Step> simulation_steps(const ReproduceOptions& o) {
   };
   const std::string nodes64 = std::to_string(64 / o.gpus_per_node);
   std::vector<Step> s;
-  s.push_back({"fig9_sweep", with({"sweep", "--model", "resnet152", "--gpus", "8,16,32,64",
-                                   "--strategy", "hsadmm,hsadmm-flat,ddp,topk,fp16,pactrain,cgx,powersgd",
-                                   "--out", run_path(o, "fig9_sweep")},
-                                  common)});
+  s.push_back(
+      {"fig9_sweep", with({"sweep", "--model", "resnet152", "--gpus", "8,16,32,64", "--strategy",
+                           "hsadmm,hsadmm-flat,ddp,topk,fp16,pactrain,cgx,powersgd", "--out",
+                           run_path(o, "fig9_sweep")},
+                          common)});
   s.push_back({"fig9_sweep_e" + std::to_string(o.alt_local_epochs),
                with({"sweep", "--model", "resnet152", "--gpus", "8,16,32,64", "--strategy",
                      "hsadmm", "--local-epochs", std::to_string(o.alt_local_epochs), "--out",

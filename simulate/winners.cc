@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <utility>
 
@@ -10,6 +9,7 @@
 
 #include "engine/error.h"
 #include "engine/text_parse.h"
+#include "records/json_file.h"
 
 namespace prunex::sim {
 
@@ -48,14 +48,7 @@ const std::vector<ConfigField<WinnersConfig>>& winners_fields() {
 }
 
 MeasuredAccuracy read_measured_accuracy(const std::string& path) {
-  std::ifstream in(path);
-  PRUNEX_USAGE(in.good(), "--accuracy ", path, ": cannot be read");
-  nlohmann::json m;
-  try {
-    in >> m;
-  } catch (const nlohmann::json::exception&) {
-    throw UsageError("--accuracy " + path + ": not JSON");
-  }
+  const nlohmann::json m = read_json_file(path, "--accuracy");
   const bool named = m.is_object() && m.contains("config") && m["config"].is_object() &&
                      m["config"].contains("strategy") && m["config"]["strategy"].is_string();
   const std::string strategy = named ? m["config"]["strategy"].get<std::string>() : "";

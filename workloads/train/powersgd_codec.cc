@@ -59,7 +59,6 @@ class PowerSgdCodec : public BucketCodec {
       q_.push_back(torch::zeros({shapes_.back().q_floats}, opts));
       error_.push_back(torch::zeros({b.floats}, opts));
     }
-    q_ready_.assign(buckets.size(), 0);
     draws_.assign(buckets.size(), 0);
   }
 
@@ -88,7 +87,6 @@ class PowerSgdCodec : public BucketCodec {
   bool averages() const override { return true; }
 
   void save_state(StateSections& st) const override {
-    put_state(st, "powersgd/q_ready", q_ready_);
     put_state(st, "powersgd/draws", draws_);
     for (size_t i = 0; i < q_.size(); ++i) {
       put_floats(st, "powersgd/q/" + std::to_string(i), q_[i]);
@@ -97,7 +95,6 @@ class PowerSgdCodec : public BucketCodec {
   }
   void load_state(const StateSections& st) override {
     const auto n = static_cast<int64_t>(q_.size());
-    q_ready_ = get_state<int32_t>(st, "powersgd/q_ready", n);
     draws_ = get_state<int64_t>(st, "powersgd/draws", n);
     for (size_t i = 0; i < q_.size(); ++i) {
       load_floats(st, "powersgd/q/" + std::to_string(i), q_[i]);
@@ -136,7 +133,8 @@ class PowerSgdCodec : public BucketCodec {
       q_at += m.cols * m.rank;
     }
     const double eps = s_.cfg.orthogonalization_epsilon;
-    if (!s_.cfg.warm_start || !q_ready_[i]) draw_q(index);
+    // Warm start keeps the last step's Q once one was drawn.
+    if (!s_.cfg.warm_start || draws_[i] == 0) draw_q(index);
     for (auto& q : qs) orthogonalize(q, eps);
     for (size_t k = 0; k < ms.size(); ++k) torch::mm_out(ps[k], ms[k], qs[k]);
     comm_.allreduce(p_[i].data_ptr<float>(), static_cast<std::size_t>(shape.p_floats), DType::f32,
@@ -147,7 +145,6 @@ class PowerSgdCodec : public BucketCodec {
                     ReduceOp::sum, Group::world);
     q_[i].div_(world_);
     for (size_t k = 0; k < ms.size(); ++k) torch::mm_out(ms[k], ps[k], qs[k].t());
-    q_ready_[i] = 1;
   }
 
   // A fresh Q for bucket `index`, the same on every rank: standard normal values from a
@@ -175,7 +172,6 @@ class PowerSgdCodec : public BucketCodec {
   float world_;
   std::vector<PowerSgdBucket> shapes_;
   std::vector<torch::Tensor> p_, q_, error_;  // per bucket, where the bucket lives
-  std::vector<int32_t> q_ready_;              // per bucket: Q holds the last step's
   std::vector<int64_t> draws_;                // per bucket: fresh Qs drawn so far
 };
 
