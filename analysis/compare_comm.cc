@@ -32,22 +32,6 @@ double phase_seconds(const CommQuantities& q, const char* phase, const Doc& d) {
   return it->second;
 }
 
-// nccl-tests bus bandwidth: all-reduce 2(n-1)/n x bytes / time, broadcast bytes / time.
-double busbw(double bytes, int n, double seconds, bool allreduce) {
-  const double factor = allreduce ? 2.0 * (n - 1) / n : 1.0;
-  return factor * bytes / seconds;
-}
-
-std::string gbs(double bytes_per_s) {
-  return sig4(bytes_per_s / 1e9) + " GB/s";
-}
-std::string ms(double s) {
-  return sig4(s * 1e3) + " ms";
-}
-std::string mb(double bytes) {
-  return sig4(bytes / 1e6) + " MB";
-}
-
 struct DdpTimes {
   double steps, exposed_epoch, exposed_step, busy_step, busy_epoch;
 };
@@ -72,8 +56,8 @@ struct PhaseBandwidth {
   int n = 0;
   bool allreduce = true;
   double paper_s = 0, ours_s = 0;
-  double paper_Bps() const { return busbw(bytes, n, paper_s, allreduce); }
-  double ours_Bps() const { return busbw(bytes, n, ours_s, allreduce); }
+  double paper_Bps() const { return bus_bandwidth(bytes, n, paper_s, allreduce); }
+  double ours_Bps() const { return bus_bandwidth(bytes, n, ours_s, allreduce); }
 };
 struct HsadmmBandwidths {
   PhaseBandwidth intra, inter, bcast;
@@ -96,6 +80,24 @@ HsadmmBandwidths hsadmm_bandwidths(const CommRuns& r) {
 }
 
 }  // namespace
+
+std::vector<PaperTransfer> paper_transfers(const CommRuns& r, bool ddp_per_epoch) {
+  const HsadmmBandwidths h = hsadmm_bandwidths(r);
+  const int P = config_int(r.hsadmm, "gpus-per-node"), M = config_int(r.hsadmm, "nodes");
+  const DdpTimes d = ddp_times(r);
+  const double ddp_s = paper::kCommLatencyDdp / (ddp_per_epoch ? d.steps : 1.0);
+  return {
+      {"H-SADMM intra-node all-reduce", CollectiveOp::allreduce, Group::intra, M, P, h.intra.bytes,
+       h.intra.paper_s},
+      {"H-SADMM intra-node broadcast", CollectiveOp::broadcast, Group::intra, M, P, h.bcast.bytes,
+       h.bcast.paper_s},
+      {"H-SADMM inter-node all-reduce (leaders)", CollectiveOp::allreduce, Group::inter, M, P,
+       h.inter.bytes, h.inter.paper_s},
+      {ddp_per_epoch ? "DDP all-reduce, 0.50 s read per epoch"
+                     : "DDP all-reduce, 0.50 s read per step",
+       CollectiveOp::allreduce, Group::world, M, P, h.intra.bytes, ddp_s},
+  };
+}
 
 Section compare_fig7(const CommRuns& r) {
   Section s;

@@ -12,9 +12,7 @@ namespace {
 
 const ScalingReading& point(const std::map<int, ScalingReading>& pts, int gpus, const Doc& d,
                             const std::string& strategy) {
-  const auto it = pts.find(gpus);
-  PRUNEX_USAGE(it != pts.end(), d.path, ": ", strategy, " has no point at ", gpus, " GPUs");
-  return it->second;
+  return scaling_at(pts, gpus, strategy, d.path);
 }
 
 // Local steps per epoch of one GPU, as the plan builder counts them.

@@ -1,6 +1,7 @@
 // Every number the PruneX paper (Olama et al., 2025) states for its
 // communication figures, as printed, with where it is printed. `prunex reproduce` compares
-// the modeled cluster against these; nothing here feeds a model.
+// the modeled cluster against these; only its second reading feeds some to the model (Figs.
+// 7-8's times, as the rates of the paper's implementation: paper_transfers).
 #pragma once
 
 namespace prunex::paper {

@@ -55,4 +55,14 @@ std::string rows_markdown(const std::vector<ReportRow>& rows, const std::string&
   return s;
 }
 
+std::string gbs(double bytes_per_s) {
+  return sig4(bytes_per_s / 1e9) + " GB/s";
+}
+std::string ms(double seconds) {
+  return sig4(seconds * 1e3) + " ms";
+}
+std::string mb(double bytes) {
+  return sig4(bytes / 1e6) + " MB";
+}
+
 }  // namespace prunex

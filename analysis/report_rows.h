@@ -35,5 +35,9 @@ std::string rows_markdown(const std::vector<ReportRow>& rows, const std::string&
 std::string sig4(double x);
 // "12.3%".
 std::string percent(double fraction, int decimals = 1);
+// sig4 with a unit: "3.199 GB/s" (bytes per second), "68.40 ms" (seconds), "116.7 MB" (bytes).
+std::string gbs(double bytes_per_s);
+std::string ms(double seconds);
+std::string mb(double bytes);
 
 }  // namespace prunex

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/paper_comparison.h"
 #include "topologies/topology.h"
 
 namespace prunex {
@@ -17,8 +18,9 @@ struct ReproduceOptions {
   int gpus_per_node = 4;
   int iterations = 60;
   int t_freeze = 15;
-  int alt_local_epochs = 5;   // the second Fig. 9 curve for hsadmm
-  int max_gpus = 4096;        // 0: no projection
+  int alt_local_epochs = 5;  // the second Fig. 9 curve for hsadmm
+  Topology simulated;        // the topology as the runs simulate it (link what-ifs, achieved rates)
+  int max_gpus = 4096;       // 0: no projection
   std::string algo = "nccl";  // the collectives' algorithm (simulate --algo): NCCL's own pick
   // The simulated platform's other options as given ("--name", "value", ...): every run gets
   // them.
@@ -51,11 +53,22 @@ inline const std::vector<std::string>& fig6_models() {
   return m;
 }
 
+// Reading 2's calibrations (the paper's rates) and the sweep folders that ran with them.
+inline std::string paper_rates_file(const ReproduceOptions& o, bool ddp_per_epoch) {
+  return runs_dir(o) + (ddp_per_epoch ? "/paper_rates_ddp_per_epoch.json" : "/paper_rates.json");
+}
+
+// The Figs. 7-8 runs (ResNet-152 on 16 x 4), read from OUT/runs/.
+CommRuns read_comm_runs(const ReproduceOptions& o);
+
 // Reads the runs, compares them with the paper, writes OUT/report.json and OUT/REPORT.md
-// (each atomically) and prints the headline rows on stdout.
+// (each atomically) and prints the headline rows on stdout. `rates`: reading 2's calibrated
+// rates (DDP's 0.50 s per step, and per epoch).
 // `elapsed` gives the seconds since the command started (read once the report is built).
 void write_reproduction_report(const ReproduceOptions& o, const std::vector<Step>& steps,
                                const std::vector<std::string>& figures,
+                               const std::vector<PaperRate>& rates,
+                               const std::vector<PaperRate>& rates_ddp_epoch,
                                const std::function<double()>& elapsed);
 
 }  // namespace prunex

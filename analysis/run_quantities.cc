@@ -107,6 +107,7 @@ std::map<int, ScalingReading> scaling_points(const nlohmann::json& scaling,
     s.time_per_epoch_s = number(p, "time_per_epoch_s", origin);
     s.speedup = number(p, "speedup", origin);
     s.efficiency = number(p, "efficiency", origin);
+    s.communication_share = p.value("communication_share", 0.0);
     if (const auto b = p.find("time_band"); b != p.end() && !b->is_null()) {
       s.band_level = number(*b, "level", origin);
       s.band_low = number(*b, "low", origin);
@@ -116,6 +117,13 @@ std::map<int, ScalingReading> scaling_points(const nlohmann::json& scaling,
     out[s.gpus] = s;
   }
   return out;
+}
+
+const ScalingReading& scaling_at(const std::map<int, ScalingReading>& points, int gpus,
+                                 const std::string& strategy, const std::string& origin) {
+  const auto it = points.find(gpus);
+  PRUNEX_USAGE(it != points.end(), origin, ": ", strategy, " has no point at ", gpus, " GPUs");
+  return it->second;
 }
 
 }  // namespace prunex

@@ -46,6 +46,7 @@ double trace_busy_seconds(const nlohmann::json& trace, const std::string& phase,
 struct ScalingReading {
   int gpus = 0;
   double time_per_epoch_s = 0, speedup = 0, efficiency = 0;
+  double communication_share = 0;  // of the time, exposed (0 where not recorded)
   // The time's error band: measured / predicted - 1 at `band_level` (0: none recorded).
   double band_level = 0, band_low = 0, band_high = 0;
   std::string band_where;
@@ -54,5 +55,8 @@ struct ScalingReading {
 std::map<int, ScalingReading> scaling_points(const nlohmann::json& scaling,
                                              const std::string& strategy,
                                              const std::string& origin);
+// The point at `gpus` of one strategy's points (UsageError naming origin when absent).
+const ScalingReading& scaling_at(const std::map<int, ScalingReading>& points, int gpus,
+                                 const std::string& strategy, const std::string& origin);
 
 }  // namespace prunex

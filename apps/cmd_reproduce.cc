@@ -18,12 +18,14 @@
 #include "analysis/run_quantities.h"
 #include "apps/cli.h"
 #include "apps/platform_options.h"
+#include "calibration/rate_calibration.h"
 #include "engine/error.h"
 #include "host/process.h"
 #include "netmodel/sim_config.h"
 #include "records/json_file.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
+#include "topologies/link_what_if.h"
 #include "topologies/topology_io.h"
 
 namespace prunex::cli {
@@ -56,6 +58,8 @@ ReproduceOptions parse_options(const Args& args) {
   platform.algo = sim::parse_algo(o.algo);
   const auto given = read_platform(args, platform);  // bad values: one line, exit 2, up front
   o.algo = sim::algo_name(platform.algo);
+  o.simulated = apply_link_what_if(o.topology, platform.link_what_if());
+  if (platform.achieved_bandwidth) o.simulated = achieved_bandwidths(o.simulated);
   for (const auto& f : sim::platform_fields())
     if (f.name != "algo" && given.count(f.name)) {
       o.platform_args.push_back("--" + f.name);
@@ -99,17 +103,87 @@ std::string gpu_list(int from, int to) {
   return s;
 }
 
-std::vector<Step> simulation_steps(const ReproduceOptions& o) {
-  std::vector<std::string> common = {"--topology",      o.topology_arg,
-                                     "--gpus-per-node", std::to_string(o.gpus_per_node),
-                                     "--iterations",    std::to_string(o.iterations),
-                                     "--t-freeze",      std::to_string(o.t_freeze),
-                                     "--algo",          o.algo};
-  common.insert(common.end(), o.platform_args.begin(), o.platform_args.end());
-  auto with = [&](std::vector<std::string> a, const std::vector<std::string>& base) {
-    a.insert(a.end(), base.begin(), base.end());
-    return a;
+// The options every run of the figures takes: the cluster, the iterations, the platform
+// (the calibration given to reproduce, or `calibration` in its place when not empty).
+std::vector<std::string> common_args(const ReproduceOptions& o,
+                                     const std::string& calibration = "") {
+  std::vector<std::string> a = {"--topology",      o.topology_arg,
+                                "--gpus-per-node", std::to_string(o.gpus_per_node),
+                                "--iterations",    std::to_string(o.iterations),
+                                "--t-freeze",      std::to_string(o.t_freeze),
+                                "--algo",          o.algo};
+  for (std::size_t i = 0; i + 1 < o.platform_args.size(); i += 2)
+    if (calibration.empty() || o.platform_args[i] != "--calibration")
+      a.insert(a.end(), {o.platform_args[i], o.platform_args[i + 1]});
+  if (!calibration.empty()) a.insert(a.end(), {"--calibration", calibration});
+  return a;
+}
+
+std::vector<std::string> with(std::vector<std::string> a, const std::vector<std::string>& base) {
+  a.insert(a.end(), base.begin(), base.end());
+  return a;
+}
+
+// Reading 2: Fig. 9's sweeps at the paper's rates (run once write_paper_rates has written
+// the calibrations).
+std::vector<Step> paper_rates_steps(const ReproduceOptions& o) {
+  const std::string alt = "fig9_sweep_e" + std::to_string(o.alt_local_epochs) + "_paper_rates";
+  const auto rates = common_args(o, paper_rates_file(o, false));
+  return {
+      {"fig9_sweep_paper_rates",
+       with({"sweep", "--model", "resnet152", "--gpus", "8,16,32,64", "--strategy",
+             "hsadmm,hsadmm-flat,ddp,topk", "--out", run_path(o, "fig9_sweep_paper_rates")},
+            rates)},
+      {alt, with({"sweep", "--model", "resnet152", "--gpus", "8,16,32,64", "--strategy", "hsadmm",
+                  "--local-epochs", std::to_string(o.alt_local_epochs), "--out", run_path(o, alt)},
+                 rates)},
+      {"fig9_sweep_paper_rates_ddp_per_epoch",
+       with({"sweep", "--model", "resnet152", "--gpus", "8,16,32,64", "--strategy", "ddp", "--out",
+             run_path(o, "fig9_sweep_paper_rates_ddp_per_epoch")},
+            common_args(o, paper_rates_file(o, true)))},
   };
+}
+
+// Writes reading 2's calibration (the paper's times of Figs. 7-8 on our 16 x 4 runs' bytes,
+// calibration/rate_calibration.h) and returns its rates. Every world collective runs at
+// DDP's rate: Top-K's all-gather too (the paper states no time for it).
+std::vector<PaperRate> write_paper_rates(const ReproduceOptions& o, bool ddp_per_epoch) {
+  std::vector<sim::TargetTime> targets;
+  const auto transfers = paper_transfers(read_comm_runs(o), ddp_per_epoch);
+  for (const auto& t : transfers)
+    targets.push_back({t.what, t.op, t.group, t.nodes, t.gpus_per_node, t.bytes, t.seconds});
+  std::vector<sim::RateFit> fits;
+  sim::Calibration cal = sim::calibration_from_times(
+      o.simulated, targets,
+      "the PruneX paper's times (Figs. 7-8: 0.10 s x its shares for H-SADMM, 0.50 s for DDP "
+      "read per " +
+          std::string(ddp_per_epoch ? "epoch" : "step") + ") on the bytes of " + runs_dir(o) +
+          "/resnet152_*",
+      &fits);
+  cal.ops[sim::op_cost_key(CollectiveOp::allgather, Group::world)] =
+      cal.ops.at(sim::op_cost_key(CollectiveOp::allreduce, Group::world));
+  std::vector<sim::FittedPoint> points;
+  std::vector<PaperRate> rates;
+  for (std::size_t i = 0; i < fits.size(); ++i) {
+    const auto& t = targets[i];
+    const int ranks = t.group == Group::intra   ? t.gpus_per_node
+                      : t.group == Group::inter ? t.nodes
+                                                : t.nodes * t.gpus_per_node;
+    sim::FittedPoint p;
+    p.point = {"paper", t.op, t.group, t.nodes, t.gpus_per_node, ranks, t.bytes, t.seconds};
+    p.predicted_s = t.seconds;
+    p.fitted = true;
+    points.push_back(p);
+    rates.push_back({transfers[i], sim::op_cost_key(t.op, t.group), fits[i].link_Bps,
+                     fits[i].fit.bandwidth_Bps});
+  }
+  write_file_atomic(paper_rates_file(o, ddp_per_epoch),
+                    sim::calibration_json(cal, points).dump(2) + "\n");
+  return rates;
+}
+
+std::vector<Step> simulation_steps(const ReproduceOptions& o) {
+  const std::vector<std::string> common = common_args(o);
   const std::string nodes64 = std::to_string(64 / o.gpus_per_node);
   std::vector<Step> s;
   s.push_back(
@@ -193,6 +267,16 @@ void combine_sweeps(const ReproduceOptions& o) {
                    {run_path(o, "fig9_sweep") + "/scaling.json", "ddp", "ddp"},
                    {run_path(o, "fig9_sweep") + "/scaling.json", "topk", "topk"}},
                   runs_dir(o) + "/fig9_scaling.json");
+  const std::string rates = run_path(o, "fig9_sweep_paper_rates") + "/scaling.json";
+  combine_scaling({{rates, "hsadmm", "hsadmm"},
+                   {run_path(o, alt + "_paper_rates") + "/scaling.json", "hsadmm",
+                    "hsadmm E=" + std::to_string(o.alt_local_epochs)},
+                   {rates, "hsadmm-flat", "hsadmm-flat"},
+                   {rates, "ddp", "ddp"},
+                   {run_path(o, "fig9_sweep_paper_rates_ddp_per_epoch") + "/scaling.json", "ddp",
+                    "ddp 0.50 s/epoch"},
+                   {rates, "topk", "topk"}},
+                  runs_dir(o) + "/fig9_scaling_paper_rates.json");
   if (o.max_gpus == 0) return;
   const std::string sweep = run_path(o, "projection_sweep") + "/scaling.json";
   std::vector<std::array<std::string, 3>> parts = {{sweep, "hsadmm", "hsadmm"}};
@@ -239,6 +323,8 @@ std::vector<Step> plot_steps(const ReproduceOptions& o, std::vector<std::string>
   };
   const std::string paper = runs_dir(o) + "/paper.json";
   plot("fig9_scaling.png", "scaling", {runs_dir(o) + "/fig9_scaling.json", "--reference", paper});
+  plot("fig9_scaling_paper_rates.png", "scaling",
+       {runs_dir(o) + "/fig9_scaling_paper_rates.json", "--reference", paper});
   // Beyond the paper: the peer systems (docs/peers.md) on the same sweep.
   plot("peers_scaling.png", "scaling", {run_path(o, "fig9_sweep") + "/scaling.json"});
   plot("fig7_comm_latency.png", "comm-latency",
@@ -287,18 +373,25 @@ int run_reproduce(const Args& args) {
   fs::create_directories(o.out + "/logs");
   fs::create_directories(runs_dir(o));
   std::vector<Step> sims = simulation_steps(o);
+  std::vector<Step> reading2 = paper_rates_steps(o);
   std::vector<std::string> figures;
   std::vector<Step> plot = plot_steps(o, figures);
-  const std::size_t total = sims.size() + plot.size();
-  fmt::print(stderr, "reproduce: {} simulations and {} figures on {} into {}\n", sims.size(),
-             plot.size(), o.topology.name, o.out);
+  const std::size_t total = sims.size() + reading2.size() + plot.size();
+  fmt::print(stderr, "reproduce: {} simulations and {} figures on {} into {}\n",
+             sims.size() + reading2.size(), plot.size(), o.topology.name, o.out);
   std::size_t done = 0;
   run_steps(o, sims, done, total, exe);
+  // Reading 2 needs the 16 x 4 runs' bytes.
+  const std::vector<PaperRate> rates = write_paper_rates(o, false);
+  const std::vector<PaperRate> rates_ddp_epoch = write_paper_rates(o, true);
+  run_steps(o, reading2, done, total, exe);
+  sims.insert(sims.end(), reading2.begin(), reading2.end());
   combine_sweeps(o);
   write_paper_reference(runs_dir(o) + "/paper.json");
   run_steps(o, plot, done, total, exe);
   sims.insert(sims.end(), plot.begin(), plot.end());
-  write_reproduction_report(o, sims, figures, [&] { return seconds_since(t0); });
+  write_reproduction_report(o, sims, figures, rates, rates_ddp_epoch,
+                            [&] { return seconds_since(t0); });
   return 0;
 }
 
@@ -338,11 +431,14 @@ PRUNEX_REGISTER_COMMAND(Command{
     "hsadmm-flat, ddp and topk (E = 1, and hsadmm at E = 5); Figs. 7-8 ResNet-152 on 16 x 4\n"
     "GPUs; Fig. 6 ResNet-18, WideResNet-50-2 and ResNet-152 on 16 x 4 GPUs. Then the same\n"
     "figures projected to --max-gpus (hsadmm with nodes that agree and with each\n"
-    "--union-growth). Draws DIR/fig*.png and DIR/projection_fig*.png and writes\n"
+    "--union-growth). A second reading runs Fig. 9 again at the rates the paper's own\n"
+    "times (Figs. 7-8) imply for its implementation, taken as a calibration\n"
+    "(DIR/runs/paper_rates.json), and REPORT.md opens with both readings side by side.\n"
+    "Draws DIR/fig*.png and DIR/projection_fig*.png and writes\n"
     "DIR/report.json (a list of {figure, quantity, paper, ours, rel_error, note}) and\n"
     "DIR/REPORT.md: every number the paper states for these figures next to ours, the\n"
     "relative error, the reason for each difference, and the arithmetic where the paper\n"
-    "contradicts itself. Nothing is fitted to the paper's results. About a minute on 2\n"
+    "contradicts itself. Reading 1 fits nothing to the paper. About a minute on 2\n"
     "cores; progress on stderr, the headline comparison on stdout.\n\n"
     "example:\n"
     "  prunex reproduce --out out/reproduce",

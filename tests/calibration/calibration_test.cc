@@ -1,12 +1,14 @@
 // Calibration (calibration/calibration.h): per-key memory speeds from live phase samples
-// (fit_memory_speeds), relative links, and which group's fit a world collective takes;
-// checked against numbers made by hand.
+// (fit_memory_speeds), relative links, which group's fit a world collective takes, and a
+// calibration from given times (rate_calibration.h); checked against numbers made by hand.
 #include <gtest/gtest.h>
 
 #include "backends/simgrid/sim_cluster.h"
 #include "calibration/calibration.h"
+#include "calibration/rate_calibration.h"
 #include "simulate/fork_run.h"
 #include "tests/common/sim_topologies.h"
+#include "topologies/topology_io.h"
 
 namespace prunex {
 namespace {
@@ -197,6 +199,51 @@ TEST(CalibratedGroups, ALatencyOnlyTierKeepsTheLinksAndTheOpsCost) {
                 expected, 1e-3 * expected)
         << "relative " << relative;
   }
+}
+
+// A calibration from given times (calibration_from_times) prices each given collective at its
+// time on the simulated cluster, and other sizes and rank counts at the same bus bandwidth.
+// The times are those `prunex reproduce` gives it (the paper's phases on Puhti, 16 x 4):
+// bus bandwidth = 2(n-1)/n x S / t for an all-reduce, S / t for a broadcast.
+TEST(RateCalibration, EachGivenCollectiveTakesItsTimeAndOtherSizesItsRate) {
+  const Topology puhti = achieved_bandwidths(load_topology("puhti"));
+  const double dense = 232.7e6, compact = 116.7e6;
+  const std::vector<sim::TargetTime> targets = {
+      {"intra all-reduce", CollectiveOp::allreduce, Group::intra, 16, 4, dense, 17.8e-3},
+      {"broadcast", CollectiveOp::broadcast, Group::intra, 16, 4, compact, 13.8e-3},
+      {"inter all-reduce", CollectiveOp::allreduce, Group::inter, 16, 4, compact, 68.4e-3},
+      {"world all-reduce", CollectiveOp::allreduce, Group::world, 16, 4, dense, 0.5},
+  };
+  std::vector<sim::RateFit> fits;
+  const sim::Calibration cal = sim::calibration_from_times(puhti, targets, "by hand", &fits);
+  ASSERT_EQ(fits.size(), targets.size());
+  for (const auto& x : targets) {
+    const double got =
+        simulated_seconds(cal, puhti, x.nodes, x.gpus_per_node, x.op, x.group, x.bytes);
+    EXPECT_NEAR(got, x.seconds, 1e-3 * x.seconds) << x.what;
+  }
+  // The leaders' rate on 2 nodes: the 16-node ring's 2 x 15 latency steps of L (NIC and
+  // switch) leave 68.4 ms - 30 L for 2 x 15/16 S, so 2 nodes take 2 L + S at that rate.
+  const double L = sim::node_inter_latency_s(puhti);
+  const double inter_busbw = 2.0 * 15 / 16 * compact / (68.4e-3 - 30 * L);
+  const double inter2 = 2 * L + compact / inter_busbw;
+  EXPECT_NEAR(simulated_seconds(cal, puhti, 2, 4, CollectiveOp::allreduce, Group::inter, compact),
+              inter2, 1e-4 * inter2);
+  // The world ring at 8 GPUs: 2 x 7/8 S at the 64-GPU ring's bus bandwidth.
+  const double world_busbw = 2.0 * 63 / 64 * dense / 0.5;
+  const double world8 = 2.0 * 7 / 8 * dense / world_busbw;
+  EXPECT_NEAR(simulated_seconds(cal, puhti, 2, 4, CollectiveOp::allreduce, Group::world, dense),
+              world8, 2e-3 * world8);
+  // Each fit is a share of the hardware's link, below 1 for these times.
+  for (const auto& f : fits) {
+    EXPECT_GT(f.efficiency(), 0.0) << f.target.what;
+    EXPECT_LT(f.efficiency(), 1.0) << f.target.what;
+  }
+  EXPECT_THROW(sim::calibration_from_times(puhti, {targets[0], targets[0]}, "twice"), UsageError);
+  EXPECT_THROW(sim::calibration_from_times(
+                   puhti, {{"too fast", CollectiveOp::allreduce, Group::world, 16, 4, 1e3, 1e-9}},
+                   "too fast"),
+               UsageError);
 }
 
 }  // namespace
