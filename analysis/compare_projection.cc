@@ -77,15 +77,8 @@ Section compare_projection(const ProjectionRuns& r) {
   // them.
   for (const auto& [name, p] : {std::pair{"hsadmm", &hs}, {"ddp", &ddp}, {"topk", &topk}}) {
     const ScalingReading& q = at(*p, r.scaling);
-    const std::string band =
-        q.band_level > 0
-            ? fmt::format("{:.0f}% band {}-{} s ({:+.0f}% / {:+.0f}%: {})", 100 * q.band_level,
-                          sig4(q.time_per_epoch_s * (1 + q.band_low)),
-                          sig4(q.time_per_epoch_s * (1 + q.band_high)), 100 * q.band_low,
-                          100 * q.band_high, q.band_where)
-            : "no error band recorded";
     s.rows.push_back({s.figure, std::string("epoch_s_") + tag + "_" + name, std::nullopt,
-                      q.time_per_epoch_s, band});
+                      q.time_per_epoch_s, band_text(q)});
   }
   for (const auto& [name, p] : {std::pair{"hsadmm", &hs}, {"ddp", &ddp}, {"topk", &topk}}) {
     double v = 0;

@@ -76,6 +76,10 @@ Section compare_fig9(const Doc& scaling, const Doc& scaling_alt, int alt_epochs)
       {s.figure, "speedup_64_hsadmm_flat", std::nullopt, f64.speedup,
        "PruneX (AR) is not in Fig. 9: one dense world all-reduce per epoch, both rails"},
   };
+  // The times behind the speedups, with their error bands (simulate/error_band.h).
+  for (const auto& [name, q] : {std::pair{"hsadmm", &h64}, {"ddp", &d64}, {"topk", &t64}})
+    s.rows.push_back({s.figure, std::string("epoch_s_64_") + name, std::nullopt,
+                      q->time_per_epoch_s, "seconds per epoch; " + band_text(*q)});
 
   // A per-step cost c that is the same at every GPU count adds steps(g) x c to an epoch.
   const long s8 = steps_per_epoch(samples, batch, 8), s64 = steps_per_epoch(samples, batch, 64);

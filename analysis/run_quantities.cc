@@ -1,9 +1,12 @@
 #include "analysis/run_quantities.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
 #include <vector>
 
+#include "analysis/report_rows.h"
 #include "engine/error.h"
 #include "engine/phases.h"
 #include "settings/config_fields.h"
@@ -124,6 +127,14 @@ const ScalingReading& scaling_at(const std::map<int, ScalingReading>& points, in
   const auto it = points.find(gpus);
   PRUNEX_USAGE(it != points.end(), origin, ": ", strategy, " has no point at ", gpus, " GPUs");
   return it->second;
+}
+
+std::string band_text(const ScalingReading& q) {
+  if (q.band_level <= 0) return "no error band recorded";
+  return fmt::format("{:.0f}% band {}-{} s ({:+.0f}% / {:+.0f}%: {})", 100 * q.band_level,
+                     sig4(q.time_per_epoch_s * (1 + q.band_low)),
+                     sig4(q.time_per_epoch_s * (1 + q.band_high)), 100 * q.band_low,
+                     100 * q.band_high, q.band_where);
 }
 
 }  // namespace prunex

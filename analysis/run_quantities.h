@@ -55,6 +55,9 @@ struct ScalingReading {
 std::map<int, ScalingReading> scaling_points(const nlohmann::json& scaling,
                                              const std::string& strategy,
                                              const std::string& origin);
+// The point's time band in words, e.g. "80% band 0.035-0.074 s (-23% / +62%: network-bound
+// training steps and collectives)", or "no error band recorded".
+std::string band_text(const ScalingReading& point);
 // The point at `gpus` of one strategy's points (UsageError naming origin when absent).
 const ScalingReading& scaling_at(const std::map<int, ScalingReading>& points, int gpus,
                                  const std::string& strategy, const std::string& origin);

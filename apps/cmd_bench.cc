@@ -106,7 +106,8 @@ std::vector<Option> bench_options() {
                   std::numeric_limits<double>::max()),
       {"strategy", "S",
        "sim --op iteration: the strategy whose engine plan runs (hsadmm, hsadmm-flat, "
-       "hsadmm-rail, ddp, fp16, topk, pactrain, cgx) on a synthetic 8-convolution model of -e "
+       "hsadmm-rail, ddp, fp16, topk, pactrain, cgx, powersgd) on a synthetic 8-convolution "
+       "model of -e "
        "bytes",
        "hsadmm"},
       {"model", "M", "model for --op compaction", "resnet152"},

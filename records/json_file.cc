@@ -20,7 +20,11 @@ nlohmann::json read_json_file(const std::string& path, const std::string& kind,
   // The keys leading to the value being read, so that a value the parser refuses (a number
   // beyond a double, say) is named by its field.
   std::vector<std::string> keys;
-  const auto track = [&keys](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
+  const auto track = [&](int depth, nlohmann::json::parse_event_t event, nlohmann::json& j) {
+    // A document nested deeper than any the toolkit writes is refused while it is read: one
+    // nested thousands deep would overflow the stack when the document is copied.
+    if (depth > kMaxJsonDepth)
+      throw UsageError(prefix + "nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
     if (event == nlohmann::json::parse_event_t::key) {
       keys.resize(static_cast<std::size_t>(std::max(0, depth - 1)));
       keys.push_back(j.get<std::string>());

@@ -14,6 +14,10 @@
 
 namespace prunex {
 
+// The deepest nesting a file may have (objects and arrays); the toolkit's own files stay
+// under 10.
+inline constexpr int kMaxJsonDepth = 64;
+
 // `kind` names the file in errors ("topology", "--config", "bench file"); `origin` is how the
 // user named it (a preset's name), by default the path.
 nlohmann::json read_json_file(const std::string& path, const std::string& kind,

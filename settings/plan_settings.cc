@@ -2,6 +2,8 @@
 
 #include "engine/error.h"
 #include "engine/wire_dtype.h"
+#include "settings/config_fields.h"
+#include "settings/run_fields.h"
 
 namespace prunex {
 namespace {
@@ -33,37 +35,57 @@ T required(const nlohmann::json& config, const char* key, const std::string& whe
   return setting<T>(config, key, where, T{});
 }
 
+// Sets `key` of run from the record's value through its field of run_fields() (UsageError
+// naming `where` and the key when the value is one the command line would refuse).
+void set_from_record(RunSettings& run, const nlohmann::json& config, const std::string& key,
+                     const std::string& where) {
+  const auto it = config.find(key);
+  if (it == config.end() || it->is_null()) return;
+  for (const auto& f : fields::run_fields())
+    if (f.name == key) {
+      const bool typed = f.type == FieldType::boolean ? it->is_boolean()
+                         : f.type == FieldType::text  ? it->is_string()
+                                                      : it->is_number();
+      PRUNEX_USAGE(typed, where, ": config.", key, " is ", it->dump(), ", not a ",
+                   f.type == FieldType::boolean ? "boolean"
+                   : f.type == FieldType::text  ? "string"
+                                                : "number");
+      try {
+        f.set(run, config_value_text(*it, where, key));
+      } catch (const UsageError& e) {
+        throw UsageError(where + ": config." + key + ": " + e.what());
+      }
+      return;
+    }
+  PRUNEX_CHECK(false, "no run field named ", key);
+}
+
 }  // namespace
 
 PlanInputs plan_inputs_of_config(const nlohmann::json& config, const std::string& where) {
   PRUNEX_USAGE(config.is_object(), where, ": the config is not an object");
   PlanInputs in;
   RunSettings& run = in.run;
-  run.strategy = parse_strategy(required<std::string>(config, "strategy", where));
+  required<std::string>(config, "strategy", where);
+  required<int>(config, "batch", where);
+  // The run's settings through their fields (run_fields.h): each value parsed and checked
+  // as the command line checks it, so a record holds nothing a command line could not say
+  // (a batch of 0 would divide by zero in the plan).
+  for (const char* key :
+       {"strategy", "batch", "local-epochs", "local-steps", "bucket-mib", "bucket-cap-mb",
+        "wire-dtype", "pipeline-buckets", "topk-ratio", "prune-ratio", "ternary", "bits",
+        "bucket-size", "matrix-approximation-rank", "min-compression-rate"})
+    set_from_record(run, config, key, where);
+  // The run's facts: its shape and data set.
   in.nodes = required<int>(config, "nodes", where);
   in.gpus_per_node = required<int>(config, "gpus-per-node", where);
-  run.batch = required<int>(config, "batch", where);
   in.samples = required<long>(config, "samples", where);
-  run.local_epochs = setting(config, "local-epochs", where, run.local_epochs);
-  run.local_steps = setting(config, "local-steps", where, run.local_steps);
+  PRUNEX_USAGE(in.nodes >= 1 && in.gpus_per_node >= 1 && in.samples >= 1, where,
+               ": config.nodes, gpus-per-node and samples must be >= 1 (got ", in.nodes, ", ",
+               in.gpus_per_node, ", ", in.samples, ")");
   in.ddp_overlap = config.contains("ddp-overlap")
                        ? setting(config, "ddp-overlap", where, in.ddp_overlap)
                        : !setting(config, "sync-phases", where, !in.ddp_overlap);
-  HsadmmSettings& h = run.hsadmm;
-  h.bucket_mib = setting(config, "bucket-mib", where, h.bucket_mib);
-  run.ddp.bucket_cap_mb = setting(config, "bucket-cap-mb", where, run.ddp.bucket_cap_mb);
-  h.wire_dtype =
-      parse_wire_dtype(setting(config, "wire-dtype", where, wire_dtype_name(h.wire_dtype)));
-  h.pipeline_buckets = setting(config, "pipeline-buckets", where, h.pipeline_buckets);
-  run.topk.topk_ratio = setting(config, "topk-ratio", where, run.topk.topk_ratio);
-  run.pactrain.prune_ratio = setting(config, "prune-ratio", where, run.pactrain.prune_ratio);
-  run.pactrain.ternary = setting(config, "ternary", where, run.pactrain.ternary);
-  run.cgx.bits = setting(config, "bits", where, run.cgx.bits);
-  run.cgx.bucket_size = setting(config, "bucket-size", where, run.cgx.bucket_size);
-  PowersgdSettings& p = run.powersgd;
-  p.matrix_approximation_rank =
-      setting(config, "matrix-approximation-rank", where, p.matrix_approximation_rank);
-  p.min_compression_rate = setting(config, "min-compression-rate", where, p.min_compression_rate);
   return in;
 }
 

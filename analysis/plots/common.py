@@ -75,6 +75,8 @@ def load_json(path):
         raise InputError(f"input {path}: cannot read ({e})") from None
     except json.JSONDecodeError as e:
         raise InputError(f"input {path}: not JSON ({e.msg} at line {e.lineno})") from None
+    except RecursionError:
+        raise InputError(f"input {path}: nested too deep to read") from None
 
 
 def require(cond, path, what):

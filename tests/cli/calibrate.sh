@@ -357,6 +357,28 @@ expect_exit2 "--links relative needs --topology" calibrate --from bench.json --l
 echo '[{"op": ' > broken.json
 expect_exit2 "malformed JSON" calibrate --from broken.json --out x.json
 expect_exit2 "not a live measurement" calibrate --from simrows.json --out x.json
+# A run record holds nothing its command line could not say: a batch of 0 (a divisor of the
+# plan) is refused as --batch 0 is, a world of 0 nodes likewise; a document nested beyond
+# any the toolkit writes is refused while it is read (a copy of it overflowed the stack).
+python3 - <<'PY'
+import json
+m = json.load(open("steps.json"))
+m["config"]["batch"] = 0
+json.dump(m, open("steps_batch0.json", "w"))
+m["config"]["batch"], m["config"]["nodes"] = 32, 0
+json.dump(m, open("steps_nodes0.json", "w"))
+open("deep.json", "w").write('{"a":' * 100000 + "1" + "}" * 100000)
+PY
+expect_exit2 "config.batch: --batch must be in [1, " calibrate --steps steps_batch0.json --out x.json
+expect_exit2 "config.nodes, gpus-per-node and samples must be >= 1" calibrate \
+  --steps steps_nodes0.json --out x.json
+expect_exit2 "nested deeper than 64 levels" calibrate --steps deep.json --out x.json
+for cmd in simulate sweep train; do
+  expect_refused "--config deep.json: nested deeper than 64 levels" "$work/deep_out" \
+    "$prunex" $cmd --config deep.json --out "$work/deep_out"
+done
+expect_refused "input deep.json: nested too deep to read" "" "$prunex" plot scaling deep.json \
+  --out deep.png
 expect_exit2 "--out FILE is required" calibrate --from bench.json
 expect_exit2 "nothing to calibrate from" calibrate --out x.json
 expect_exit2 "--from-warm needs --from" calibrate --from-warm warm.json --out x.json
