@@ -43,7 +43,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "are the option names) and flags override it. Writes OUT/metrics.json and OUT/trace.json.\n"
     "The training runs in prunex-train, beside prunex in the same folder (the one executable\n"
     "that loads LibTorch). --check checks everything but the ranks, GPUs and memory on this\n"
-    "host and exits without training.\n\n"
+    "host and exits without training. SIGUSR1 (SLURM's warning before a time limit:\n"
+    "sbatch --signal=USR1@SECONDS) ends the run after the current outer iteration with a\n"
+    "checkpoint and exit status 75; --resume continues it.\n\n"
     "example:\n"
     "  mpirun -np 4 prunex train --gpus-per-node 2 --dataset fashion-mnist --model small_cnn \\\n"
     "      --strategy hsadmm --config workloads/configs/fashion_mnist_small_cnn_hsadmm.json",

@@ -11,6 +11,7 @@
 #include "backends/mpi/mpi_communicator.h"
 #include "backends/mpi/mpi_env.h"
 #include "engine/error.h"
+#include "host/stop_signal.h"
 #if defined(PRUNEX_HAVE_NCCL)
 #include <cuda_runtime_api.h>
 #include <fmt/core.h>
@@ -185,6 +186,9 @@ int run_train(const Args& args) {
     backend.train = TrainBackend::host(*comm);
     if (cfg.backend == "nccl") attach_nccl(backend, comm->grouping());
     RunRecord run = run_training(cfg, backend.train, so_far);
+    // Stopped by SIGUSR1 after a checkpoint: the record so far stays marked unfinished, and
+    // the status says "checkpointed, not done" (a job script requeues on it).
+    if (!run.completed) return kExitCheckpointed;
     if (comm->world_rank() == 0) {
       write_run(run, cfg.out);
       print_run_summary(stdout, run, cfg.out);

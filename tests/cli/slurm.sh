@@ -21,7 +21,10 @@
 #    is within a factor of 3 (a loose bound for gross errors: this test runs beside others on
 #    2 cores, so its calibration and held-out runs meet different loads; one line per op
 #    (--fit line), as a segment between two sizes timed 3 times bends with one busy moment.
-#    The recorded loop, on an idle host: results/slurm_loop/).
+#    The recorded loop, on an idle host: results/slurm_loop/);
+# 7. SIGUSR1, as SLURM sends it before a time limit (generic.sbatch's --signal): the job
+#    checkpoints, exits 75, requeues itself and resumes; its record equals the uninterrupted
+#    run's.
 # Skips with one line without root, namespaces or slurm-wlm.
 set -u
 prunex=$(realpath "$1")
@@ -99,6 +102,11 @@ a = [(i["iteration"], i["loss"], i.get("accuracy")) for i in full]
 b = [(i["iteration"], i["loss"], i.get("accuracy")) for i in res]
 assert len(a) == 6 and a == b, (a, b)
 print("slurm: resumed after node1 died: the 6 iterations equal the uninterrupted run's")
+# 7. stopped by SIGUSR1, requeued, resumed: the same, in the one job's OUT
+req = json.load(open(f"{w}/slurm_requeue/metrics.json"))
+b = [(i["iteration"], i["loss"], i.get("accuracy")) for i in req["iterations"]]
+assert req["summary"]["completed"] is True and a == b, (a, b)
+print("slurm: stopped by SIGUSR1 and requeued: the 6 iterations equal the uninterrupted run's")
 PY
 # 6. the loop's predictions
 bash "$repo/scripts/studies/predict_cluster.sh" "$work/loop" --topology "$work/loop_topology.json" \

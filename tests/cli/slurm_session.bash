@@ -58,6 +58,7 @@ say "sacct -c: $(sacct -c -X -o jobid,jobname,partition,account,state,exitcode,n
 # 2b. A typo in the settings ends the job on the batch host before any srun (train --check):
 # exit 2, and the log holds prunex's one line and nothing a rank would print.
 for bad in STRATEGY=gossip TRAIN_ARGS=--no-such-option; do
+  rm -f "$work/slurm_bad.log"  # generic.sbatch appends (--open-mode=append, for requeues)
   (export "$bad" OUT="$work/slurm_bad"
    sbatch_wait --nodes=2 --ntasks-per-node=2 --cpus-per-task=1 --gres=gpu:2 \
      --output="$work/slurm_bad.log" "$repo/scripts/slurm/generic.sbatch") >"$work/sbatch_bad.txt" 2>&1 &&
@@ -121,8 +122,10 @@ run6() {  # SUBMIT OUT EXTRA_TRAIN_ARGS: SUBMIT (sbatch or sbatch_wait) a 6-iter
   local submit=$1 out=$2 extra=$3
   STRATEGY=hsadmm OUT=$out ITERATIONS=6 TRAIN_ARGS="$TRAIN_ARGS --checkpoint-every 1 $extra" \
     $submit --nodes=2 --ntasks-per-node=2 --cpus-per-task=1 --output="$out.log" \
-    "$repo/scripts/slurm/generic.sbatch"
+    ${REQUEUE:---no-requeue} "$repo/scripts/slurm/generic.sbatch"
 }
+# (--no-requeue: the job ends with its node, as a site without requeue has it; part 7 lets
+# generic.sbatch's --requeue stand.)
 job=$(run6 sbatch "$work/slurm_killed" "" 2>&1 | grep -o '[0-9]*' | head -1)
 for _ in $(seq 1 480); do
   grep -qs "iter-0000000[2-9]" "$work/slurm_killed/checkpoint/LATEST" && break
@@ -163,4 +166,40 @@ say "node1 back: $(sinfo -h -N -n node1 -o '%N %T' | head -1)"
 run6 sbatch_wait "$work/slurm_resumed" "--resume $work/slurm_killed/checkpoint" >/dev/null 2>&1 ||
   fail "resubmitted job: $(cat "$work/slurm_resumed.log")"
 grep -o "resumed from .*" "$work/slurm_resumed.log" | head -1 | sed "s/^/slurm: [${SECONDS} s] /"
+
+# 7. SLURM's warning before a time limit or preemption (generic.sbatch's --signal=USR1@120;
+# sent here at once by scancel --signal=USR1, as SLURM sends it to the steps): the ranks end
+# their iteration, write its checkpoint and exit 75; generic.sbatch requeues the job and its
+# restart resumes from OUT/checkpoint to the end. One job, restarted once; slurm.sh checks
+# that its record equals the uninterrupted run's.
+job=$(REQUEUE=--requeue run6 sbatch "$work/slurm_requeue" "" 2>&1 | grep -o '[0-9]*' | head -1)
+[[ -n $job ]] || fail "sbatch (requeue): $(cat "$work/slurm_requeue.log" 2>/dev/null)"
+for _ in $(seq 1 480); do
+  grep -qs "iter   2/6" "$work/slurm_requeue.log" && break
+  sleep 0.25
+done
+grep -qs "iter   2/6" "$work/slurm_requeue.log" ||
+  fail "the job to warn reached no second iteration: $(cat "$work/slurm_requeue.log")"
+scancel --signal=USR1 "$job" || fail "scancel --signal=USR1 $job"
+# Requeued, the job waits for its begin time (SLURM delays a requeued job's next start); the
+# test does not wait it out.
+for _ in $(seq 1 240); do
+  [[ $(squeue -h -j "$job" -o %T 2>/dev/null) == PENDING ]] && break
+  sleep 0.25
+done
+say "requeued job $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*\|EligibleTime=[^ ]*' | tr '\n' ' ')"
+scontrol update JobId="$job" StartTime=now 2>/dev/null || true
+for _ in $(seq 1 480); do
+  [[ $(squeue -h -j "$job" -o %T 2>/dev/null) == "" ]] && break
+  sleep 0.5
+done
+[[ -z $(squeue -h -j "$job" 2>/dev/null) ]] || fail "job $job still queued: $(squeue)"
+info=$(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*\|Restarts=[0-9]*\|ExitCode=[0-9:]*' | tr '\n' ' ')
+[[ $info == *"JobState=COMPLETED"* && $info == *"Restarts=1"* ]] ||
+  fail "job $job after SIGUSR1: $info; $(cat "$work/slurm_requeue.log")"
+grep -q "SIGUSR1: stopped after iteration" "$work/slurm_requeue.log" &&
+  grep -q "requeueing job $job" "$work/slurm_requeue.log" &&
+  grep -q "resumed from $work/slurm_requeue/checkpoint" "$work/slurm_requeue.log" ||
+  fail "job $job's log lacks the stop, the requeue or the resume: $(cat "$work/slurm_requeue.log")"
+say "SIGUSR1 to job $job: $(grep -o 'stopped after iteration [0-9]* of [0-9]*' "$work/slurm_requeue.log"), requeued, $(grep -o 'resumed from .*' "$work/slurm_requeue.log" | head -1); $info"
 exit 0

@@ -8,6 +8,7 @@
 
 #include "engine/strategy.h"
 #include "engine/tier_bytes.h"
+#include "host/stop_signal.h"
 #include "workloads/train/live_strategy.h"
 #include "workloads/train/local_steps.h"
 #include "workloads/train/train_checkpoint.h"
@@ -181,11 +182,20 @@ IterationRecord train_iteration(int k, const TrainConfig& cfg, const TrainBacken
   return it;
 }
 
+// Whether any rank has been asked to stop (host/stop_signal.h): one value all-reduced on the
+// control communicator, so every rank leaves the loop after the same iteration.
+bool stop_agreed(Communicator& comm) {
+  double stop = stop_requested() ? 1 : 0;
+  comm.allreduce(&stop, 1, DType::f64, ReduceOp::max, Group::world);
+  return stop > 0;
+}
+
 }  // namespace
 
 RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
                        const std::function<void(const RunRecord&)>& on_iteration) {
   check_train_config(cfg);
+  install_stop_signal();
   Communicator& comm = *backend.control;
   const InjectedFailure failure = parse_inject_failure(cfg.inject_failure);
   PRUNEX_USAGE(failure.rank < comm.size(Group::world), "--inject-failure: no rank ", failure.rank,
@@ -232,7 +242,10 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
     }
     run.iterations.push_back(std::move(it));
     if (root && on_iteration) on_iteration(run);
-    if (cfg.checkpoint_every > 0 && k % cfg.checkpoint_every == 0) {
+    // SIGUSR1 on any rank (SLURM's warning before a time limit or preemption), agreed by all:
+    // this iteration's checkpoint, then stop unfinished (run_train exits kExitCheckpointed).
+    const bool stop = k < cfg.iterations && !converged && stop_agreed(comm);
+    if ((cfg.checkpoint_every > 0 && k % cfg.checkpoint_every == 0) || stop) {
       const double t = now_seconds();
       write_checkpoint(checkpoint_dir, k, run,
                        {{"evaluation_seconds", eval_seconds}, {"converged", converged}}, setup,
@@ -240,6 +253,13 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
       if (root)
         std::printf("train: checkpoint of iteration %d in %s (%.2f s)\n", k, checkpoint_dir.c_str(),
                     now_seconds() - t);
+    }
+    if (stop) {
+      if (root)
+        std::printf("train: SIGUSR1: stopped after iteration %d of %d; resume with --resume %s\n",
+                    k, cfg.iterations, checkpoint_dir.c_str());
+      run.completed = false;
+      break;
     }
     if (converged) {
       if (root) std::printf("train: stopping test passed at iteration %d\n", k);
