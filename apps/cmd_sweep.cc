@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <set>
@@ -20,6 +21,7 @@
 #include "apps/field_options.h"
 #include "apps/prediction_bands.h"
 #include "engine/error.h"
+#include "records/json_file.h"
 #include "records/output_dir.h"
 #include "records/run_record.h"
 #include "records/scaling_record.h"
@@ -35,6 +37,11 @@ using sim::sweep_fields;
 using sim::SweepConfig;
 
 void progress(std::size_t done, std::size_t total, const ScalingPoint& p) {
+  if (!p.missing.empty()) {
+    fmt::print(stderr, "{}point {} ({} on {} GPUs) failed: {}\n", isatty(2) != 0 ? "\n" : "",
+               p.index, p.strategy, p.gpus, p.missing);
+    return;
+  }
   const bool tty = isatty(2) != 0;
   const int width = 30;
   const int filled = static_cast<int>(width * done / total);
@@ -49,6 +56,7 @@ void print_scaling(const std::vector<ScalingPoint>& points) {
   fmt::print("{:<12} {:>7} {:>6} {:>16} {:>13} {:>9} {:>11}\n", "strategy", "gpus", "nodes",
              "time/epoch (s)", "80% band", "speedup", "efficiency");
   for (const ScalingPoint& p : points) {
+    if (!p.missing.empty()) continue;
     const ScalingGain g = scaling_gain(points, p);
     const std::string band =
         p.time_band.is_object()
@@ -61,6 +69,28 @@ void print_scaling(const std::vector<ScalingPoint>& points) {
       fmt::print("   run {:.3f} h, with failures {:.3f} h", p.run_s / 3600, p.expected_s / 3600);
     fmt::print("\n");
   }
+}
+
+// The sweep a recorded config describes (a scaling.json's), its sizes resolved.
+SweepConfig config_of(const nlohmann::json& config, const std::string& origin) {
+  SweepConfig cfg;
+  apply_config_json(sweep_fields(), cfg, config, origin);
+  sim::resolve_gpus_per_node(cfg);
+  return cfg;
+}
+
+// Missing points named by their strategy and size (from the sweep's config).
+void name_missing_points(const nlohmann::json& config, const std::string& origin,
+                         std::vector<ScalingPoint>& points) {
+  const SweepConfig cfg = config_of(config, origin);
+  const auto list = sim::point_list(cfg);
+  for (ScalingPoint& p : points)
+    if (!p.missing.empty() && p.strategy.empty() && p.index >= 0 &&
+        p.index < static_cast<long>(list.size())) {
+      p.strategy = std::string(strategy_name(list[static_cast<std::size_t>(p.index)].first));
+      p.gpus = list[static_cast<std::size_t>(p.index)].second;
+      p.nodes = p.gpus / cfg.sim.gpus_per_node;
+    }
 }
 
 // --merge DIR: the points of a SLURM array sweep, combined.
@@ -76,6 +106,7 @@ std::vector<ScalingPoint> merge_points(const Args& args, SweepConfig& cfg, nlohm
   if (auto out = args.get("out")) cfg.out = *out;
   PRUNEX_USAGE(!cfg.out.empty(), "--out must not be empty");
   std::vector<ScalingPoint> points = merge_scaling_points(dir, config);
+  name_missing_points(config, dir, points);
   out_dir = std::make_unique<OutputDir>(cfg.out);
   config["out"] = cfg.out;
   fmt::print(stderr, "sweep: merged {} points from {}\n", points.size(), dir);
@@ -86,10 +117,9 @@ std::string count(std::size_t n, const char* one, const char* many) {
   return fmt::format("{} {}", n, n == 1 ? one : many);
 }
 
-// Every point simulated (or point `only`), after every spec has been checked.
-std::vector<ScalingPoint> simulate_points(const SweepConfig& cfg,
-                                          const std::set<std::string>& given, long only, int jobs) {
-  sim::SweepPoints points = sim::sweep_points(cfg, only);
+// The points simulated, after every spec has been checked; the bands of those that ran.
+void run_points(const SweepConfig& cfg, const std::set<std::string>& given,
+                sim::SweepPoints& points, int jobs, long inject_failure) {
   // Warnings once every check has passed: a refused sweep prints its one error line only.
   for (const auto& line : fields::settings_not_applying(given, cfg.strategies))
     fmt::print(stderr, "prunex sweep: warning: {}\n", line);
@@ -99,13 +129,69 @@ std::vector<ScalingPoint> simulate_points(const SweepConfig& cfg,
              count(cfg.gpus.size(), "size", "sizes"), points.topology_name,
              count(std::min<std::size_t>(jobs, points.rows.size()), "job", "jobs"));
   fmt::print(stderr, "sweep: {}\n", sim::assumptions_line(cfg.sim));
-  sim::run_sweep_points(points, jobs, [&](std::size_t done, const ScalingPoint& p) {
-    progress(done, points.rows.size(), p);
-  });
+  sim::run_sweep_points(
+      points, jobs,
+      [&](std::size_t done, const ScalingPoint& p) { progress(done, points.rows.size(), p); },
+      inject_failure);
   for (std::size_t i = 0; i < points.rows.size(); ++i)
-    points.rows[i].time_band = prediction_band_json(
-        sim::bound_by(points.specs[i].band_key, points.rows[i].communication_share));
+    if (points.rows[i].missing.empty())
+      points.rows[i].time_band = prediction_band_json(
+          sim::bound_by(points.specs[i].band_key, points.rows[i].communication_share));
+}
+
+// Every point simulated (or point `only`), after every spec has been checked.
+std::vector<ScalingPoint> simulate_points(const SweepConfig& cfg,
+                                          const std::set<std::string>& given, long only, int jobs,
+                                          long inject_failure) {
+  sim::SweepPoints points = sim::sweep_points(cfg, only);
+  run_points(cfg, given, points, jobs, inject_failure);
   return points.rows;
+}
+
+// --fill DIR: the points DIR/scaling.json lists as missing, simulated with its config; the
+// others kept as they are.
+std::vector<ScalingPoint> fill_points(const std::string& dir, int jobs, nlohmann::json& config,
+                                      std::string& out) {
+  const std::string file = dir + "/scaling.json";
+  const nlohmann::json doc = read_json_file(file, "--fill");
+  PRUNEX_USAGE(doc.is_object() && doc.contains("config") && doc["config"].is_object(), file,
+               ": not a scaling.json of prunex sweep");
+  PRUNEX_USAGE(!doc.contains("point"), file, ": one point of a SLURM array (--merge them first)");
+  config = doc["config"];
+  const SweepConfig cfg = config_of(config, file);
+  std::vector<ScalingPoint> kept = read_scaling_points(doc, file);
+  const auto list = sim::point_list(cfg);
+  std::vector<long> missing;
+  for (long i = 0; i < static_cast<long>(list.size()); ++i) {
+    const std::string st(strategy_name(list[static_cast<std::size_t>(i)].first));
+    const int g = list[static_cast<std::size_t>(i)].second;
+    const auto it = std::find_if(kept.begin(), kept.end(), [&](const ScalingPoint& p) {
+      return p.missing.empty() && p.strategy == st && p.gpus == g;
+    });
+    if (it == kept.end()) missing.push_back(i);
+  }
+  kept.erase(std::remove_if(kept.begin(), kept.end(),
+                            [](const ScalingPoint& p) { return !p.missing.empty(); }),
+             kept.end());
+  out = dir;
+  fmt::print(stderr, "sweep: {} of {} points of {} to simulate\n", missing.size(), list.size(),
+             file);
+  if (!missing.empty()) {
+    sim::SweepPoints points = sim::sweep_points(cfg, missing);
+    run_points(cfg, {}, points, jobs, -1);
+    kept.insert(kept.end(), points.rows.begin(), points.rows.end());
+  }
+  // In the sweep's order, as a whole sweep writes them.
+  auto order = [&](const ScalingPoint& p) {
+    for (std::size_t i = 0; i < list.size(); ++i)
+      if (strategy_name(list[i].first) == p.strategy && list[i].second == p.gpus)
+        return static_cast<long>(i);
+    return static_cast<long>(list.size());
+  };
+  std::stable_sort(kept.begin(), kept.end(), [&](const ScalingPoint& a, const ScalingPoint& b) {
+    return order(a) < order(b);
+  });
+  return kept;
 }
 
 int run_sweep(const Args& args) {
@@ -117,8 +203,19 @@ int run_sweep(const Args& args) {
   try {
     const long cores = std::max(1L, static_cast<long>(std::thread::hardware_concurrency()));
     const int jobs = static_cast<int>(args.get_int("jobs", cores, 1, 4096));
+    const long inject = args.get_int("inject-failure", -1, 0, std::numeric_limits<long>::max());
     if (args.get("merge")) {
       points = merge_points(args, cfg, config, out_dir);
+    } else if (const auto dir = args.get("fill")) {
+      for (const auto& f : sweep_fields())
+        PRUNEX_USAGE(!args.has(f.name), "--fill takes the sweep's settings from ", *dir,
+                     "/scaling.json: no --", f.name);
+      PRUNEX_USAGE(!args.has("config") && !args.has("point") && !args.flag("count-points"),
+                   "--fill takes no --config, --point or --count-points");
+      PRUNEX_USAGE(std::filesystem::is_regular_file(*dir + "/scaling.json"), "--fill ", *dir,
+                   ": no scaling.json in it");
+      out_dir = std::make_unique<OutputDir>(*dir, "--fill");
+      points = fill_points(*dir, jobs, config, cfg.out);
     } else {
       std::set<std::string> given;
       apply_options(sweep_fields(), args, cfg, &given);
@@ -132,11 +229,18 @@ int run_sweep(const Args& args) {
       only = args.get_int("point", -1, 0, static_cast<long>(n) - 1);
       config = config_json(sweep_fields(), cfg);
       config["executor"] = "simgrid";
-      points = simulate_points(cfg, given, only, jobs);
+      points = simulate_points(cfg, given, only, jobs, inject);
     }
   } catch (const UsageError& e) {
     fmt::print(stderr, "prunex sweep: error: {}\n", e.what());
     return 2;
+  }
+  std::vector<const ScalingPoint*> missing;
+  for (const auto& p : points)
+    if (!p.missing.empty()) missing.push_back(&p);
+  if (only >= 0 && !missing.empty()) {  // an array task: no output, so --merge names it
+    fmt::print(stderr, "prunex sweep: point {} failed: {}\n", only, missing[0]->missing);
+    return 1;
   }
   print_scaling(points);
   nlohmann::json doc = scaling_json(points, config);
@@ -146,7 +250,17 @@ int run_sweep(const Args& args) {
   }
   write_file_atomic(cfg.out + "/scaling.json", doc.dump(2) + "\n");
   fmt::print("wrote {}/scaling.json\n", cfg.out);
-  return 0;
+  if (missing.empty()) return 0;
+  // The others are written; the failed ones are listed in scaling.json ("missing") with why.
+  std::string list;
+  for (const auto* p : missing)
+    list += fmt::format("{}point {} ({} on {} GPUs): {}", list.empty() ? "" : "; ", p->index,
+                        p->strategy, p->gpus, p->missing);
+  fmt::print(stderr,
+             "prunex sweep: {} of {} points failed ({}); {}/scaling.json lists them under "
+             "\"missing\"; `prunex sweep --fill {}` simulates only those\n",
+             missing.size(), points.size(), list, cfg.out, cfg.out);
+  return 1;
 }
 
 std::vector<Option> sweep_options() {
@@ -163,8 +277,17 @@ std::vector<Option> sweep_options() {
   opts.push_back({"count-points", "", "print the number of points and exit", ""});
   opts.push_back({"merge", "DIR",
                   "combine the --point outputs in DIR/*/ into OUT/scaling.json (speedups "
-                  "recomputed; every point once, all from one sweep)",
+                  "recomputed; every point once, all from one sweep; points with no output "
+                  "listed under \"missing\")",
                   ""});
+  opts.push_back({"fill", "DIR",
+                  "simulate only the points DIR/scaling.json lists as missing (failed or "
+                  "absent), with its settings, and write the completed DIR/scaling.json",
+                  ""});
+  opts.push_back(integer_option("inject-failure", "I",
+                                "tests: point I's process aborts (SIGABRT) before it simulates, "
+                                "as a crash would",
+                                "", 0, std::numeric_limits<long>::max()));
   return opts;
 }
 
@@ -183,7 +306,9 @@ PRUNEX_REGISTER_COMMAND(Command{
     "      --strategy hsadmm,hsadmm-flat,ddp,topk --out out/sweep\n\n"
     "Points run in parallel processes (--jobs, default the cores) with the same scaling.json\n"
     "as one at a time. Sweeps too large for one machine: one SLURM array task per point\n"
-    "(--point I, scripts/slurm/sweep.sh), then --merge.",
+    "(--point I, scripts/slurm/sweep.sh), then --merge. A point whose process dies does not\n"
+    "stop the others: scaling.json lists it under \"missing\" with the reason, the sweep\n"
+    "exits 1, and `prunex sweep --fill OUT` simulates only the missing points.",
     sweep_options(), run_sweep});
 
 }  // namespace

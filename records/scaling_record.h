@@ -21,21 +21,31 @@ struct ScalingPoint {
   double communication_share = 0;
   // The time's error band (simulate/error_band.h: level, low, high, rows, ...); null: none.
   nlohmann::json time_band = nullptr;
+  long index = -1;      // the point's place in its sweep (strategies x sizes in order)
+  std::string missing;  // why the point has no time (its process died, ...); empty: it ran
 };
 
-// Speedup and efficiency of p against the smallest size of its strategy among points.
+// Speedup and efficiency of p against the smallest size of its strategy among the points that
+// ran.
 struct ScalingGain {
   double speedup = 1;
   double efficiency = 1;
 };
 ScalingGain scaling_gain(const std::vector<ScalingPoint>& points, const ScalingPoint& p);
 
-// The document: {strategy: [point, ...], "config": config}.
+// The document: {strategy: [point, ...], "config": config}, and, when points failed,
+// "missing": [{point, strategy, gpus, nodes, why}, ...].
 nlohmann::json scaling_json(const std::vector<ScalingPoint>& points, const nlohmann::json& config);
 
+// The points of a scaling.json (its strategies' lists; index and missing as recorded, missing
+// ones with their why). UsageError naming `origin` when a point is malformed.
+std::vector<ScalingPoint> read_scaling_points(const nlohmann::json& doc, const std::string& origin);
+
 // --merge DIR: the per-point outputs (DIR/*/scaling.json of `--point I` runs) as one sweep, in
-// point order; `config` gets their common config (its out aside). UsageError when one is
-// missing, there twice, or from another sweep.
+// point order, one entry per point of the sweep: a point with no output in DIR comes back with
+// its index and `missing` said (its strategy and size are the caller's to fill from the
+// config). `config` gets their common config (its out aside). UsageError when one is there
+// twice or from another sweep.
 std::vector<ScalingPoint> merge_scaling_points(const std::string& dir, nlohmann::json& config);
 
 }  // namespace prunex

@@ -76,9 +76,13 @@ std::vector<double> fork_finish(const ForkedChild& c) {
   ::close(c.fd);
   int wstatus = 0;
   ::waitpid(c.pid, &wstatus, 0);
+  if (WIFSIGNALED(wstatus))
+    throw std::runtime_error("its process was killed by signal " +
+                             std::to_string(WTERMSIG(wstatus)) + " (" +
+                             strsignal(WTERMSIG(wstatus)) + ")");
   if (data.empty() || !WIFEXITED(wstatus))
-    throw std::runtime_error("simulation child process died (status " + std::to_string(wstatus) +
-                             ")");
+    throw std::runtime_error("its process ended without a result (status " +
+                             std::to_string(wstatus) + ")");
   const std::string payload = data.substr(1);
   if (data[0] == 'u') throw UsageError(payload);
   if (data[0] == 'e') throw std::runtime_error(payload);
@@ -93,7 +97,8 @@ std::vector<double> fork_run(const std::function<std::vector<double>()>& fn) {
 
 void fork_run_all(const std::vector<std::function<std::vector<double>()>>& fns, int jobs,
                   const std::vector<double>& bytes, double capacity,
-                  const std::function<void(std::size_t, const std::vector<double>&)>& done) {
+                  const std::function<void(std::size_t, const std::vector<double>&)>& done,
+                  const std::function<void(std::size_t, const std::string&)>& failed) {
   PRUNEX_CHECK(jobs >= 1, "jobs must be >= 1 (got ", jobs, ")");
   PRUNEX_CHECK(bytes.empty() || bytes.size() == fns.size(), "one size per function");
   struct Running {
@@ -136,9 +141,13 @@ void fork_run_all(const std::vector<std::function<std::vector<double>()>>& fns, 
       std::vector<double> values;
       try {
         values = fork_finish(r.child);
-      } catch (...) {
-        stop_all();
-        throw;
+      } catch (const std::exception& e) {
+        if (!failed) {
+          stop_all();
+          throw;
+        }
+        failed(r.index, e.what());
+        continue;
       }
       done(r.index, values);
     }

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace prunex::sim {
@@ -25,10 +26,12 @@ std::vector<double> fork_finish(const ForkedChild& child);
 
 // Runs every function in its own child, at most `jobs` at once and, with `bytes` (one
 // estimate per function), no more at once than fit in `capacity` (a function alone always
-// may run); done(i, numbers) is called in the order they finish. The first failure stops
-// the children still running and is rethrown.
+// may run); done(i, numbers) is called in the order they finish. Without `failed`, the first
+// failure stops the children still running and is rethrown; with it, failed(i, message) is
+// called for each function that fails (its child died, or threw) and the others run on.
 void fork_run_all(const std::vector<std::function<std::vector<double>()>>& fns, int jobs,
                   const std::vector<double>& bytes, double capacity,
-                  const std::function<void(std::size_t, const std::vector<double>&)>& done);
+                  const std::function<void(std::size_t, const std::vector<double>&)>& done,
+                  const std::function<void(std::size_t, const std::string&)>& failed = nullptr);
 
 }  // namespace prunex::sim

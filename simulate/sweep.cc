@@ -1,5 +1,7 @@
 #include "simulate/sweep.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 
 #include <fmt/core.h>
@@ -83,10 +85,19 @@ void resolve_gpus_per_node(SweepConfig& cfg) {
 }
 
 SweepPoints sweep_points(const SweepConfig& cfg, long only) {
+  std::vector<long> indices;
+  const long n = static_cast<long>(point_list(cfg).size());
+  for (long i = 0; i < n; ++i)
+    if (only < 0 || i == only) indices.push_back(i);
+  return sweep_points(cfg, indices);
+}
+
+SweepPoints sweep_points(const SweepConfig& cfg, const std::vector<long>& indices) {
   SweepPoints out;
   const auto list = point_list(cfg);
-  for (std::size_t i = 0; i < list.size(); ++i) {
-    if (only >= 0 && static_cast<long>(i) != only) continue;
+  for (const long index : indices) {
+    PRUNEX_CHECK(index >= 0 && index < static_cast<long>(list.size()), "no point ", index);
+    const auto i = static_cast<std::size_t>(index);
     SimulateConfig c = cfg.sim;
     c.strategy = list[i].first;
     c.nodes = list[i].second / c.gpus_per_node;
@@ -105,17 +116,26 @@ SweepPoints sweep_points(const SweepConfig& cfg, long only) {
                                    strategy_name(c.strategy), list[i].second, c.nodes, e.what()));
     }
     out.topology_name = out.specs.back().topology.name;
-    out.rows.push_back({std::string(strategy_name(c.strategy)), list[i].second, c.nodes});
+    ScalingPoint row;
+    row.strategy = strategy_name(c.strategy);
+    row.gpus = list[i].second;
+    row.nodes = c.nodes;
+    row.index = index;
+    out.rows.push_back(row);
   }
   return out;
 }
 
 void run_sweep_points(SweepPoints& points, int jobs,
-                      const std::function<void(std::size_t, const ScalingPoint&)>& done) {
+                      const std::function<void(std::size_t, const ScalingPoint&)>& done,
+                      long inject_failure) {
   std::vector<std::function<std::vector<double>()>> runs;
   std::vector<double> bytes;
-  for (const auto& spec : points.specs) {
-    runs.push_back([&spec] {
+  for (std::size_t k = 0; k < points.specs.size(); ++k) {
+    const SimulateSpec& spec = points.specs[k];
+    const bool crash = points.rows[k].index == inject_failure;
+    runs.push_back([&spec, crash] {
+      if (crash) std::abort();
       const auto res = simulate_run(spec, /*records=*/false);
       return std::vector<double>{res.time_per_epoch_s, res.time_per_iteration_s, res.run_s,
                                  res.failures ? res.failures->expected_s : 0.0,
@@ -124,16 +144,22 @@ void run_sweep_points(SweepPoints& points, int jobs,
     bytes.push_back(spec.memory_bytes);
   }
   std::size_t finished = 0;
-  fork_run_all(runs, jobs, bytes, available_memory_bytes(),
-               [&](std::size_t i, const std::vector<double>& r) {
-                 ScalingPoint& p = points.rows[i];
-                 p.epoch_s = r.at(0);
-                 p.iteration_s = r.at(1);
-                 p.run_s = r.at(2);
-                 p.expected_s = r.at(3);
-                 p.communication_share = r.at(4);
-                 done(++finished, p);
-               });
+  fork_run_all(
+      runs, jobs, bytes, available_memory_bytes(),
+      [&](std::size_t i, const std::vector<double>& r) {
+        ScalingPoint& p = points.rows[i];
+        p.epoch_s = r.at(0);
+        p.iteration_s = r.at(1);
+        p.run_s = r.at(2);
+        p.expected_s = r.at(3);
+        p.communication_share = r.at(4);
+        done(++finished, p);
+      },
+      [&](std::size_t i, const std::string& why) {
+        ScalingPoint& p = points.rows[i];
+        p.missing = why;
+        done(++finished, p);
+      });
 }
 
 }  // namespace prunex::sim

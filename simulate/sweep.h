@@ -41,10 +41,15 @@ struct SweepPoints {
   std::string topology_name;
 };
 SweepPoints sweep_points(const SweepConfig& cfg, long only);
+// The same for the points whose indices are listed (ascending).
+SweepPoints sweep_points(const SweepConfig& cfg, const std::vector<long>& indices);
 
 // Simulates the points, `jobs` at a time (no more at once than the memory holds), filling
-// each row's times; done(i) as each finishes.
+// each row's times; done(i) as each finishes. A point whose process fails (dies, or throws)
+// gets its row's `missing` said and the others run on. `inject_failure` (tests): the point of
+// that index aborts (SIGABRT) in its process before it simulates, as a crash would.
 void run_sweep_points(SweepPoints& points, int jobs,
-                      const std::function<void(std::size_t done, const ScalingPoint&)>& done);
+                      const std::function<void(std::size_t done, const ScalingPoint&)>& done,
+                      long inject_failure = -1);
 
 }  // namespace prunex::sim

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # prunex sweep: --jobs 2 writes the same scaling.json as --jobs 1; the SLURM array template
 # (scripts/slurm/sweep.sh, one task per point, then --merge) gives it too; --merge refuses
-# missing, doubled and foreign points with exit 2.
+# doubled and foreign points with exit 2. A point whose process dies (--inject-failure) or
+# whose array task left nothing: the others are written, scaling.json lists it under
+# "missing" with why, the sweep exits 1, and --fill simulates only it, to the same
+# scaling.json as the serial sweep's.
 set -u
 prunex=$(realpath "$1")
 repo=$(cd "$(dirname "$0")/../.." && pwd)
@@ -70,9 +73,49 @@ expect_exit2 "point 0 (ddp on 8 GPUs, 2 nodes): --degrade-nic node must be in [0
 mkdir -p "$work/old/points/0" && touch "$work/old/points/0/scaling.json"
 expect_refused "holds an earlier sweep's points" "" env PRUNEX="$prunex" \
   "$repo/scripts/slurm/sweep.sh" "$work/old" --topology puhti --gpus 8 --strategy ddp
+# Equal to the serial sweep's scaling.json but for the config's out.
+same_as_serial() {  # FILE
+  python3 - "$1" "$work/serial/scaling.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+a["config"].pop("out"), b["config"].pop("out")
+assert a == b, (a, b)
+PY
+}
+# A point's process dies (SIGABRT before it simulates): the five others are written, the
+# sixth listed with why; speedups of hsadmm's other sizes against its smallest that ran.
+rc=0
+"$prunex" sweep "${opts[@]}" --jobs 2 --inject-failure 0 --out "$work/f" > log 2> err || rc=$?
+[[ $rc -eq 1 ]] || fail "a failed point: exit $rc, expected 1: $(cat err)"
+grep -q "1 of 6 points failed (point 0 (hsadmm on 8 GPUs): its process was killed by signal 6" err &&
+  grep -q "prunex sweep --fill $work/f" err || fail "the failed point not named: $(cat err)"
+python3 - "$work/f/scaling.json" <<'PY' || fail "scaling.json of a sweep with a failed point"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert [p["gpus"] for p in d["hsadmm"]] == [16, 64] and len(d["ddp"]) == 3, d
+m = d["missing"]
+assert len(m) == 1 and m[0]["point"] == 0 and m[0]["strategy"] == "hsadmm" and m[0]["gpus"] == 8, m
+assert "killed by signal 6" in m[0]["why"], m
+h = d["hsadmm"]
+assert h[0]["speedup"] == 1 and abs(h[1]["speedup"] - h[0]["time_per_epoch_s"] / h[1]["time_per_epoch_s"]) < 1e-12, h
+PY
+"$prunex" sweep --fill "$work/f" > log 2>&1 || fail "--fill: $(cat log)"
+grep -q "1 of 6 points of $work/f/scaling.json to simulate" log || fail "--fill ran more: $(cat log)"
+same_as_serial "$work/f/scaling.json" || fail "--fill's scaling.json differs from the serial sweep's"
+# An array task that left nothing: the merge writes the others, names the point, exits 1;
+# --fill completes it.
 cp -r "$work/slurm/points" "$work/p2"
 rm -r "$work/p2/3"
-expect_exit2 "points missing (of 0..5): 3" sweep --merge "$work/p2"
+rc=0
+"$prunex" sweep --merge "$work/p2" --out "$work/m" > log 2> err || rc=$?
+[[ $rc -eq 1 ]] && grep -q "point 3 (ddp on 8 GPUs): no scaling.json of it in $work/p2" err ||
+  fail "--merge with a missing point: exit $rc: $(cat err)"
+"$prunex" sweep --fill "$work/m" > log 2>&1 || fail "--fill after --merge: $(cat log)"
+same_as_serial "$work/m/scaling.json" || fail "--fill after --merge differs from the serial sweep"
+expect_refused "--fill takes the sweep's settings from" "" "$prunex" sweep --fill "$work/m" \
+  --topology puhti
+expect_refused "--fill $work/nothing: no scaling.json in it" "$work/nothing" "$prunex" sweep \
+  --fill "$work/nothing"
 "$prunex" sweep --topology puhti --model small_cnn --gpus 8 --strategy ddp --iterations 3 \
   --point 0 --out "$work/p2/3" > log 2>&1 || fail "foreign point: $(cat log)"
 expect_exit2 "from another sweep" sweep --merge "$work/p2"
