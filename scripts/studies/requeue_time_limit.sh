@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # A training longer than its job's time limit, on the local SLURM cluster
 # (scripts/slurm/local_cluster.sh: 2 emulated nodes): generic.sbatch submitted with
-# --time=1 (one minute) and --signal=USR1@45, so SLURM warns every run of the job 45 s
-# before its limit (up to 60 s earlier: SLURM's resolution); each run checkpoints at the end
-# of its iteration, exits 75 and requeues the job, until the training is done. Then the
-# record is compared with the same training uninterrupted (mpirun, 2 nodes of 2 ranks).
+# --time=3 (minutes) and --signal=B:USR1@60, so SLURM warns every run of the job 60 s before
+# its limit (up to 60 s earlier: SLURM's resolution); each run checkpoints at the end of its
+# iteration, exits 75 and requeues the job, until the training is done. Then the record is
+# compared with the same training uninterrupted (mpirun, 2 nodes of 2 ranks).
 #
 #   scripts/studies/requeue_time_limit.sh OUT [ITERATIONS]     (needs root and slurm-wlm)
 #
@@ -13,7 +13,7 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: requeue_time_limit.sh OUT [ITERATIONS]}
-iterations=${2:-24}
+iterations=${2:-60}
 prunex=$repo/build/bin/prunex
 [[ -x $prunex ]] || { echo "requeue_time_limit.sh: build first (scripts/build.sh)" >&2; exit 2; }
 mkdir -p "$out"
@@ -32,8 +32,8 @@ export SBATCH_ACCOUNT=project_local SBATCH_PARTITION=local BACKEND=mpi MODEL=sma
 export DATASET=synthetic ITERATIONS=$iterations SPARSITY="" STRATEGY=hsadmm OUT=$out/job
 export TRAIN_ARGS="$train_args"
 cd "$repo"
-job=\$(sbatch --parsable --nodes=2 --ntasks-per-node=2 --cpus-per-task=1 --time=1 \
-  --signal=USR1@45 --output="$out/job.log" scripts/slurm/generic.sbatch)
+job=\$(sbatch --parsable --nodes=2 --ntasks-per-node=2 --cpus-per-task=1 --time=3 \
+  --signal=B:USR1@60 --output="$out/job.log" scripts/slurm/generic.sbatch)
 echo "job \$job submitted at \$(date +%T)"
 while [[ -n \$(squeue -h -j "\$job" 2>/dev/null) ]]; do sleep 2; done
 scontrol show job "\$job" | grep -o 'JobState=[A-Z_]*\|Restarts=[0-9]*\|ExitCode=[0-9:]*' | tr '\n' ' '
@@ -61,7 +61,7 @@ lines = [
     "# A training longer than its time limit: SIGUSR1, checkpoint, requeue, resume",
     "",
     f"- Command: `scripts/studies/requeue_time_limit.sh OUT {iterations}` (the local SLURM "
-    "cluster of 2 emulated nodes, generic.sbatch with `--time=1 --signal=USR1@45`)",
+    "cluster of 2 emulated nodes, generic.sbatch with `--time=3 --signal=B:USR1@60`)",
     f"- Wall time: {took} s for the cluster's start, the job's runs and the teardown",
     f"- Job: {state.group(0) if state else 'state not found'}",
     f"- Runs stopped by SIGUSR1 after iterations: {', '.join(s for s, _ in stops) or 'none'}",

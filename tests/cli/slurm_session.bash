@@ -167,11 +167,12 @@ run6 sbatch_wait "$work/slurm_resumed" "--resume $work/slurm_killed/checkpoint" 
   fail "resubmitted job: $(cat "$work/slurm_resumed.log")"
 grep -o "resumed from .*" "$work/slurm_resumed.log" | head -1 | sed "s/^/slurm: [${SECONDS} s] /"
 
-# 7. SLURM's warning before a time limit or preemption (generic.sbatch's --signal=USR1@120;
-# sent here at once by scancel --signal=USR1, as SLURM sends it to the steps): the ranks end
-# their iteration, write its checkpoint and exit 75; generic.sbatch requeues the job and its
-# restart resumes from OUT/checkpoint to the end. One job, restarted once; slurm.sh checks
-# that its record equals the uninterrupted run's.
+# 7. SLURM's warning before a time limit or preemption (generic.sbatch's
+# --signal=B:USR1@120; sent here at once by scancel --batch --signal=USR1, to the batch shell
+# as SLURM sends it): the script passes it on through srun, the ranks end their iteration,
+# write its checkpoint and exit 75; generic.sbatch requeues the job and its restart resumes
+# from OUT/checkpoint to the end. One job, restarted once; slurm.sh checks that its record
+# equals the uninterrupted run's.
 job=$(REQUEUE=--requeue run6 sbatch "$work/slurm_requeue" "" 2>&1 | grep -o '[0-9]*' | head -1)
 [[ -n $job ]] || fail "sbatch (requeue): $(cat "$work/slurm_requeue.log" 2>/dev/null)"
 for _ in $(seq 1 480); do
@@ -180,7 +181,7 @@ for _ in $(seq 1 480); do
 done
 grep -qs "iter   2/6" "$work/slurm_requeue.log" ||
   fail "the job to warn reached no second iteration: $(cat "$work/slurm_requeue.log")"
-scancel --signal=USR1 "$job" || fail "scancel --signal=USR1 $job"
+scancel --batch --signal=USR1 "$job" || fail "scancel --batch --signal=USR1 $job"
 # Requeued, the job waits for its begin time (SLURM delays a requeued job's next start); the
 # test does not wait it out.
 for _ in $(seq 1 240); do
