@@ -79,18 +79,27 @@ SweepConfig config_of(const nlohmann::json& config, const std::string& origin) {
   return cfg;
 }
 
-// Missing points named by their strategy and size (from the sweep's config).
+// Each point checked against the sweep its config describes (the strategy and size of its
+// index); missing ones named by them.
 void name_missing_points(const nlohmann::json& config, const std::string& origin,
                          std::vector<ScalingPoint>& points) {
   const SweepConfig cfg = config_of(config, origin);
   const auto list = sim::point_list(cfg);
-  for (ScalingPoint& p : points)
-    if (!p.missing.empty() && p.strategy.empty() && p.index >= 0 &&
-        p.index < static_cast<long>(list.size())) {
-      p.strategy = std::string(strategy_name(list[static_cast<std::size_t>(p.index)].first));
-      p.gpus = list[static_cast<std::size_t>(p.index)].second;
-      p.nodes = p.gpus / cfg.sim.gpus_per_node;
+  for (ScalingPoint& p : points) {
+    PRUNEX_USAGE(p.index >= 0 && p.index < static_cast<long>(list.size()), origin, ": point ",
+                 p.index, " is not one of the sweep's ", list.size());
+    const auto& [strategy, gpus] = list[static_cast<std::size_t>(p.index)];
+    if (!p.missing.empty() && p.strategy.empty()) {
+      p.strategy = std::string(strategy_name(strategy));
+      p.gpus = gpus;
+      p.nodes = gpus / cfg.sim.gpus_per_node;
     }
+    PRUNEX_USAGE(p.strategy == strategy_name(strategy) && p.gpus == gpus &&
+                     p.nodes == gpus / cfg.sim.gpus_per_node,
+                 origin, ": point ", p.index, " is ", p.strategy, " on ", p.gpus, " GPUs (",
+                 p.nodes, " nodes); the sweep's point ", p.index, " is ", strategy_name(strategy),
+                 " on ", gpus, " GPUs (", gpus / cfg.sim.gpus_per_node, " nodes)");
+  }
 }
 
 // --merge DIR: the points of a SLURM array sweep, combined.
@@ -173,6 +182,10 @@ std::vector<ScalingPoint> fill_points(const std::string& dir, int jobs, nlohmann
   kept.erase(std::remove_if(kept.begin(), kept.end(),
                             [](const ScalingPoint& p) { return !p.missing.empty(); }),
              kept.end());
+  // Every point kept is one of the sweep's, once.
+  PRUNEX_USAGE(kept.size() + missing.size() == list.size(), file, ": holds ", kept.size(),
+               " points that ran and lacks ", missing.size(), " of the sweep's ", list.size(),
+               ": points of another sweep, or twice");
   out = dir;
   fmt::print(stderr, "sweep: {} of {} points of {} to simulate\n", missing.size(), list.size(),
              file);

@@ -1,10 +1,12 @@
 #include "records/scaling_record.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 
 #include "engine/error.h"
+#include "engine/strategy.h"
 #include "records/json_file.h"
 #include "records/run_record.h"
 
@@ -51,21 +53,64 @@ nlohmann::json scaling_json(const std::vector<ScalingPoint>& points, const nlohm
   return doc;
 }
 
+namespace {
+
+// A point's field, checked: a whole number in [1, 2^30], or a finite number > 0 (>= 0 when
+// zero_ok; absent allowed and 0 unless required).
+int whole_at_least_one(const nlohmann::json& q, const char* key, const std::string& where) {
+  const auto it = q.find(key);
+  PRUNEX_USAGE(it != q.end() && it->is_number_integer() && it->get<long long>() >= 1 &&
+                   it->get<long long>() <= (1LL << 30),
+               where, ": '", key, "' must be a whole number >= 1 (got ",
+               it == q.end() ? std::string("nothing") : it->dump(), ")");
+  return it->get<int>();
+}
+double positive(const nlohmann::json& q, const char* key, const std::string& where,
+                bool required = true, bool zero_ok = false) {
+  const auto it = q.find(key);
+  if (!required && (it == q.end() || it->is_null())) return 0.0;
+  PRUNEX_USAGE(it != q.end() && it->is_number() && std::isfinite(it->get<double>()) &&
+                   (zero_ok ? it->get<double>() >= 0 : it->get<double>() > 0),
+               where, ": '", key, "' must be a number ", zero_ok ? ">= 0" : "> 0", " (got ",
+               it == q.end() ? std::string("nothing") : it->dump(), ")");
+  return it->get<double>();
+}
+
+}  // namespace
+
 std::vector<ScalingPoint> read_scaling_points(const nlohmann::json& doc,
                                               const std::string& origin) {
   std::vector<ScalingPoint> out;
+  PRUNEX_USAGE(doc.is_object(), origin, ": not a scaling.json (expected a JSON object)");
   try {
     for (const auto& [name, pts] : doc.items()) {
-      if (name == "missing" || !pts.is_array()) continue;
-      for (const auto& q : pts)
-        out.push_back(ScalingPoint{
-            name, q.at("gpus").get<int>(), q.at("nodes").get<int>(),
-            q.at("time_per_epoch_s").get<double>(), q.at("time_per_iteration_s").get<double>(),
-            q.value("run_s", 0.0), q.value("expected_with_failures_s", 0.0),
-            q.value("communication_share", 0.0), q.value("time_band", nlohmann::json()), -1, ""});
+      if (name == "config" || name == "missing" || name == "point" || name == "points") continue;
+      PRUNEX_USAGE(pts.is_array(), origin, ": '", name, "' is not a list of points");
+      (void)parse_strategy(name);  // UsageError: not a strategy
+      for (const auto& q : pts) {
+        const std::string where = origin + ": a point of " + name;
+        PRUNEX_USAGE(q.is_object(), where, " is not an object");
+        ScalingPoint p;
+        p.strategy = name;
+        p.gpus = whole_at_least_one(q, "gpus", where);
+        p.nodes = whole_at_least_one(q, "nodes", where);
+        p.epoch_s = positive(q, "time_per_epoch_s", where);
+        p.iteration_s = positive(q, "time_per_iteration_s", where);
+        p.run_s = positive(q, "run_s", where, false);
+        p.expected_s = positive(q, "expected_with_failures_s", where, false);
+        p.communication_share = positive(q, "communication_share", where, false, true);
+        p.time_band = q.value("time_band", nlohmann::json());
+        out.push_back(p);
+      }
     }
-    if (const auto m = doc.find("missing"); m != doc.end())
+    if (const auto m = doc.find("missing"); m != doc.end()) {
+      PRUNEX_USAGE(m->is_array(), origin, ": 'missing' is not a list");
       for (const auto& q : *m) {
+        PRUNEX_USAGE(q.is_object() && q.contains("point") && q["point"].is_number_integer() &&
+                         q["point"].get<long long>() >= 0 && q.contains("strategy") &&
+                         q["strategy"].is_string() && q.contains("why") && q["why"].is_string(),
+                     origin, ": a missing point needs point (>= 0), strategy and why: ", q.dump());
+        (void)parse_strategy(q["strategy"].get<std::string>());
         ScalingPoint p;
         p.strategy = q.at("strategy").get<std::string>();
         p.gpus = q.at("gpus").get<int>();
@@ -74,6 +119,7 @@ std::vector<ScalingPoint> read_scaling_points(const nlohmann::json& doc,
         p.missing = q.at("why").get<std::string>();
         out.push_back(p);
       }
+    }
   } catch (const nlohmann::json::exception& e) {
     throw UsageError(origin + ": a point is malformed (" + e.what() + ")");
   }

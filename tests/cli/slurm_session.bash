@@ -113,6 +113,14 @@ for _ in $(seq 1 120); do
 done
 say "scancel $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]*')"
 
+wait_for() {  # PATTERN FILE WHAT LOG: up to 120 s for PATTERN in FILE, else fail with LOG
+  for _ in $(seq 1 480); do
+    grep -qs "$1" "$2" && return 0
+    sleep 0.25
+  done
+  fail "$3: $(cat "$4")"
+}
+
 # 5. node1 dies mid-job (its slurmd and everything in its namespace killed): the job ends in
 # a SLURM state that says so, no rank hangs, files stay whole; once node1 is back, the job
 # resubmitted with --resume ends as the uninterrupted one (tests/cli/slurm.sh ran it with
@@ -127,12 +135,8 @@ run6() {  # SUBMIT OUT EXTRA_TRAIN_ARGS: SUBMIT (sbatch or sbatch_wait) a 6-iter
 # (--no-requeue: the job ends with its node, as a site without requeue has it; part 7 lets
 # generic.sbatch's --requeue stand.)
 job=$(run6 sbatch "$work/slurm_killed" "" 2>&1 | grep -o '[0-9]*' | head -1)
-for _ in $(seq 1 480); do
-  grep -qs "iter-0000000[2-9]" "$work/slurm_killed/checkpoint/LATEST" && break
-  sleep 0.25
-done
-grep -qs "iter-0000000[2-9]" "$work/slurm_killed/checkpoint/LATEST" ||
-  fail "the job to kill reached no second checkpoint: $(cat "$work/slurm_killed.log")"
+wait_for "iter-0000000[2-9]" "$work/slurm_killed/checkpoint/LATEST" \
+  "the job to kill reached no second checkpoint" "$work/slurm_killed.log"
 slurmd1=$(pgrep -f "slurmd -D -N node1( |$)" | head -1)
 [[ -n $slurmd1 ]] || fail "no slurmd of node1"
 ns=$(readlink "/proc/$slurmd1/ns/net")
@@ -175,12 +179,8 @@ grep -o "resumed from .*" "$work/slurm_resumed.log" | head -1 | sed "s/^/slurm: 
 # equals the uninterrupted run's.
 job=$(REQUEUE=--requeue run6 sbatch "$work/slurm_requeue" "" 2>&1 | grep -o '[0-9]*' | head -1)
 [[ -n $job ]] || fail "sbatch (requeue): $(cat "$work/slurm_requeue.log" 2>/dev/null)"
-for _ in $(seq 1 480); do
-  grep -qs "iter   2/6" "$work/slurm_requeue.log" && break
-  sleep 0.25
-done
-grep -qs "iter   2/6" "$work/slurm_requeue.log" ||
-  fail "the job to warn reached no second iteration: $(cat "$work/slurm_requeue.log")"
+wait_for "iter   2/6" "$work/slurm_requeue.log" "the job to warn reached no second iteration" \
+  "$work/slurm_requeue.log"
 scancel --batch --signal=USR1 "$job" || fail "scancel --batch --signal=USR1 $job"
 # Requeued, the job waits for its begin time (SLURM delays a requeued job's next start); the
 # test does not wait it out.
@@ -189,6 +189,14 @@ for _ in $(seq 1 240); do
   sleep 0.25
 done
 say "requeued job $job: $(scontrol show job "$job" | grep -o 'JobState=[A-Z_]* Reason=[^ ]*\|EligibleTime=[^ ]*' | tr '\n' ' ')"
+# Started at once instead, but only once the first run's steps have ended on both nodes: a
+# step of the same id started while the old one tears down cannot bind PMIx's socket (SLURM's
+# own delay leaves them time).
+for _ in $(seq 1 240); do
+  ! pgrep -f "slurmstepd: \[$job\." >/dev/null &&
+    ! compgen -G "$state/slurmd-node*/stepd.slurm.pmix.$job.*" >/dev/null && break
+  sleep 0.25
+done
 scontrol update JobId="$job" StartTime=now 2>/dev/null || true
 for _ in $(seq 1 480); do
   [[ $(squeue -h -j "$job" -o %T 2>/dev/null) == "" ]] && break

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # prunex sweep: --jobs 2 writes the same scaling.json as --jobs 1; the SLURM array template
 # (scripts/slurm/sweep.sh, one task per point, then --merge) gives it too; --merge refuses
-# doubled and foreign points with exit 2. A point whose process dies (--inject-failure) or
+# doubled and foreign points, and points with times or names no sweep writes, with exit 2. A point whose process dies (--inject-failure) or
 # whose array task left nothing: the others are written, scaling.json lists it under
 # "missing" with why, the sweep exits 1, and --fill simulates only it, to the same
 # scaling.json as the serial sweep's.
@@ -119,6 +119,27 @@ expect_refused "--fill $work/nothing: no scaling.json in it" "$work/nothing" "$p
 "$prunex" sweep --topology puhti --model small_cnn --gpus 8 --strategy ddp --iterations 3 \
   --point 0 --out "$work/p2/3" > log 2>&1 || fail "foreign point: $(cat log)"
 expect_exit2 "from another sweep" sweep --merge "$work/p2"
+# Points that say what a sweep cannot have: a time that is text, 0 or negative, another
+# strategy or size at a point's index.
+bad_point() {  # WORDS PYTHON-EDIT: point 1's file edited, then merged
+  rm -rf "$work/p3" && cp -r "$work/slurm/points" "$work/p3"
+  python3 - "$work/p3/1/scaling.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+exec(sys.argv[2])
+json.dump(d, open(sys.argv[1], "w"))
+PY
+  expect_exit2 "$1" sweep --merge "$work/p3"
+}
+bad_point "'time_per_epoch_s' must be a number > 0 (got \"fast\")" 'd["hsadmm"][0]["time_per_epoch_s"] = "fast"'
+bad_point "'time_per_epoch_s' must be a number > 0 (got 0)" 'd["hsadmm"][0]["time_per_epoch_s"] = 0'
+bad_point "'time_per_iteration_s' must be a number > 0 (got -1)" 'd["hsadmm"][0]["time_per_iteration_s"] = -1'
+bad_point "'gpus' must be a whole number >= 1" 'd["hsadmm"][0]["gpus"] = 0'
+bad_point "unknown strategy 'gossip'" 'd["gossip"] = d.pop("hsadmm")'
+bad_point "point 1 is ddp on 16 GPUs (4 nodes); the sweep's point 1 is hsadmm on 16 GPUs" \
+  'd["ddp"] = d.pop("hsadmm")'
+bad_point "point 1 is hsadmm on 64 GPUs (16 nodes); the sweep's point 1 is hsadmm on 16 GPUs" \
+  'd["hsadmm"][0]["gpus"], d["hsadmm"][0]["nodes"] = 64, 16'
 expect_exit2 "no */scaling.json" sweep --merge "$work"/bin
 expect_exit2 "not a folder" sweep --merge "$work/nothing"
 expect_exit2 "no --topology" sweep --merge "$work/slurm/points" --topology h100
