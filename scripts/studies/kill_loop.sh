@@ -14,14 +14,9 @@
 # the run. Writes OUT/REPORT.md and OUT/kills.tsv (trial, kill time, newest checkpoint,
 # outcome).
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:?usage: kill_loop.sh OUT [N]}
+source "$(dirname "$0")/study_setup.bash"
+study_setup kill_loop.sh "${1:?usage: kill_loop.sh OUT [N]}"
 n=${2:-50}
-prunex=${PRUNEX:-$repo/build/bin/prunex}
-[[ -x $prunex ]] || { echo "kill_loop.sh: build first (scripts/build.sh)" >&2; exit 2; }
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 args=(train --dataset synthetic --synthetic-samples 64 --model resnet20 --batch 8 --local-steps 1
       --strategy hsadmm --gpus-per-node 1 --checkpoint-every 1)
 iterations=40

@@ -11,14 +11,9 @@
 # Writes OUT/REPORT.md: the job's runs (start, stop, last iteration), its state, and whether
 # the per-iteration records equal the uninterrupted run's.
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:?usage: requeue_time_limit.sh OUT [ITERATIONS]}
+source "$(dirname "$0")/study_setup.bash"
+study_setup requeue_time_limit.sh "${1:?usage: requeue_time_limit.sh OUT [ITERATIONS]}"
 iterations=${2:-60}
-prunex=$repo/build/bin/prunex
-[[ -x $prunex ]] || { echo "requeue_time_limit.sh: build first (scripts/build.sh)" >&2; exit 2; }
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 train_args="--dataset synthetic --synthetic-samples 512 --model small_cnn --batch 32 --lr 0.05 --local-steps 40"
 
 # The uninterrupted reference, mpirun on this host, grouped as SLURM's block layout groups.

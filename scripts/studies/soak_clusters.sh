@@ -9,15 +9,10 @@
 #
 # Writes OUT/REPORT.md and OUT/starts.tsv (kind, start, seconds, status).
 set -euo pipefail
-repo=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:?usage: soak_clusters.sh OUT [E] [S]}
+source "$(dirname "$0")/study_setup.bash"
+study_setup soak_clusters.sh "${1:?usage: soak_clusters.sh OUT [E] [S]}"
 emulate_starts=${2:-50}
 slurm_starts=${3:-20}
-prunex=${PRUNEX:-$repo/build/bin/prunex}
-[[ -x $prunex ]] || { echo "soak_clusters.sh: build first (scripts/build.sh)" >&2; exit 2; }
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # What a start may not leave behind.
 snapshot() {
