@@ -8,6 +8,7 @@
 #include "analysis/paper_comparison.h"
 #include "analysis/paper_numbers.h"
 #include "analysis/run_quantities.h"
+#include "engine/communicator.h"
 
 namespace prunex {
 namespace {
@@ -24,9 +25,7 @@ Curve curve(const Doc& d, const std::string& strategy) {
 }
 
 int ranks_of(const PaperTransfer& t) {
-  return t.group == Group::intra   ? t.gpus_per_node
-         : t.group == Group::inter ? t.nodes
-                                   : t.nodes * t.gpus_per_node;
+  return NodeGrouping{t.nodes * t.gpus_per_node, t.gpus_per_node}.group_size(t.group);
 }
 
 std::string rates_table(const std::vector<PaperRate>& rates) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <thread>
@@ -168,22 +169,30 @@ std::vector<ScalingPoint> fill_points(const std::string& dir, int jobs, nlohmann
   PRUNEX_USAGE(!doc.contains("point"), file, ": one point of a SLURM array (--merge them first)");
   config = doc["config"];
   const SweepConfig cfg = config_of(config, file);
-  std::vector<ScalingPoint> kept = read_scaling_points(doc, file);
   const auto list = sim::point_list(cfg);
-  std::vector<long> missing;
-  for (long i = 0; i < static_cast<long>(list.size()); ++i) {
-    const std::string st(strategy_name(list[static_cast<std::size_t>(i)].first));
-    const int g = list[static_cast<std::size_t>(i)].second;
-    const auto it = std::find_if(kept.begin(), kept.end(), [&](const ScalingPoint& p) {
-      return p.missing.empty() && p.strategy == st && p.gpus == g;
-    });
-    if (it == kept.end()) missing.push_back(i);
+  // Each point that ran in its place in the sweep (by strategy and size); the others missing.
+  std::map<std::pair<std::string, int>, std::size_t> index_of;
+  for (std::size_t i = 0; i < list.size(); ++i)
+    index_of[{std::string(strategy_name(list[i].first)), list[i].second}] = i;
+  std::vector<ScalingPoint> by_index(list.size());
+  std::vector<bool> ran(list.size(), false);
+  std::size_t kept = 0;
+  for (ScalingPoint& p : read_scaling_points(doc, file)) {
+    if (!p.missing.empty()) continue;
+    const auto it = index_of.find({p.strategy, p.gpus});
+    if (it == index_of.end() || ran[it->second]) {
+      ++kept;  // another sweep's point, or one there twice: refused below
+      continue;
+    }
+    ran[it->second] = true;
+    by_index[it->second] = std::move(p);
+    ++kept;
   }
-  kept.erase(std::remove_if(kept.begin(), kept.end(),
-                            [](const ScalingPoint& p) { return !p.missing.empty(); }),
-             kept.end());
+  std::vector<long> missing;
+  for (std::size_t i = 0; i < list.size(); ++i)
+    if (!ran[i]) missing.push_back(static_cast<long>(i));
   // Every point kept is one of the sweep's, once.
-  PRUNEX_USAGE(kept.size() + missing.size() == list.size(), file, ": holds ", kept.size(),
+  PRUNEX_USAGE(kept + missing.size() == list.size(), file, ": holds ", kept,
                " points that ran and lacks ", missing.size(), " of the sweep's ", list.size(),
                ": points of another sweep, or twice");
   out = dir;
@@ -192,19 +201,9 @@ std::vector<ScalingPoint> fill_points(const std::string& dir, int jobs, nlohmann
   if (!missing.empty()) {
     sim::SweepPoints points = sim::sweep_points(cfg, missing);
     run_points(cfg, {}, points, jobs, -1);
-    kept.insert(kept.end(), points.rows.begin(), points.rows.end());
+    for (ScalingPoint& p : points.rows) by_index[static_cast<std::size_t>(p.index)] = std::move(p);
   }
-  // In the sweep's order, as a whole sweep writes them.
-  auto order = [&](const ScalingPoint& p) {
-    for (std::size_t i = 0; i < list.size(); ++i)
-      if (strategy_name(list[i].first) == p.strategy && list[i].second == p.gpus)
-        return static_cast<long>(i);
-    return static_cast<long>(list.size());
-  };
-  std::stable_sort(kept.begin(), kept.end(), [&](const ScalingPoint& a, const ScalingPoint& b) {
-    return order(a) < order(b);
-  });
-  return kept;
+  return by_index;  // in the sweep's order, as a whole sweep writes them
 }
 
 int run_sweep(const Args& args) {

@@ -164,6 +164,9 @@ double node_inter_latency_s(const Topology& t);
 // The topology with the calibrated numbers in place (sources say "calibrated: ..."), for a run
 // of `ranks` ranks on the host (scales compute and memory when host_cores > 0).
 Topology apply_calibration(Topology t, const Calibration& c, int ranks);
+// The per-hop link a calibrated op's bytes are scaled against (op_costs): a GPU-to-GPU link
+// inside a node, a NIC rail between nodes (inter, rail), a world ring channel's bandwidth.
+double group_link_Bps(const Topology& t, Group group, int nodes, int gpus_per_node);
 // The per-op costs of `c` on the calibrated topology t (apply_calibration's result) for a run
 // of nodes x GPUs per node: latency per step, and bytes scaled by the group's link bandwidth
 // over the op's (links_relative: over the op's on the links the fit was made on, and latency

@@ -27,19 +27,22 @@ std::map<std::string, std::vector<SimConfig::OpCost>> op_costs(const Calibration
                                                           : inter->second.bandwidth_Bps);
     latency_delta = t.nic.link.latency_s - inter->second.latency_s;
   }
-  const HopCosts h = hop_costs(fitted_links, nodes);
   for (const auto& [key, segments] : warm ? c.ops_warm : c.ops) {
-    const std::string group = key.substr(key.find('/') + 1);
-    const double link = group == "intra" ? h.intra_Bps
-                        : group == "inter"
-                            ? h.inter_Bps
-                            : world_ring_channel_Bps(fitted_links, nodes, gpus_per_node);
-    const double shift = group == "intra" ? 0.0 : latency_delta;
+    const Group group = parse_group(key.substr(key.find('/') + 1));
+    const double link = group_link_Bps(fitted_links, group, nodes, gpus_per_node);
+    const double shift = group == Group::intra ? 0.0 : latency_delta;
     for (const auto& f : segments)
       out[key].push_back(
           {f.max_bytes, f.latency_s + shift, link / f.bandwidth_Bps, f.gpus_per_node});
   }
   return out;
+}
+
+double group_link_Bps(const Topology& t, Group group, int nodes, int gpus_per_node) {
+  const HopCosts h = hop_costs(t, nodes);
+  if (group == Group::intra) return h.intra_Bps;
+  if (group == Group::inter || group == Group::rail) return h.inter_Bps;
+  return world_ring_channel_Bps(t, nodes, gpus_per_node);
 }
 
 std::map<std::string, double> memory_costs(const Calibration& c, int ranks) {

@@ -12,13 +12,6 @@ double group_latency_s(const Topology& t, Group group) {
   return group == Group::intra ? t.intra.link.latency_s : node_inter_latency_s(t);
 }
 
-double group_link_Bps(const Topology& t, Group group, int nodes, int gpus_per_node) {
-  const HopCosts h = hop_costs(t, nodes);
-  if (group == Group::intra) return h.intra_Bps;
-  if (group == Group::inter || group == Group::rail) return h.inter_Bps;
-  return world_ring_channel_Bps(t, nodes, gpus_per_node);
-}
-
 namespace {
 
 // The ring's latency steps (what a calibrated op charges its latency for) and its bandwidth

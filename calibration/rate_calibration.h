@@ -47,8 +47,7 @@ struct RateFit {
 Calibration calibration_from_times(const Topology& t, const std::vector<TargetTime>& targets,
                                    const std::string& input, std::vector<RateFit>* fits = nullptr);
 
-// The route latency and per-hop link of a group's ring on t (nodes of gpus_per_node GPUs).
+// The route latency of a group's ring hop on t (the link: group_link_Bps, calibration.h).
 double group_latency_s(const Topology& t, Group group);
-double group_link_Bps(const Topology& t, Group group, int nodes, int gpus_per_node);
 
 }  // namespace prunex::sim

@@ -81,9 +81,11 @@ TEST(PlanSettings, MissingNullOrMistypedValuesNameTheKey) {
   EXPECT_THROW(plan_inputs_of_config(wrong, "run.json"), UsageError);
   EXPECT_THROW(plan_inputs_of_config(nlohmann::json::array(), "run.json"), UsageError);
   // Values the command line refuses are refused in a record too: the plan divides by them.
-  for (const auto& [key, value] :
-       std::vector<std::pair<const char*, int>>{{"batch", 0}, {"nodes", 0}, {"samples", 0},
-                                                {"gpus-per-node", -1}, {"local-epochs", 0}}) {
+  for (const auto& [key, value] : std::vector<std::pair<const char*, int>>{{"batch", 0},
+                                                                           {"nodes", 0},
+                                                                           {"samples", 0},
+                                                                           {"gpus-per-node", -1},
+                                                                           {"local-epochs", 0}}) {
     wrong = live_record();
     wrong[key] = value;
     EXPECT_THROW(plan_inputs_of_config(wrong, "run.json"), UsageError) << key << " " << value;
