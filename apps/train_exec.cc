@@ -1,7 +1,9 @@
 // `prunex train` in the prunex executable: the options were parsed and checked (main.cc), the
 // training itself runs in prunex-train beside this executable, which replaces this process
 // (same arguments, environment and process id: mpirun, srun and signals see no difference).
-// prunex stays free of LibTorch, so its other commands start in a tenth of the time.
+// prunex stays free of LibTorch, so its other commands start in a tenth of the time. Before
+// it does, each rank checks what the settings alone decide (check_train_settings): a typo is
+// refused in one line (rank 0's, main.cc) before any rank loads LibTorch or starts MPI.
 #include <filesystem>
 #include <stdexcept>
 #include <string>
@@ -10,11 +12,13 @@
 #include "apps/cli.h"
 #include "apps/train/train_main.h"
 #include "host/process.h"
+#include "workloads/train/train_check.h"
 
 namespace prunex::cli {
 
 int train_main(const Args& args) {
   if (args.flag("check")) return train_check_main(args);
+  check_train_settings(read_train_config(args));
   const std::filesystem::path self = self_executable();
   const std::string trainer = (self.parent_path() / "prunex-train").string();
   std::vector<std::string> argv = {trainer};

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # prunex train --checkpoint-every / --resume on 2 nodes (of 2 ranks, or of 1), synthetic data:
-# 1. for every strategy, a run resumed from iteration 2 equals an uninterrupted 4-iteration run
-#    bit for bit: per-iteration loss and accuracy in metrics.json, and the iteration-4
-#    checkpoint files themselves (theta, z, z_i, u, v, momentum, masks, generators);
+# 1. under mpirun, a run resumed from iteration 2 equals an uninterrupted 4-iteration run bit
+#    for bit: per-iteration loss and accuracy in metrics.json, and the iteration-4 checkpoint
+#    files themselves (theta, z, z_i, u, v, momentum, masks, generators), for hsadmm and
+#    powersgd (every strategy, the same trainer on in-process ranks:
+#    tests/conformance/checkpoint_resume_test.cc);
 # 2. a rank killed inside the inter-node all-reduce ends the job within 30 s, and the last
 #    complete checkpoint still resumes to the same losses;
 # 3. resume refuses (exit 2, one line, nothing written) another model, strategy, world size or
@@ -34,11 +36,11 @@ assert b["summary"]["completed"] is True
 PY
 }
 
-# 1. Every strategy: uninterrupted against stopped at 2 and resumed. The H-SADMM strategies
-# on 2 nodes of 2 (their node groups), the flat ones on 2 nodes of 1: every rank's state
-# crosses the inter-node link either way, at half the processes on 2 cores.
-# powersgd compresses from its second step, so its Q (warm start), error and draws cross.
-for s in hsadmm hsadmm-flat ddp topk fp16 pactrain cgx powersgd; do
+# 1. Uninterrupted against stopped at 2 and resumed, through mpirun and metrics.json: hsadmm on
+# 2 nodes of 2 (its node groups), powersgd flat on 2 nodes of 1 (every rank's state crosses
+# the inter-node link either way). powersgd compresses from its second step, so its Q (warm
+# start), error and draws cross.
+for s in hsadmm powersgd; do
   case $s in
     hsadmm*) run=(mpirun -q --oversubscribe -np 4 "$prunex" "${common[@]}") ranks=4 ;;
     *) run=(mpirun -q --oversubscribe -np 2 "$prunex" "${common[@]}" --gpus-per-node 1) ranks=2 ;;

@@ -94,15 +94,21 @@ CheckpointManifest open_init_checkpoint(const TrainConfig& cfg) {
   return m;
 }
 
-TrainCheck check_train_inputs(const TrainConfig& cfg) {
+void check_train_settings(const TrainConfig& cfg) {
   check_train_config(cfg);
+  if (!cfg.resume.empty())
+    check_resume_settings(cfg, config_to_json(cfg), read_latest_checkpoint(cfg.resume));
+  const DatasetSpec data = train_data_spec(cfg);
+  make_layout(cfg.model, cfg.classes, data.image_size, data.channels);
+  check_data_classes(cfg, data.classes);
+}
+
+TrainCheck check_train_inputs(const TrainConfig& cfg) {
+  check_train_settings(cfg);
   TrainCheck c;
   // Claimed until the checks end; a folder claiming made goes again when they do.
   const TrainOutputs outputs = claim_train_outputs(cfg);
-  if (!cfg.resume.empty()) {
-    c.resume = read_latest_checkpoint(cfg.resume);
-    check_resume_settings(cfg, config_to_json(cfg), *c.resume);
-  }
+  if (!cfg.resume.empty()) c.resume = read_latest_checkpoint(cfg.resume);
   c.data = train_data_spec(cfg);
   const ModelLayout layout =
       make_layout(cfg.model, cfg.classes, c.data.image_size, c.data.channels);
@@ -116,7 +122,6 @@ TrainCheck check_train_inputs(const TrainConfig& cfg) {
     for (const bool train : {true, false})
       split.push_back(cfg.dataset == "cifar10" ? read_cifar10(cfg.data_dir, train)
                                                : read_fashion_mnist(cfg.data_dir, train));
-  check_data_classes(cfg, c.data.classes);
   for (std::size_t i = 0; i < split.size(); ++i)
     check_data_shape(cfg, c.data, i == 0 ? "training" : "test", split[i].channels, split[i].height,
                      split[i].width);

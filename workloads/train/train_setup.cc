@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -115,9 +116,15 @@ TrainSetup make_setup(const TrainConfig& cfg, const TrainBackend& backend) {
     s.train_shard.labels = s.train_shard.labels.to(s.device);
   }
 
-  // Same seed on every rank: identical initial theta everywhere.
-  torch::manual_seed(cfg.seed);
-  s.model = make_model(cfg.model, cfg.classes, static_cast<int>(train.channels()));
+  // Same seed on every rank: identical initial theta everywhere. The initialisation draws
+  // from LibTorch's one global generator: ranks that are threads of one process (the
+  // in-process communicator) take turns, each seeding it and drawing its whole model.
+  {
+    static std::mutex global_generator;
+    const std::lock_guard<std::mutex> turn(global_generator);
+    torch::manual_seed(cfg.seed);
+    s.model = make_model(cfg.model, cfg.classes, static_cast<int>(train.channels()));
+  }
   s.model->to(s.device);
   if (s.device.is_cuda() && cfg.deterministic) {
     // cuDNN's backward convolutions add with atomics unless told otherwise; autotuning would
