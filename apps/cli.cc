@@ -12,6 +12,7 @@
 
 #include "engine/error.h"
 #include "engine/text_parse.h"
+#include "settings/config_fields.h"
 
 namespace prunex::cli {
 
@@ -67,6 +68,19 @@ std::string joined(const std::vector<std::string>& values, const std::string& se
   std::string out;
   for (const auto& v : values) out += (out.empty() ? "" : separator) + v;
   return out;
+}
+
+// A list option's values as given, every time it was given, joined: each value once (the
+// same value twice is a typo or a copied line, refused naming it, whatever the option).
+std::string list_value(const Option& o, const std::vector<std::string>& given) {
+  const std::string all = joined(given);
+  std::vector<std::string> seen;
+  for (const std::string& v : split_list(all)) {
+    PRUNEX_USAGE(std::find(seen.begin(), seen.end(), v) == seen.end(), dashed(o.name), " lists ", v,
+                 " twice");
+    seen.push_back(v);
+  }
+  return all;
 }
 
 // One option's storage while CLI11 parses into it (stable addresses: kept in a std::map).
@@ -137,9 +151,7 @@ CLI::Validator checked(const Option& o, std::string* error) {
 
 // Option::value_name's rule for a comma-separated list.
 bool takes_list(const Option& o) {
-  const std::string& v = o.value_name;
-  return v == "LIST" || v == "FILES" || v == "IDS" ||
-         (v.size() > 4 && v.compare(v.size() - 4, 4, ",...") == 0);
+  return value_name_is_list(o.value_name);
 }
 
 void bind(BoundCommand& b, std::string* error) {
@@ -280,7 +292,7 @@ CommandLine parse_command_line(const std::vector<std::string>& all_argv) {
     Args::Value v;
     v.kind = o.kind;
     v.text = o.value_name.empty() ? "1"
-             : takes_list(o)      ? joined(slot.list)
+             : takes_list(o)      ? list_value(o, slot.list)
                                   : slot.option->as<std::string>();
     v.integer = slot.integer;
     v.real = slot.real;

@@ -23,8 +23,8 @@ struct Option {
   std::string name;  // long name without dashes, e.g. "topology"; short: "b"
   // Empty for boolean flags. LIST, FILES, IDS or a name ending in ",...": a comma-separated
   // list, whose values join when the option is given more than once (--set a=1 --set b=2 is
-  // --set a=1,b=2); any other option given twice keeps its last value (a script's defaults,
-  // then the caller's).
+  // --set a=1,b=2), each value at most once; any other option given twice keeps its last
+  // value (a script's defaults, then the caller's).
   std::string value_name;
   std::string help;
   std::string default_value;  // shown in --help; empty = none
@@ -56,7 +56,7 @@ struct CommandLine;
 
 // The parsed command line of one subcommand (parse_command_line): each given option's value,
 // typed as the command declared it. An option given twice keeps the last value (a list option:
-// all of them, joined).
+// all of them, joined, each value once).
 class Args {
  public:
   bool has(const std::string& name) const { return values_.count(name) > 0; }
@@ -109,6 +109,10 @@ struct Command {
   std::string positional = "";
   // The command runs another command line given after "--" (Args::trailing).
   bool trailing = false;
+  // What the options alone decide, checked without side effects (UsageError): the command
+  // runs it before its work, and so does a command that runs it (emulate, before it builds
+  // anything). Empty: the parse's checks are all.
+  std::function<void(const Args&)> check = {};
 };
 
 // Commands register themselves (see PRUNEX_REGISTER_COMMAND) from their own files.

@@ -28,11 +28,10 @@ const std::map<std::string, std::function<int(const Args&)>>& bench_modes() {
   return modes;
 }
 
-int run_bench(const Args& args) {
+// An option of another mode would be ignored without a word: refused instead.
+void check_bench_args(const Args& args) {
   const std::string op = args.get_or("op", "allreduce");
-  const std::string device = args.get_or("device", "cpu");
   PRUNEX_USAGE(op == "compaction" || !args.has("device"), "--device applies to --op compaction");
-  // An option of another mode would be ignored without a word: refused instead.
   const std::string backend = args.get_or("backend", "mpi");
   const bool sim = backend == "sim" && op != "compaction";
   std::vector<std::string> sim_only = platform_option_names();
@@ -44,6 +43,18 @@ int run_bench(const Args& args) {
                  " applies to live collectives (--backend mpi or nccl)");
   for (const char* o : {"model", "classes", "sparsity"})
     PRUNEX_USAGE(op == "compaction" || !args.has(o), "--", o, " applies to --op compaction");
+  for (const char* o : {"strategy", "flops"})
+    PRUNEX_USAGE(op == "iteration" || !args.has(o), "--", o,
+                 " applies to --op iteration (--backend sim)");
+  PRUNEX_USAGE(op == "iteration" || op == "compaction" || !args.has("keep"),
+               "--keep applies to --op compaction and --op iteration");
+}
+
+int run_bench(const Args& args) {
+  check_bench_args(args);
+  const std::string op = args.get_or("op", "allreduce");
+  const std::string device = args.get_or("device", "cpu");
+  const std::string backend = args.get_or("backend", "mpi");
   const std::string key = op == "compaction"
                               ? (device == "cuda" ? "op:compaction:cuda" : "op:compaction")
                               : "backend:" + backend;
@@ -140,7 +151,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "--backend sim takes the simulated platform's options as simulate does (--algo,\n"
     "--network-model, --fabric-routing, --ecmp-seed, --nccl-protocols, --call-latency,\n"
     "--achieved-bandwidth, --calibration).",
-    bench_options(), run_bench});
+    bench_options(), run_bench, "", false, check_bench_args});
 
 }  // namespace
 }  // namespace prunex::cli

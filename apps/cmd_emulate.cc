@@ -72,8 +72,10 @@ void check_inner_command(const std::vector<std::string>& inner, bool program) {
   // (Its --help is its own: every rank prints it.)
   try {
     if (std::find(inner.begin(), inner.end(), "--help") == inner.end() &&
-        std::find(inner.begin(), inner.end(), "-h") == inner.end())
-      parse_command_line(inner);
+        std::find(inner.begin(), inner.end(), "-h") == inner.end()) {
+      const CommandLine line = parse_command_line(inner);
+      if (line.command->check) line.command->check(line.args);
+    }
   } catch (const UsageError& e) {
     throw UsageError("the command to run: " + std::string(e.what()));
   }

@@ -230,7 +230,12 @@ int run_sweep(const Args& args) {
       points = fill_points(*dir, jobs, config, cfg.out);
     } else {
       std::set<std::string> given;
-      apply_options(sweep_fields(), args, cfg, &given);
+      const nlohmann::json file = apply_options(sweep_fields(), args, cfg, &given);
+      // A node count is one run's (simulate's or train's record holds it); a sweep's sizes are
+      // --gpus.
+      PRUNEX_USAGE(!file.contains("nodes"), "--config ", args.get_or("config", ""),
+                   ": 'nodes' sets one run's size (a simulate or train record); a sweep takes "
+                   "--gpus");
       sim::resolve_gpus_per_node(cfg);
       const std::size_t n = sim::point_list(cfg).size();
       if (args.flag("count-points")) {

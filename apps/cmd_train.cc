@@ -49,7 +49,7 @@ PRUNEX_REGISTER_COMMAND(Command{
     "example:\n"
     "  mpirun -np 4 prunex train --gpus-per-node 2 --dataset fashion-mnist --model small_cnn \\\n"
     "      --strategy hsadmm --config workloads/configs/fashion_mnist_small_cnn_hsadmm.json",
-    train_options(), train_main});
+    train_options(), train_main, "", false, check_train_args});
 
 }  // namespace
 }  // namespace prunex::cli

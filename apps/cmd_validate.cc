@@ -28,6 +28,8 @@
 namespace prunex::cli {
 namespace {
 
+std::vector<Option> validate_options();
+
 int run_validate(const Args& args) {
   std::string out = args.get_or("out", "out/validate");
   std::vector<sim::PublishedEntry> suite;
@@ -57,6 +59,11 @@ int run_validate(const Args& args) {
     sim::SimulateConfig probe;  // every override checked as `prunex simulate` checks it
     apply_config_json(sim::simulate_fields(), probe, overrides, "--set");
     if (args.flag("list")) {
+      // --list reads the suite and --only and runs nothing: what else was given would be
+      // ignored without a word.
+      for (const auto& o : validate_options())
+        PRUNEX_USAGE(o.name == "list" || o.name == "suite" || o.name == "only" || !args.has(o.name),
+                     "--", o.name, " applies to a run, not to --list");
       for (const auto& e : suite)
         fmt::print("{:<44} {:<22} {} points{}\n", e.id, sim::quantity_name(e.quantity),
                    e.points.size(), e.not_modelled.empty() ? "" : " (not modelled)");

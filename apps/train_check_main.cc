@@ -12,6 +12,10 @@
 
 namespace prunex::cli {
 
+void check_train_args(const Args& args) {
+  check_train_settings(read_train_config(args));
+}
+
 int train_check_main(const Args& args) {
   nlohmann::json recorded;
   const TrainConfig cfg = read_train_config(args, &recorded);
@@ -41,7 +45,8 @@ int train_check_main(const Args& args) {
                        config.value("gpus-per-node", -1));
   };
   if (c.resume)
-    fmt::print("  resume    {} at iteration {} of {}: launch it on {}, as recorded\n",
+    fmt::print("  resume    {} at iteration {} of {}: launch it on {}, as recorded (on another "
+               "shape, per-rank state restarts: docs/training.md)\n",
                c.resume->folder, c.resume->iteration, cfg.iterations,
                shape(c.resume->json["config"]));
   if (c.init) fmt::print("  init      {} (ddp, iteration {})\n", c.init->folder, c.init->iteration);

@@ -12,13 +12,12 @@
 #include "apps/cli.h"
 #include "apps/train/train_main.h"
 #include "host/process.h"
-#include "workloads/train/train_check.h"
 
 namespace prunex::cli {
 
 int train_main(const Args& args) {
   if (args.flag("check")) return train_check_main(args);
-  check_train_settings(read_train_config(args));
+  check_train_args(args);
   const std::filesystem::path self = self_executable();
   const std::string trainer = (self.parent_path() / "prunex-train").string();
   std::vector<std::string> argv = {trainer};

@@ -11,8 +11,10 @@
 namespace prunex {
 namespace {
 
-constexpr int kMaxNodes = 250;  // addresses .1 - .250 of one /24 per rail
-constexpr int kMaxRails = 8;    // 198.18.0.0/24 - 198.18.7.0/24
+constexpr int kMaxNodes = 250;         // addresses .1 - .250 of one /24 per rail
+constexpr int kMaxRails = 8;           // 198.18.0.0/24 - 198.18.7.0/24
+constexpr double kMinRateBps = 100e3;  // the slowest link (emulation_spec says why)
+constexpr double kMaxOneWayS = 0.5;    // the longest one-way delay
 
 }  // namespace
 
@@ -36,6 +38,17 @@ EmulationSpec emulation_spec(const Topology& t, int nodes, int gpus_per_node, do
     bw = std::min(bw, t.fabric.link.bandwidth_Bps);
   s.rate_bps = 8 * bw / slowdown;
   s.one_way_s = (t.nic.link.latency_s + t.fabric.link.latency_s) * slowdown;
+  // Refused here, before anything is built: links tc cannot shape usefully. Below 100 kbit/s
+  // the rate probe alone (256 KiB a link) takes over 20 s and MPI's start minutes; beyond
+  // 0.5 s one way a round trip exceeds TCP's initial retransmission timeout (1 s, RFC 6298),
+  // so every connection's start is sent twice.
+  PRUNEX_USAGE(s.rate_bps >= kMinRateBps, "--slowdown ", slowdown, " makes ", t.name, "'s links ",
+               s.rate_bps / 1e3, " kbit/s; an emulated link carries at least ", kMinRateBps / 1e3,
+               " kbit/s (--slowdown at most ", 8 * bw / kMinRateBps, ")");
+  PRUNEX_USAGE(s.one_way_s <= kMaxOneWayS, "--slowdown ", slowdown, " makes ", t.name,
+               "'s one-way latency ", s.one_way_s, " s; an emulated link delays at most ",
+               kMaxOneWayS, " s (--slowdown at most ",
+               kMaxOneWayS / (t.nic.link.latency_s + t.fabric.link.latency_s), ")");
   s.fabric = t.fabric.kind == FabricKind::star
                  ? "star: one bridge per rail"
                  : "star: one bridge per rail (the topology's switches above the leaves are "

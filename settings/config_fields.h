@@ -32,6 +32,14 @@ struct ConfigField {
   bool open_low = false;
 };
 
+// Whether an option or field with this value name takes a comma-separated list: LIST, FILES,
+// IDS or a name ending in ",..." (KEY=V,...). A list is also a JSON array in a config file;
+// any other value is one scalar.
+inline bool value_name_is_list(const std::string& v) {
+  return v == "LIST" || v == "FILES" || v == "IDS" ||
+         (v.size() > 4 && v.compare(v.size() - 4, 4, ",...") == 0);
+}
+
 // A field of an inner config (e.g. the simulate settings inside a sweep's config).
 template <typename Outer, typename Inner>
 ConfigField<Outer> nested_field(const ConfigField<Inner>& f, Inner Outer::*member) {
@@ -60,8 +68,8 @@ inline std::string default_text(const nlohmann::json& v) {
 }
 
 // A metrics.json `config` in today's spelling: every key as its flag name (underscores read
-// as dashes) and "backend" as "executor". Readers call it first, so files written before
-// 2026-11-25 (train: "backend", simulate: "local_epochs", ...) keep working.
+// as dashes) and "backend" as "executor". Readers call it first, so older records (train:
+// "backend", simulate: "local_epochs", ...) keep working.
 nlohmann::json canonical_config(const nlohmann::json& config);
 
 // A JSON value as the text a flag would carry ("true", "3", "0.5", "resnet50").
@@ -107,11 +115,13 @@ void apply_config_json(const std::vector<ConfigField<Config>>& fields, Config& c
     PRUNEX_USAGE(!value.is_null() || record || (field != nullptr && field->get(Config{}).is_null()),
                  origin, ": key '", key,
                  "' is null (give it a value, or leave it out for the default)");
-    PRUNEX_USAGE(
-        field == nullptr || !value.is_array() || field->type == FieldType::text, origin, ": key '",
-        key, "' expects ",
-        field != nullptr && field->type == FieldType::boolean ? "true or false" : "a number",
-        ", got the list ", value.dump());
+    PRUNEX_USAGE(field == nullptr || !value.is_array() || value_name_is_list(field->value_name),
+                 origin, ": key '", key, "' expects ",
+                 field == nullptr                    ? ""
+                 : field->type == FieldType::boolean ? "true or false"
+                 : field->type == FieldType::text    ? "one value"
+                                                     : "a number",
+                 ", got the list ", value.dump());
   }
   for (const auto& field : fields) {
     const auto it = j.find(field.name);

@@ -1,10 +1,13 @@
 // Reading the published-measurement suite (published.h): every *.json of the folder, each
 // field checked, every point's simulation set up once before anything runs.
 #include <algorithm>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <set>
 
 #include "engine/error.h"
+#include "netmodel/sim_config.h"
 #include "records/json_fields.h"
 #include "records/json_file.h"
 #include "simulate/published.h"
@@ -83,6 +86,31 @@ PublishedPoint parse_point(JsonFields f) {
   return p;
 }
 
+// A collective entry's `bench`: the topology, the collective, its algorithm and size, nothing
+// else (each checked here, as the entry is read).
+nlohmann::json parse_bench(JsonFields f) {
+  nlohmann::json b = nlohmann::json::object();
+  b["topology"] = f.string("topology");
+  b["op"] = f.string("op");
+  b["algo"] = f.optional_string("algo").value_or("ring");
+  try {
+    (void)parse_op(b["op"]);
+  } catch (const UsageError& e) {
+    f.fail("op", e.what());
+  }
+  try {
+    (void)parse_algo(b["algo"]);
+  } catch (const UsageError& e) {
+    f.fail("algo", e.what());
+  }
+  const double bytes = f.number("bytes");
+  if (!(bytes >= 1 && bytes <= 1e15 && bytes == std::floor(bytes)))
+    f.fail("bytes", "must be a whole number of bytes in [1, 1e15]");
+  b["bytes"] = static_cast<std::uint64_t>(bytes);
+  f.finish();
+  return b;
+}
+
 // The simulate settings of one point: the entry's, the point's shape, its own overrides, and
 // one step per iteration.
 nlohmann::json point_settings(const PublishedEntry& e, const PublishedPoint& p) {
@@ -105,16 +133,25 @@ void check_entry(PublishedEntry& e, const std::string& origin) {
   if (is_training(e.quantity)) {
     PRUNEX_USAGE(e.simulate.is_object(), origin, ": ", e.id,
                  ": a training entry needs `simulate` settings");
+    PRUNEX_USAGE(e.bench.is_null(), origin, ": ", e.id,
+                 ": a training entry takes `simulate`, not the `bench` of a collective entry");
     for (const auto& p : e.points) {
       SimulateConfig cfg;
+      // A suite file is written by hand: a null setting is a mistake, not "unset".
       apply_config_json(simulate_fields(), cfg, point_settings(e, p),
-                        origin + ": " + e.id + " point '" + p.label + "'");
+                        origin + ": " + e.id + " point '" + p.label + "'", /*record=*/false);
       (void)make_spec(cfg, /*records=*/false);  // every check of `prunex simulate`, up front
     }
   } else {
     PRUNEX_USAGE(e.bench.is_object(), origin, ": ", e.id,
                  ": a collective entry needs `bench` {topology, op, bytes}");
+    PRUNEX_USAGE(e.simulate.is_null(), origin, ": ", e.id,
+                 ": a collective entry takes `bench`, not the `simulate` of a training entry");
     PRUNEX_USAGE(e.fit.empty(), origin, ": ", e.id, ": collective entries take no fit point");
+    for (const auto& p : e.points)
+      PRUNEX_USAGE(p.nodes * p.gpus_per_node >= 2, origin, ": ", e.id, " point '", p.label,
+                   "': a collective needs 2 or more GPUs, the point has ",
+                   p.nodes * p.gpus_per_node);
     (void)load_topology(e.bench.value("topology", ""));
   }
 }
@@ -140,7 +177,7 @@ std::vector<PublishedEntry> parse_file(const fs::path& path) {
     e.software = g.optional_string("software").value_or(software);
     e.quantity = parse_quantity(g, "quantity");
     if (const auto* s = g.optional_value("simulate")) e.simulate = *s;
-    if (const auto* b = g.optional_value("bench")) e.bench = *b;
+    if (g.has("bench")) e.bench = parse_bench(g.object("bench"));
     e.fit = g.optional_string("fit").value_or("");
     if (auto from = g.optional_string("fit_from")) e.fit_from = path.stem().string() + "/" + *from;
     if (!e.fit.empty() && !e.fit_from.empty())

@@ -32,8 +32,12 @@ void apply_what_if(const SimulateConfig& cfg, const Topology& t, SimConfig& sim)
   PRUNEX_USAGE(cfg.straggler_gpus.empty() || cfg.straggler_fraction == 0,
                "--straggler-gpus and --straggler-fraction exclude each other");
   std::vector<int> slow;
-  for (const auto& g : comma_list(cfg.straggler_gpus, "--straggler-gpus"))
-    slow.push_back(parse_int(g, "--straggler-gpus", 0, world - 1));
+  for (const auto& g : comma_list(cfg.straggler_gpus, "--straggler-gpus")) {
+    const int r = parse_int(g, "--straggler-gpus", 0, world - 1);
+    PRUNEX_USAGE(std::find(slow.begin(), slow.end(), r) == slow.end(), "--straggler-gpus lists ", r,
+                 " twice");
+    slow.push_back(r);
+  }
   if (cfg.straggler_fraction > 0) {
     const int count = std::max(1, static_cast<int>(std::lround(cfg.straggler_fraction * world)));
     std::vector<int> ranks(world);
@@ -60,6 +64,12 @@ void apply_what_if(const SimulateConfig& cfg, const Topology& t, SimConfig& sim)
     d.fraction = parse_double(item.substr(eq + 1), "--degrade-nic fraction");
     PRUNEX_USAGE(d.fraction > 0 && d.fraction <= 1,
                  "--degrade-nic: fraction must be in (0, 1], got '", item.substr(eq + 1), "'");
+    // One fraction per rail: a rail named twice (or a node and one of its rails) would
+    // compound the two.
+    for (const auto& e : sim.degraded_nics)
+      PRUNEX_USAGE(e.node != d.node || (e.rail != d.rail && e.rail >= 0 && d.rail >= 0),
+                   "--degrade-nic: '", item, "' degrades a rail of node ", d.node,
+                   " that an earlier item degrades already");
     sim.degraded_nics.push_back(d);
   }
   if (cfg.mtbf_hours > 0)

@@ -19,11 +19,14 @@ SweepField gpus_field() {
   return {"gpus", "LIST", "total GPUs per point, multiples of --gpus-per-node",
           [](SweepConfig& c, const std::string& v) {
             c.gpus.clear();
-            for (const auto& g : split_list(v))
-              c.gpus.push_back(parse_int(g, "--gpus", 1, 1 << 24));
+            for (const auto& g : split_list(v)) {
+              const int n = parse_int(g, "--gpus", 1, 1 << 24);
+              PRUNEX_USAGE(std::find(c.gpus.begin(), c.gpus.end(), n) == c.gpus.end(),
+                           "--gpus lists ", n, " twice");
+              c.gpus.push_back(n);
+            }
             PRUNEX_USAGE(!c.gpus.empty(), "--gpus: empty list");
             std::sort(c.gpus.begin(), c.gpus.end());
-            c.gpus.erase(std::unique(c.gpus.begin(), c.gpus.end()), c.gpus.end());
           },
           [](const SweepConfig& c) { return nlohmann::json(c.gpus); }};
 }

@@ -1,6 +1,7 @@
 #include "topologies/topology_import.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <sstream>
 
@@ -42,6 +43,8 @@ TopoMatrix parse_topo_matrix(const std::string& text, const std::string& origin)
       if (w[0] != "GPU0") continue;  // text before the header
       for (const auto& c : w) {
         if (c == "CPU" || c == "NUMA" || (c == "GPU" && &c != &w[0])) break;
+        PRUNEX_USAGE(std::find(columns.begin(), columns.end(), c) == columns.end(), origin,
+                     ": line ", number, ": the header names ", c, " twice");
         columns.push_back(c);
       }
       continue;
@@ -49,6 +52,7 @@ TopoMatrix parse_topo_matrix(const std::string& text, const std::string& origin)
     if (std::find(columns.begin(), columns.end(), w[0]) == columns.end()) continue;
     PRUNEX_USAGE(w.size() > columns.size(), origin, ": line ", number, ": row ", w[0], " has ",
                  w.size() - 1, " cells, the header ", columns.size());
+    PRUNEX_USAGE(!rows.count(w[0]), origin, ": line ", number, ": a second row for ", w[0]);
     rows[w[0]] = std::vector<std::string>(w.begin() + 1, w.begin() + 1 + columns.size());
   }
   PRUNEX_USAGE(!columns.empty(), origin,
@@ -68,12 +72,15 @@ TopoMatrix parse_topo_matrix(const std::string& text, const std::string& origin)
       if (cell == "X") {
         links.push_back(0);
       } else if (cell.size() > 2 && cell.compare(0, 2, "NV") == 0) {
-        try {
-          links.push_back(std::stoi(cell.substr(2)));
-        } catch (const std::exception&) {
-          throw UsageError(origin + ": " + g + " to " + columns[c] + ": '" + cell +
-                           "' is not NV<count>");
-        }
+        // NV# (# bonded NVLinks, 1 to 99): every character after NV a digit.
+        const std::string count = cell.substr(2);
+        const bool digits =
+            count.size() <= 2 && std::all_of(count.begin(), count.end(), [](char ch) {
+              return std::isdigit(static_cast<unsigned char>(ch));
+            });
+        PRUNEX_USAGE(digits && std::stoi(count) >= 1, origin, ": ", g, " to ", columns[c], ": '",
+                     cell, "' is not NV<count> (1 to 99 NVLinks)");
+        links.push_back(std::stoi(count));
       } else {
         PRUNEX_USAGE(kDistance.count(cell), origin, ": ", g, " to ", columns[c], ": unknown '",
                      cell, "' (NV#, PIX, PXB, PHB, NODE, SYS or X)");

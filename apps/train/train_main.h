@@ -18,6 +18,10 @@ int train_main(const Args& args);
 // record's facts, checked where the ranks are known). UsageError on a bad setting.
 TrainConfig read_train_config(const Args& args, nlohmann::json* recorded = nullptr);
 
+// What a launched train checks on every rank before it loads LibTorch: the settings alone
+// (check_train_settings of the options and --config). UsageError on the first problem.
+void check_train_args(const Args& args);
+
 // `train --check`: every check a run makes before its first step that needs no ranks
 // (workloads/train/train_check.h), a report on stdout, exit 0; or the first problem in one
 // line (UsageError, exit 2).

@@ -193,6 +193,35 @@ expect_refused "nccl-tests.json" "$work/bad5" \
   "$prunex" validate --suite "$work/suite" --out "$work/bad5"
 grep -qF "entries[1].points[0]" "$work/refused.err" || fail "the error names no key path: $(cat "$work/refused.err")"
 expect_refused "no such folder" "$work/bad6" "$prunex" validate --suite "$work/none" --out "$work/bad6"
+# Nonsense in an entry's parts: each refused naming its path, before any simulation.
+bad_suite() {  # bad_suite WORDS PYTHON: nccl-tests.json's entry 1 changed by PYTHON (e, a point p)
+  cp "$suite"/nccl-tests.json "$work/suite/nccl-tests.json"
+  "$PY" - "$work/suite/nccl-tests.json" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+e = d["entries"][1]
+p = e["points"][0]
+exec(sys.argv[2])
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+  expect_refused "$1" "$work/bad8" "$prunex" validate --suite "$work/suite" --out "$work/bad8"
+}
+bad_suite "entries[1].bench.bytes must be a whole number of bytes" 'e["bench"]["bytes"] = 0'
+bad_suite "entries[1].bench.bytes must be a whole number of bytes" 'e["bench"]["bytes"] = -4'
+bad_suite "entries[1].bench.colour" 'e["bench"]["colour"] = "red"'
+bad_suite "a collective needs 2 or more GPUs, the point has 1" 'p.update(nodes=1, gpus_per_node=1)'
+bad_suite "a collective entry takes \`bench\`, not the \`simulate\`" 'e["simulate"] = {"model": "resnet50"}'
+cp "$suite"/nccl-tests.json "$work/suite/nccl-tests.json"
+cp "$suite"/pytorch-ddp-readme.json "$work/suite/"
+"$PY" - "$work/suite/pytorch-ddp-readme.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["entries"][0]["simulate"]["batch"] = None
+json.dump(d, open(sys.argv[1], "w"))
+EOF
+expect_refused "key 'batch' is null" "$work/bad9" "$prunex" validate --suite "$work/suite" \
+  --out "$work/bad9"
+rm "$work/suite/pytorch-ddp-readme.json"
 # --set given twice is one list: the first's key is read (and refused here), and two --set
 # give the same predictions as one list.
 expect_refused "unknown key 'bogus'" "$work/bad7" \

@@ -116,6 +116,23 @@ TEST(NvlinkMatrix, BadMatricesAreOneLineErrors) {
               parse_topo_matrix("GPU0 GPU1\nGPU0 X NVx\nGPU1 NV1 X\n", "x.txt");
             }).find("not NV<count>"),
             std::string::npos);
+  // A known word with something after it is not that word; a row or column named twice would
+  // stand for one GPU.
+  for (const char* cell : {"NV4x", "NV0", "NV-2", "NV999"})
+    EXPECT_NE(error_of([cell] {
+                parse_topo_matrix(std::string("GPU0 GPU1\nGPU0 X ") + cell + "\nGPU1 NV1 X\n",
+                                  "x.txt");
+              }).find("not NV<count>"),
+              std::string::npos)
+        << cell;
+  EXPECT_NE(error_of([] {
+              parse_topo_matrix("GPU0 GPU1\nGPU0 X NV1\nGPU1 NV1 X\nGPU1 NV2 X\n", "x.txt");
+            }).find("a second row for GPU1"),
+            std::string::npos);
+  EXPECT_NE(error_of([] {
+              parse_topo_matrix("GPU0 GPU0\nGPU0 X NV1\n", "x.txt");
+            }).find("the header names GPU0 twice"),
+            std::string::npos);
   // An imported PCIe node, or a base with NVSwitch ports, is refused.
   const TopoMatrix pcie = parse_topo_matrix("GPU0 GPU1\nGPU0 X PHB\nGPU1 PHB X\n", "p.txt");
   EXPECT_NE(error_of([&] {

@@ -214,6 +214,9 @@ void check_train_config(const TrainConfig& c) {
   PRUNEX_USAGE(c.backend != "nccl" || c.hsadmm.wire_dtype == DType::f32, "--wire-dtype ",
                wire_dtype_name(c.hsadmm.wire_dtype),
                " is not on --backend nccl in this version (f32 only); use --backend mpi");
+  PRUNEX_USAGE(c.checkpoint_dir.empty() || c.checkpoint_every > 0,
+               "--checkpoint-dir applies with --checkpoint-every K (> 0): this run writes no "
+               "checkpoints");
 }
 
 }  // namespace prunex
