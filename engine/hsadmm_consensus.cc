@@ -199,4 +199,14 @@ void HsadmmConsensus::load_state(const StateSections& s) {
   }
 }
 
+void HsadmmConsensus::restart_from_consensus() {
+  const std::vector<float> z = host_copy(z_);
+  load_buffer(zi_, z);
+  load_buffer(zi_prev_, z);
+  load_buffer(z_prev_, z);
+  const std::vector<float> zero(z.size(), 0.0f);
+  load_buffer(u_, zero);
+  load_buffer(v_, zero);
+}
+
 }  // namespace prunex

@@ -92,6 +92,10 @@ class HsadmmConsensus {
   // same layout, spec and config, which then continues exactly as the saved one would have.
   void save_state(StateSections& s) const;
   void load_state(const StateSections& s);
+  // A resume on another shape (nodes and ranks regrouped), after load_state of rank 0's
+  // sections: every node variable restarts at the global consensus (z_i = z) and the duals at
+  // zero, as at a fresh start from z; the penalties, the mask and the freeze state stay.
+  void restart_from_consensus();
   // Pipelined buckets (hsadmm, hsadmm-rail): with several buckets, bucket b's inter-node
   // all-reduce is started (non-blocking) as soon as it is packed, so it runs while b + 1 is
   // packed, and bucket b is received and unpacked while b + 1 still travels.

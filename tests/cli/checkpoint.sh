@@ -7,10 +7,10 @@
 #    tests/conformance/checkpoint_resume_test.cc);
 # 2. a rank killed inside the inter-node all-reduce ends the job within 30 s, and the last
 #    complete checkpoint still resumes to the same losses;
-# 3. resume refuses (exit 2, one line, nothing written) another model, strategy, world size or
-#    grouping, a truncated, corrupt or swapped rank file, and a checkpoint with nothing left
+# 3. resume refuses (exit 2, one line, nothing written) another model or strategy, a truncated,
+#    corrupt or swapped rank file, and a checkpoint with nothing left
 #    to run, a missing rank file; train --check refuses those that need no ranks with the same
-#    line, without starting any;
+#    line, without starting any; on another shape (1 node of 2 ranks) it resumes and says so;
 # 4. SIGTERM to mpirun during a run leaves only whole files (no temporaries, every JSON parses).
 set -euo pipefail
 prunex=$(realpath "$1")
@@ -105,10 +105,19 @@ check_bad() {
 ck="$tmp/hsadmm/first/checkpoint"
 check_bad "other model" "model" 4 check "${common[@]}" --model resnet20 --iterations 4 --resume "$ck"
 check_bad "other strategy" "strategy" 4 check "${common[@]}" --strategy ddp --iterations 4 --resume "$ck"
-check_bad "other world size" "of 4 ranks, this run has 2" 2 launch "${common[@]}" --gpus-per-node 1 \
-  --iterations 4 --resume "$ck"
-check_bad "other grouping" "nodes of 2 ranks" 4 launch "${common[@]}" --gpus-per-node 1 --iterations 4 \
-  --resume "$ck"
+# Another shape: 1 node of 2 ranks resumes the 2 x 2 checkpoint, says so and ends its run
+# (the per-rank semantics: tests/conformance/checkpoint_resume_test.cc).
+mpirun -q --oversubscribe -np 2 "$prunex" "${common[@]}" --iterations 4 --resume "$ck" \
+  --out "$tmp/elastic" >"$tmp/elastic.txt" 2>&1 || fail "resume on 1 x 2: $(tail -3 "$tmp/elastic.txt")"
+grep -qF "train: on another shape: 2 ranks (1 nodes x 2), the checkpoint's run 4 (2 x 2)" \
+  "$tmp/elastic.txt" || fail "resume on 1 x 2 said nothing of it: $(cat "$tmp/elastic.txt")"
+python3 - "$tmp/elastic/metrics.json" <<'PY' || fail "resume on 1 x 2: the record"
+import json, math, sys
+m = json.load(open(sys.argv[1]))
+assert m["summary"]["completed"] is True and len(m["iterations"]) == 4, m["summary"]
+assert m["summary"]["resumed_on_another_shape"] == {"iteration": 2, "world-size": 4, "gpus-per-node": 2}
+assert math.isfinite(m["iterations"][-1]["loss"])
+PY
 check_bad "nothing left" "leaves nothing to run" 4 check "${common[@]}" --iterations 2 --resume "$ck"
 check_bad "no checkpoint" "no complete checkpoint" 4 check "${common[@]}" --iterations 4 --resume "$tmp"
 # A checkpoint folder that cannot be made is found before the first iteration, not at the

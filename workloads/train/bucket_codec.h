@@ -61,6 +61,8 @@ class BucketCodec {
   // Its state in checkpoints, as named sections.
   virtual void save_state(StateSections& /*st*/) const {}
   virtual void load_state(const StateSections& /*st*/) {}
+  // After a resume on another shape: the rank's own state (error feedback) from zero.
+  virtual void restart_rank_state() {}
 };
 
 struct TrainSetup;

@@ -63,6 +63,10 @@ class CgxCodec : public BucketCodec {
       acc_[l].copy_(torch::from_blob(v.data(), acc_[l].sizes()));
     }
   }
+  // Another shape: the bits (agreed by all ranks) stay; each rank's error feedback from zero.
+  void restart_rank_state() override {
+    for (auto& a : acc_) a.zero_();
+  }
 
  private:
   void build_codecs() {

@@ -116,6 +116,7 @@ class BucketReducer : public LiveStrategy {
     step_ = st.count("buckets/step") ? get_state<int64_t>(st, "buckets/step", 1)[0] : 0;
     codec_->load_state(st);
   }
+  void restart_rank_state() override { codec_->restart_rank_state(); }
 
  private:
   struct Slot {

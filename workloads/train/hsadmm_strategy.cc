@@ -129,6 +129,11 @@ class HsadmmStrategy : public LiveStrategy {
 
   void save_state(StateSections& s) const override { consensus_.save_state(s); }
   void load_state(const StateSections& s) override { consensus_.load_state(s); }
+  // Another shape: theta and the node variables restart at z, the duals at zero.
+  void restart_rank_state() override {
+    consensus_.restart_from_consensus();
+    flat_to_params(flat_view(s_, consensus_.z(), s_.flat.total), s_.flat, s_.params);
+  }
 
   torch::nn::Module& eval_model() override {
     flat_to_params(flat_view(s_, consensus_.z(), s_.flat.total), s_.flat, eval_params_);

@@ -44,6 +44,10 @@ class LiveStrategy {
   // iteration to the next beyond the model and the optimiser, as named sections.
   virtual void save_state(StateSections& /*s*/) const {}
   virtual void load_state(const StateSections& /*s*/) {}
+  // A resume on another shape (docs/training.md): every rank loaded rank 0's sections; the
+  // state that was each rank's own (error feedback, H-SADMM's node variables and duals)
+  // starts again as at a fresh start, from the model the run had reached.
+  virtual void restart_rank_state() {}
 };
 
 // strategy: hsadmm, hsadmm_flat or hsadmm_rail.

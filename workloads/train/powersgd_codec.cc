@@ -101,6 +101,10 @@ class PowerSgdCodec : public BucketCodec {
       load_floats(st, "powersgd/error/" + std::to_string(i), error_[i]);
     }
   }
+  // Another shape: Q (the same on every rank) stays; each rank's error feedback from zero.
+  void restart_rank_state() override {
+    for (auto& e : error_) e.zero_();
+  }
 
  private:
   // The tensors that travel whole: gathered, summed, averaged, put back.

@@ -63,6 +63,11 @@ class TopkStrategy : public LiveStrategy {
     }
   }
 
+  // Another shape: each rank's unsent remainder was its own; a fresh start has none.
+  void restart_rank_state() override {
+    for (auto& r : residual_) r.zero_();
+  }
+
   torch::nn::Module& eval_model() override {
     average_bn_buffers(*s_.model, s_.control());
     return *s_.model;

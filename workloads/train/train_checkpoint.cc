@@ -92,7 +92,8 @@ int load_init_model(TrainSetup& s) {
   return m.iteration;
 }
 
-void load_rank_state(TrainSetup& s, LiveStrategy& strategy, const StateSections& in) {
+void load_rank_state(TrainSetup& s, LiveStrategy& strategy, const StateSections& in,
+                     int saved_world) {
   load_model_sections(s, in);
   torch::NoGradGuard no_grad;
   const auto present =
@@ -108,38 +109,49 @@ void load_rank_state(TrainSetup& s, LiveStrategy& strategy, const StateSections&
   }
   s.epoch = get_state_value<int64_t>(in, "data/epoch");
   s.epoch_open = get_state_value<uint8_t>(in, "data/epoch_open") != 0;
-  const int64_t position = get_state_value<int64_t>(in, "data/position");
+  int64_t position = get_state_value<int64_t>(in, "data/position");
+  PRUNEX_USAGE(!s.epoch_open || (s.epoch >= 1 && position >= 0),
+               "checkpoint: bad data loader position");
+  if (saved_world > 0 && s.epoch_open) {
+    // The same fraction of the epoch, in whole batches of this rank's shard: rank 0's shard
+    // held about 1 / saved_world of the samples.
+    const double saved_shard =
+        std::max<double>(1, static_cast<double>(s.train_samples_total) / saved_world);
+    const int64_t shard = s.train_shard.size(), batch = s.cfg.batch;
+    const double fraction = std::min(1.0, static_cast<double>(position) / saved_shard);
+    position = std::min(shard, static_cast<int64_t>(fraction * shard / batch) * batch);
+  }
   if (s.epoch_open) {
-    PRUNEX_USAGE(s.epoch >= 1 && position >= 0, "checkpoint: bad data loader position");
     s.loader->start_epoch(s.epoch - 1);
     s.loader->seek(position);
   }
-  load_generator(s.loader->augment_generator(), in, "data/augment_generator");
+  if (saved_world == 0) load_generator(s.loader->augment_generator(), in, "data/augment_generator");
   at::Generator def = at::detail::getDefaultCPUGenerator();
   load_generator(def, in, "torch/default_generator");
   strategy.load_state(in);
+  if (saved_world > 0) strategy.restart_rank_state();
 }
 
-CheckpointManifest open_resume(const TrainConfig& cfg, const nlohmann::json& config, int world_size,
-                               int gpus_per_node) {
+CheckpointManifest open_resume(const TrainConfig& cfg, const nlohmann::json& config) {
   CheckpointManifest m = read_latest_checkpoint(cfg.resume);
-  const std::string what = "--resume " + cfg.resume;
-  const nlohmann::json& saved = m.json["config"];
-  PRUNEX_USAGE(saved.value("world-size", -1) == world_size, what, ": the checkpoint is of ",
-               saved.value("world-size", -1), " ranks, this run has ", world_size);
-  PRUNEX_USAGE(saved.value("gpus-per-node", -1) == gpus_per_node, what,
-               ": the checkpoint is of nodes of ", saved.value("gpus-per-node", -1),
-               " ranks, this run groups ", gpus_per_node);
   check_resume_settings(cfg, config, m);
   return m;
 }
 
+bool same_shape(const CheckpointManifest& m, const NodeGrouping& g) {
+  const nlohmann::json& saved = m.json["config"];
+  return saved.value("world-size", -1) == g.world_size &&
+         saved.value("gpus-per-node", -1) == g.gpus_per_node;
+}
+
 void restore_checkpoint(const CheckpointManifest& m, TrainSetup& s, LiveStrategy& strategy,
                         Communicator& comm) {
+  const bool same = same_shape(m, comm.grouping());
+  const auto file_of = [same](int rank) { return same ? rank : 0; };
   std::string error;
   StateSections mine;
   try {
-    mine = read_rank_checkpoint(m, comm.world_rank());
+    mine = read_rank_checkpoint(m, file_of(comm.world_rank()));
   } catch (const UsageError& e) {
     error = e.what();
   }
@@ -149,16 +161,16 @@ void restore_checkpoint(const CheckpointManifest& m, TrainSetup& s, LiveStrategy
   if (bad > 0) {
     const int r = static_cast<int>(bad) - 1;
     if (r != comm.world_rank()) {
-      error = "rank " + std::to_string(r) + "'s checkpoint file is bad";
+      error = "rank " + std::to_string(file_of(r)) + "'s checkpoint file is bad";
       try {
-        read_rank_checkpoint(m, r);
+        read_rank_checkpoint(m, file_of(r));
       } catch (const UsageError& e) {
         error = e.what();
       }
     }
     throw UsageError("--resume: " + error);
   }
-  load_rank_state(s, strategy, mine);
+  load_rank_state(s, strategy, mine, same ? 0 : m.json["config"].value("world-size", 1));
 }
 
 void write_checkpoint(const std::string& dir, int k, const RunRecord& run,

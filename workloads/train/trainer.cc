@@ -106,10 +106,26 @@ int resume_run(const CheckpointManifest& resume, const TrainConfig& cfg, TrainSe
                  cfg.iterations, recorded);
   for (const auto& j : resume.json["record"]["iterations"])
     run.iterations.push_back(iteration_from_json(j, resume.folder + "/manifest.json"));
+  // Iterations up to the checkpoint's ran on its shape (their per-rank lists say so).
+  if (!same_shape(resume, comm.grouping()))
+    run.summary_extra["resumed_on_another_shape"] = {
+        {"iteration", resume.iteration},
+        {"world-size", resume.json["config"].value("world-size", -1)},
+        {"gpus-per-node", resume.json["config"].value("gpus-per-node", -1)}};
   eval_seconds = resume.json.value("evaluation_seconds", 0.0);
   if (root)
     std::printf("train: resumed from %s at iteration %d\n", resume.folder.c_str(),
                 resume.iteration);
+  if (root && !same_shape(resume, comm.grouping())) {
+    const nlohmann::json& saved = resume.json["config"];
+    std::printf(
+        "train: on another shape: %d ranks (%d nodes x %d), the checkpoint's run %d (%d x %d): "
+        "every rank starts from rank 0's model, optimiser and strategy state, the state that "
+        "was each rank's own restarts, the data continue at the same fraction of the epoch "
+        "(docs/training.md)\n",
+        comm.size(Group::world), comm.grouping().nodes(), comm.grouping().gpus_per_node,
+        saved.value("world-size", -1), saved.value("nodes", -1), saved.value("gpus-per-node", -1));
+  }
   return resume.iteration + 1;
 }
 
@@ -206,8 +222,7 @@ RunRecord run_training(const TrainConfig& cfg, const TrainBackend& backend,
   run.config = config_to_json(cfg);
   // --resume: the checkpoint is checked before any data is loaded.
   std::optional<CheckpointManifest> resume;
-  if (!cfg.resume.empty())
-    resume = open_resume(cfg, run.config, run.ranks, comm.grouping().gpus_per_node);
+  if (!cfg.resume.empty()) resume = open_resume(cfg, run.config);
   const std::string checkpoint_dir =
       cfg.checkpoint_dir.empty() ? cfg.out + "/checkpoint" : cfg.checkpoint_dir;
   TrainSetup setup = make_setup(cfg, backend);
