@@ -133,8 +133,9 @@ const std::vector<TrainField>& train_fields() {
         str_field("checkpoint-dir", "DIR", "checkpoint folder (default: OUT/checkpoint)",
                   &C::checkpoint_dir),
         str_field("resume", "DIR",
-                  "continue the newest checkpoint in DIR (same model, strategy, world size, "
-                  "grouping and settings) up to --iterations in all",
+                  "continue the newest checkpoint in DIR (same model, strategy and settings) "
+                  "up to --iterations in all; on another world size or grouping, each rank's "
+                  "own state restarts (docs/training.md)",
                   &C::resume),
         str_field("backend", "B",
                   "mpi (CPU tensors over Open MPI) or nccl (CUDA tensors over NCCL: a GPU per rank "
