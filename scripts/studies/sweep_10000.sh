@@ -8,9 +8,9 @@
 #   scripts/studies/sweep_10000.sh OUT [JOBS]   (default: the cores; PRUNEX= another build)
 #
 # The points: every strategy at every GPU count from 2 to 1,113, one GPU a node (1,112 sizes x
-# 9 strategies = 10,008), ResNet-20 on CIFAR-10 shapes on puhti's links, one iteration each:
-# 0.16 s a point at 100 GPUs and 0.43 s at 500 on the 2-core host, about 40 minutes in all
-# with --jobs 2. Writes OUT/REPORT.md (counts, wall times, the missing entry, the comparison).
+# 9 strategies = 10,008), ResNet-20 on CIFAR-10 shapes on puhti's links, one iteration each
+# (about 11 minutes with --jobs 2 on a 2-core host: results/sweep_10000). Writes
+# OUT/REPORT.md (counts, wall times, the missing entry, the comparison).
 set -euo pipefail
 source "$(dirname "$0")/study_setup.bash"
 study_setup sweep_10000.sh "${1:?usage: sweep_10000.sh OUT [JOBS]}"
