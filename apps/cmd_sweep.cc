@@ -179,14 +179,11 @@ std::vector<ScalingPoint> fill_points(const std::string& dir, int jobs, nlohmann
   std::size_t kept = 0;
   for (ScalingPoint& p : read_scaling_points(doc, file)) {
     if (!p.missing.empty()) continue;
+    ++kept;
     const auto it = index_of.find({p.strategy, p.gpus});
-    if (it == index_of.end() || ran[it->second]) {
-      ++kept;  // another sweep's point, or one there twice: refused below
-      continue;
-    }
+    if (it == index_of.end() || ran[it->second]) continue;  // refused below
     ran[it->second] = true;
     by_index[it->second] = std::move(p);
-    ++kept;
   }
   std::vector<long> missing;
   for (std::size_t i = 0; i < list.size(); ++i)

@@ -45,10 +45,10 @@ int train_check_main(const Args& args) {
                        config.value("gpus-per-node", -1));
   };
   if (c.resume)
-    fmt::print("  resume    {} at iteration {} of {}: launch it on {}, as recorded (on another "
-               "shape, per-rank state restarts: docs/training.md)\n",
-               c.resume->folder, c.resume->iteration, cfg.iterations,
-               shape(c.resume->json["config"]));
+    fmt::print(
+        "  resume    {} at iteration {} of {}: launch it on {}, as recorded (on another "
+        "shape, per-rank state restarts: docs/training.md)\n",
+        c.resume->folder, c.resume->iteration, cfg.iterations, shape(c.resume->json["config"]));
   if (c.init) fmt::print("  init      {} (ddp, iteration {})\n", c.init->folder, c.init->iteration);
   if (recorded.contains("world-size"))
     fmt::print("  --config  {}: launch it on {}, as recorded\n", args.get_or("config", ""),

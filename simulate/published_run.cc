@@ -100,12 +100,12 @@ double collective_seconds(const Job& j, int which) {
   SimConfig cfg;
   cfg.nodes = j.point->nodes;
   cfg.gpus_per_node = j.point->gpus_per_node;
-  const Algo algo = parse_algo(j.entry->bench.value("algo", "ring"));
+  const Algo algo = parse_algo(j.entry->bench.at("algo").get<std::string>());
   cfg.plan_algo = algo;
   cfg.call_latency = j.call_latency;
   SimCluster cluster(t, cfg);
   return cluster
-      .run_collective(parse_op(j.entry->bench.value("op", "allreduce")), algo, Group::world,
+      .run_collective(parse_op(j.entry->bench.at("op").get<std::string>()), algo, Group::world,
                       j.entry->bench.at("bytes").get<std::size_t>())
       .seconds;
 }
@@ -134,7 +134,7 @@ double as_quantity(const PublishedEntry& e, const PublishedPoint& p, double seco
       return batch * n / seconds;
     case Quantity::busbw_GBps: {
       const double bytes = e.bench.at("bytes").get<double>();
-      return bytes / seconds * busbw_factor(parse_op(e.bench.value("op", "allreduce")), n) / 1e9;
+      return bytes / seconds * busbw_factor(parse_op(e.bench.at("op").get<std::string>()), n) / 1e9;
     }
   }
   return 0;

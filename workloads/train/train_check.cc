@@ -94,26 +94,26 @@ CheckpointManifest open_init_checkpoint(const TrainConfig& cfg) {
   return m;
 }
 
-void check_train_settings(const TrainConfig& cfg) {
+TrainCheck check_train_settings(const TrainConfig& cfg) {
   check_train_config(cfg);
-  if (!cfg.resume.empty())
-    check_resume_settings(cfg, config_to_json(cfg), read_latest_checkpoint(cfg.resume));
-  const DatasetSpec data = train_data_spec(cfg);
-  make_layout(cfg.model, cfg.classes, data.image_size, data.channels);
-  check_data_classes(cfg, data.classes);
-}
-
-TrainCheck check_train_inputs(const TrainConfig& cfg) {
-  check_train_settings(cfg);
   TrainCheck c;
-  // Claimed until the checks end; a folder claiming made goes again when they do.
-  const TrainOutputs outputs = claim_train_outputs(cfg);
-  if (!cfg.resume.empty()) c.resume = read_latest_checkpoint(cfg.resume);
+  if (!cfg.resume.empty()) {
+    c.resume = read_latest_checkpoint(cfg.resume);
+    check_resume_settings(cfg, config_to_json(cfg), *c.resume);
+  }
   c.data = train_data_spec(cfg);
   const ModelLayout layout =
       make_layout(cfg.model, cfg.classes, c.data.image_size, c.data.channels);
   c.parameters = layout.parameters();
   c.layers = layout.layers.size();
+  check_data_classes(cfg, c.data.classes);
+  return c;
+}
+
+TrainCheck check_train_inputs(const TrainConfig& cfg) {
+  TrainCheck c = check_train_settings(cfg);
+  // Claimed until the checks end; a folder claiming made goes again when they do.
+  const TrainOutputs outputs = claim_train_outputs(cfg);
   // The files, read whole as each rank reads them (a bad label or a truncated file is found
   // here, not by every rank at once).
   auto used = [](int64_t have, long limit) { return limit <= 0 || limit >= have ? have : limit; };

@@ -48,13 +48,6 @@ void check_resume_settings(const TrainConfig& cfg, const nlohmann::json& config,
 // same model and classes; UsageError naming what does not match.
 CheckpointManifest open_init_checkpoint(const TrainConfig& cfg);
 
-// The checks the settings alone decide, the same on every rank and without side effects:
-// check_train_config, the model's layer table for the data set's images and classes, and
-// --resume's manifest against the settings (check_resume_settings). `prunex train` makes them
-// on every rank before it starts prunex-train, so a typo costs no rank a LibTorch start
-// (apps/train_exec.cc); check_train_inputs makes them first.
-void check_train_settings(const TrainConfig& cfg);
-
 // What `prunex train --check` found: enough for a one-paragraph report.
 struct TrainCheck {
   DatasetSpec data;
@@ -63,6 +56,14 @@ struct TrainCheck {
   size_t layers = 0;
   std::optional<CheckpointManifest> resume, init;
 };
+
+// The checks the settings alone decide, the same on every rank and without side effects:
+// check_train_config, the model's layer table for the data set's images and classes, and
+// --resume's manifest against the settings (check_resume_settings). `prunex train` makes them
+// on every rank before it starts prunex-train, so a typo costs no rank a LibTorch start
+// (apps/train_exec.cc); check_train_inputs makes them first. Returns what they read: the
+// data set's spec, the model's size and --resume's manifest.
+TrainCheck check_train_settings(const TrainConfig& cfg);
 
 // Every check above, in the trainer's order (settings and the checkpoint's settings, output
 // folders, data, the checkpoint's rank files, --init), with the data files read

@@ -107,17 +107,18 @@ int resume_run(const CheckpointManifest& resume, const TrainConfig& cfg, TrainSe
   for (const auto& j : resume.json["record"]["iterations"])
     run.iterations.push_back(iteration_from_json(j, resume.folder + "/manifest.json"));
   // Iterations up to the checkpoint's ran on its shape (their per-rank lists say so).
-  if (!same_shape(resume, comm.grouping()))
+  const bool reshaped = !same_shape(resume, comm.grouping());
+  const nlohmann::json& saved = resume.json["config"];
+  if (reshaped)
     run.summary_extra["resumed_on_another_shape"] = {
         {"iteration", resume.iteration},
-        {"world-size", resume.json["config"].value("world-size", -1)},
-        {"gpus-per-node", resume.json["config"].value("gpus-per-node", -1)}};
+        {"world-size", saved.value("world-size", -1)},
+        {"gpus-per-node", saved.value("gpus-per-node", -1)}};
   eval_seconds = resume.json.value("evaluation_seconds", 0.0);
   if (root)
     std::printf("train: resumed from %s at iteration %d\n", resume.folder.c_str(),
                 resume.iteration);
-  if (root && !same_shape(resume, comm.grouping())) {
-    const nlohmann::json& saved = resume.json["config"];
+  if (root && reshaped) {
     std::printf(
         "train: on another shape: %d ranks (%d nodes x %d), the checkpoint's run %d (%d x %d): "
         "every rank starts from rank 0's model, optimiser and strategy state, the state that "
